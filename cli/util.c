@@ -1,0 +1,55 @@
+/* util.c -- error reporting and dispatch shared by the subcommands. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("flashlab: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "flashlab%s%s: ", *cmd ? " " : "", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'flashlab%s%s --help'.\n", *cmd ? " " : "", cmd);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return 0;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return 1;
+    }
+    return 0;
+}
+
+int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
+                 char **argv, const char *help)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+        !strcmp(argv[1], "help")) {
+        fputs(help, argc < 2 ? stderr : stdout);
+        for (const struct cli_cmd *c = cmds; c->name; c++)
+            fprintf(argc < 2 ? stderr : stdout, "  %-10s %s\n", c->name,
+                    c->summary);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    for (const struct cli_cmd *c = cmds; c->name; c++)
+        if (!strcmp(argv[1], c->name))
+            return c->run(argc - 1, argv + 1);
+    return cli_usage_error(group, "unknown command '%s'", argv[1]);
+}

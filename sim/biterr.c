@@ -1,0 +1,170 @@
+/*
+ * biterr.c -- raw bit errors and the ECC model.
+ *
+ * RBER = eps + alpha*PE^k + beta*PE^m*t^n + gamma*PE^p*R^q per bit, with PE
+ * the block's effective wear (P/E / endurance_scale), t hours since the page
+ * was programmed, R reads of the block since erase.  The PE factors change
+ * only at erase, so they are kept per block (bstate.wear_*).
+ *
+ * For each ECC codeword touched by a read the number of flipped bits is
+ * sampled from Poisson(n * RBER) by inverting its CDF at one uniform drawn
+ * from the counter-based generator: the cost does not grow with the number
+ * of bits, and a slightly larger rate gives the same or a larger count for
+ * the same draw.  A codeword with at most t flips is corrected (the caller
+ * sees clean data, the count is reported); with more, the flips are applied
+ * to the caller's buffer and the read is uncorrectable.  Stored data never
+ * changes on a read.  Erased pages read clean.
+ */
+#include "nand_internal.h"
+#include "rng.h"
+
+#include <math.h>
+
+#define NS_PER_HOUR 3.6e12
+
+void biterr_block_wear(nand_dev *dev, nand_block_t b)
+{
+    const struct nand_rber_model *m = &dev->cfg.rber;
+    struct bstate *s = &dev->bs[b];
+    double pe = (double)s->pe / dev->cfg.endurance_scale;
+    s->wear_a = pe > 0 ? m->alpha * pow(pe, m->k) : 0.0;
+    s->wear_b = pe > 0 ? m->beta * pow(pe, m->m) : 0.0;
+    s->wear_g = pe > 0 ? m->gamma * pow(pe, m->p) : 0.0;
+}
+
+double biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl)
+{
+    const struct nand_rber_model *m = &dev->cfg.rber;
+    const struct bstate *s = &dev->bs[b];
+    double r = m->eps + s->wear_a;
+    if (s->wear_b > 0 && dev->now > sl->prog_time)
+        r += s->wear_b * pow((double)(dev->now - sl->prog_time) / NS_PER_HOUR, m->n);
+    if (s->wear_g > 0 && s->reads > 0)
+        r += s->wear_g * pow((double)s->reads, m->q);
+    return r < 0.5 ? r : 0.5;
+}
+
+uint32_t cw_of(const nand_dev *dev, uint32_t off, uint32_t *start,
+               uint32_t *len)
+{
+    uint32_t cwb = dev->cfg.ecc.codeword_bytes;
+    if (off >= dev->cfg.geo.page_size) {
+        *start = dev->cfg.geo.page_size;
+        *len = dev->cfg.geo.oob_size;
+        return dev->cw_per_page;
+    }
+    uint32_t i = off / cwb;
+    *start = i * cwb;
+    *len = cwb;
+    return i;
+}
+
+/* Poisson(lam) at the quantile u (normal approximation for large lam);
+ * p0 = exp(-lam), computed once per page by the caller. */
+static uint32_t poisson_quantile(double lam, double p0, double u, uint64_t h2,
+                                 uint32_t nmax)
+{
+    double k;
+    if (u < p0)
+        return 0; /* the common case */
+    if (lam > 200.0) {
+        double u2 = rng_unit(h2);
+        double z = sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * u2);
+        k = floor(lam + sqrt(lam) * z + 0.5);
+        if (k < 0)
+            k = 0;
+    } else {
+        double pk = p0, cdf = pk;
+        uint32_t n = 0;
+        while (u > cdf && n < nmax) {
+            n++;
+            pk *= lam / n;
+            cdf += pk;
+            if (pk < 1e-300)
+                break;
+        }
+        k = n;
+    }
+    return k > nmax ? nmax : (uint32_t)k;
+}
+
+/* Flip bit `bit` of the page byte space wherever a segment holds it. */
+static void flip(const struct seg *segs, int nseg, uint32_t bit)
+{
+    uint32_t off = bit >> 3;
+    for (int i = 0; i < nseg; i++)
+        if (off >= segs[i].col && off < segs[i].col + segs[i].len)
+            segs[i].buf[off - segs[i].col] ^= (uint8_t)(1u << (bit & 7));
+}
+
+/* Flip k distinct bits of the codeword [start, start+len) bytes. */
+static void flip_cw(const nand_dev *dev, nand_block_t b, nand_page_t p,
+                    uint64_t key, uint32_t start, uint32_t len, uint32_t k,
+                    const struct seg *segs, int nseg)
+{
+    uint32_t nbits = len * 8, seen[64], nseen = 0;
+    uint64_t draw = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        uint32_t pos;
+        int dup;
+        do { /* reject repeats while we can remember them */
+            pos = (uint32_t)(rng_key(dev->cfg.seed, RNG_BITERR_POS, b, p, key,
+                                     draw++) % nbits);
+            dup = 0;
+            for (uint32_t i = 0; i < nseen; i++)
+                dup |= seen[i] == pos;
+        } while (dup);
+        if (nseen < 64)
+            seen[nseen++] = pos;
+        flip(segs, nseg, start * 8 + pos);
+    }
+}
+
+int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
+                 const struct slot *sl, const struct seg *segs, int nseg,
+                 int raw, uint32_t *corrected, uint32_t *raw_errs)
+{
+    const struct bstate *s = &dev->bs[b];
+    uint32_t t = dev->cfg.ecc.correct_bits;
+    double rber = biterr_rber(dev, b, sl);
+    /* the Poisson mean and P(0) for data and spare codewords */
+    double lam[2] = {rber * dev->cfg.ecc.codeword_bytes * 8,
+                     rber * dev->cfg.geo.oob_size * 8};
+    double p0[2] = {exp(-lam[0]), exp(-lam[1])};
+    int failed = 0;
+    uint32_t last = ~0u;
+
+    for (int i = 0; i < nseg; i++) {
+        if (!segs[i].len)
+            continue;
+        uint32_t off = segs[i].col, end = segs[i].col + segs[i].len;
+        while (off < end) {
+            uint32_t cs, cl, cw = cw_of(dev, off, &cs, &cl);
+            off = cs + cl;
+            if (cw == last || !cl)
+                continue; /* a codeword is decoded once per read */
+            last = cw;
+            uint64_t key = s->reads * 64 + cw;
+            uint64_t h = rng_key(dev->cfg.seed, RNG_BITERR_COUNT, b, p,
+                                 s->pe, key);
+            int spare = cw == dev->cw_per_page;
+            uint32_t k = poisson_quantile(lam[spare], p0[spare], rng_unit(h),
+                                          rng_mix(h), cl * 8);
+            int damaged = (sl->damaged >> cw) & 1;
+            int ecc = t && !raw; /* without ECC nothing is detected */
+            *raw_errs += k;
+            if (ecc && k <= t && !damaged) {
+                *corrected += k;
+                continue;
+            }
+            flip_cw(dev, b, p, key, cs, cl, k, segs, nseg);
+            if (ecc) {
+                failed = 1;
+                dev->st.ecc_failures++;
+            }
+        }
+    }
+    if (!raw)
+        dev->st.bits_corrected += *corrected;
+    return failed ? NAND_E_ECC : NAND_OK;
+}

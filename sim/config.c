@@ -1,0 +1,140 @@
+/* config.c -- device configuration: defaults, validation, derived sizes. */
+#include "nand_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Default bit-error model: the power-law form of shared/REFERENCES.md s.2
+ * with exponents from the published 72-layer TLC fit, and magnitudes scaled
+ * down to SLC (about 1e-9 fresh, 1e-6 at 100k cycles, 1e-6 after ten years
+ * of retention or 1e5 reads at rated wear) -- an assumption, documented in
+ * docs/simulator.md, not a measurement.
+ */
+static const struct nand_rber_model slc_rber = {
+    .eps = 1e-9, .alpha = 5.6e-17, .k = 2.05, .beta = 4.3e-10, .m = 0.14,
+    .n = 0.54, .gamma = 6.4e-17, .p = 0.33, .q = 1.71,
+};
+
+void nand_config_init(struct nand_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->name, sizeof cfg->name, "custom");
+    cfg->geo.channels = 1;
+    cfg->geo.dies_per_channel = 1;
+    cfg->geo.planes_per_die = 1;
+    cfg->cell = NAND_SLC;
+    cfg->nop = 1;
+    /* 2007-era SLC large-page part (Samsung K9F4G08U0 class) */
+    cfg->timing.t_r_ns = 25000;
+    cfg->timing.t_prog_ns = 200000;
+    cfg->timing.t_bers_ns = 1500000;
+    cfg->timing.t_cycle_ns = 25;
+    cfg->timing.bus_bytes = 1;
+    cfg->timing.addr_cycles = 5;
+    cfg->endurance = 100000;
+    cfg->endurance_sigma = 0.0;
+    cfg->endurance_scale = 1.0;
+    cfg->rber = slc_rber;
+    cfg->ecc.codeword_bytes = 512;
+    cfg->ecc.correct_bits = 1;
+    cfg->seed = 1;
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+    return NAND_E_INVAL;
+}
+
+int nand_config_finish(struct nand_config *cfg, char *err, size_t errlen)
+{
+    struct nand_geometry *g = &cfg->geo;
+    struct nand_timing *t = &cfg->timing;
+
+    if (!g->channels) g->channels = 1;
+    if (!g->dies_per_channel) g->dies_per_channel = 1;
+    if (!g->planes_per_die) g->planes_per_die = 1;
+    if (!cfg->cell) cfg->cell = NAND_SLC;
+    if (!cfg->nop) cfg->nop = 1;
+    if (!t->bus_bytes) t->bus_bytes = 1;
+    if (!t->addr_cycles) t->addr_cycles = 5;
+    if (!t->t_r_upper_ns) t->t_r_upper_ns = t->t_r_ns;
+    if (!t->t_prog_upper_ns) t->t_prog_upper_ns = t->t_prog_ns;
+    if (cfg->endurance_scale == 0.0) cfg->endurance_scale = 1.0;
+    if (!cfg->ecc.codeword_bytes) cfg->ecc.codeword_bytes = g->page_size;
+
+    if (!g->blocks_per_plane || !g->pages_per_block || !g->page_size)
+        return fail(err, errlen,
+                    "geometry needs blocks_per_plane, pages_per_block and page_size");
+    if (g->pages_per_block > 65536)
+        return fail(err, errlen, "pages_per_block must be at most 65536");
+    if (g->page_size > (1u << 20) || g->oob_size > (1u << 16))
+        return fail(err, errlen, "page_size or oob_size is implausibly large");
+    if (g->oob_size < 1)
+        return fail(err, errlen, "oob_size must be at least 1 (bad-block marker)");
+    if (cfg->cell < NAND_SLC || cfg->cell > NAND_TLC)
+        return fail(err, errlen, "cell must be slc, mlc or tlc");
+    if (cfg->nop > 255)
+        return fail(err, errlen, "nop must be at most 255");
+    if (cfg->pair_distance >= g->pages_per_block)
+        return fail(err, errlen, "pair_distance must be below pages_per_block");
+    if (cfg->ecc.codeword_bytes > g->page_size ||
+        g->page_size % cfg->ecc.codeword_bytes)
+        return fail(err, errlen, "ecc codeword_bytes must divide page_size");
+    if (g->page_size / cfg->ecc.codeword_bytes > 63)
+        return fail(err, errlen, "at most 63 ECC codewords per page");
+    if (!cfg->endurance)
+        return fail(err, errlen, "endurance must be positive");
+    if (cfg->endurance_sigma < 0 || cfg->endurance_sigma > 1)
+        return fail(err, errlen, "endurance_sigma must be in [0, 1]");
+    if (cfg->endurance_scale < 0 || cfg->endurance_scale > 1e6)
+        return fail(err, errlen, "endurance_scale must be positive");
+    if (cfg->factory_bad_fraction < 0 || cfg->factory_bad_fraction >= 0.5)
+        return fail(err, errlen, "factory_bad_fraction must be in [0, 0.5)");
+    const struct nand_rber_model *r = &cfg->rber;
+    if (r->eps < 0 || r->alpha < 0 || r->beta < 0 || r->gamma < 0 ||
+        r->eps >= 0.5)
+        return fail(err, errlen, "bit error model coefficients must be >= 0");
+    uint64_t blocks = nand_blocks(cfg);
+    if (blocks > (1ull << 31))
+        return fail(err, errlen, "too many blocks");
+    return NAND_OK;
+}
+
+uint64_t nand_dies(const struct nand_config *cfg)
+{
+    return (uint64_t)cfg->geo.channels * cfg->geo.dies_per_channel;
+}
+
+uint64_t nand_blocks(const struct nand_config *cfg)
+{
+    return nand_dies(cfg) * cfg->geo.planes_per_die * cfg->geo.blocks_per_plane;
+}
+
+uint64_t nand_capacity_bytes(const struct nand_config *cfg)
+{
+    return nand_blocks(cfg) * cfg->geo.pages_per_block * cfg->geo.page_size;
+}
+
+const char *nand_strerror(int err)
+{
+    switch (err) {
+    case NAND_OK: return "success";
+    case NAND_E_INVAL: return "invalid argument";
+    case NAND_E_ADDR: return "address out of range";
+    case NAND_E_NOT_ERASED: return "page not erased";
+    case NAND_E_ORDER: return "page programmed out of order";
+    case NAND_E_NOP: return "too many partial programs";
+    case NAND_E_PROGRAM_FAIL: return "program failed";
+    case NAND_E_ERASE_FAIL: return "erase failed";
+    case NAND_E_ECC: return "uncorrectable ECC error";
+    case NAND_E_POWER: return "power is off";
+    case NAND_E_NOMEM: return "out of memory";
+    case NAND_E_IO: return "I/O error on image file";
+    case NAND_E_CORRUPT: return "corrupt image file";
+    case NAND_E_BUSY: return "queue full";
+    }
+    return "unknown error";
+}

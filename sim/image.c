@@ -1,0 +1,475 @@
+/*
+ * image.c -- a device in an image file (format in docs/simulator.md).
+ *
+ * All integers little-endian.  Layout:
+ *   header    magic "FLASHLAB-NAND\0\0\0", u32 version, u32 flags (0),
+ *             the configuration, the clock, the statistics
+ *   blocks    u64 count, then per block: pe, reads (u64), next_page,
+ *             flags (u32), endurance (f64)
+ *   contents  u64 count of distinct page buffers, each page_size+oob_size
+ *   tables    u64 count of blocks holding data, each: u32 block, then per
+ *             page u32 content index (~0 = erased), u64 program time,
+ *             u64 damaged-codeword mask, u8 programs since erase
+ *   trailer   u32 CRC-32 of everything before it
+ * Erased pages and blocks take no space; shared contents are stored once.
+ */
+#include "nand_internal.h"
+#include "crc32.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IMAGE_MAGIC "FLASHLAB-NAND\0\0"
+#define IMAGE_VERSION 1u
+#define NO_PAGE 0xffffffffu
+
+/* ---- checksummed little-endian streams ---------------------------------- */
+
+struct stream {
+    FILE *f;
+    uint32_t crc;
+    int failed; /* short read or write */
+};
+
+static void put(struct stream *s, const void *p, size_t n)
+{
+    if (s->failed || fwrite(p, 1, n, s->f) != n) {
+        s->failed = 1;
+        return;
+    }
+    s->crc = flashlab_crc32(s->crc, p, n);
+}
+
+static void put_u64(struct stream *s, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    put(s, b, 8);
+}
+
+static void put_u32(struct stream *s, uint32_t v) { put_u64(s, v); }
+static void put_f64(struct stream *s, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(s, v);
+}
+
+static void get(struct stream *s, void *p, size_t n)
+{
+    if (s->failed || fread(p, 1, n, s->f) != n) {
+        s->failed = 1;
+        memset(p, 0, n);
+        return;
+    }
+    s->crc = flashlab_crc32(s->crc, p, n);
+}
+
+static uint64_t get_u64(struct stream *s)
+{
+    uint8_t b[8];
+    uint64_t v = 0;
+    get(s, b, 8);
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+static uint32_t get_u32(struct stream *s)
+{
+    uint64_t v = get_u64(s);
+    if (v > 0xffffffffu)
+        s->failed = 1;
+    return (uint32_t)v;
+}
+
+static double get_f64(struct stream *s)
+{
+    uint64_t v = get_u64(s);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+/* ---- the configuration and statistics, field by field -------------------- */
+
+/* One table drives both directions so that the two cannot drift apart. */
+#define U32F(field) {offsetof(struct nand_config, field), 4}
+#define U64F(field) {offsetof(struct nand_config, field), 8}
+#define F64F(field) {offsetof(struct nand_config, field), -8}
+static const struct { size_t off; int kind; } cfg_fields[] = {
+    U32F(geo.channels), U32F(geo.dies_per_channel), U32F(geo.planes_per_die),
+    U32F(geo.blocks_per_plane), U32F(geo.pages_per_block), U32F(geo.page_size),
+    U32F(geo.oob_size), U32F(cell), U32F(nop), U32F(pair_distance),
+    U64F(timing.t_r_ns), U64F(timing.t_r_upper_ns), U64F(timing.t_prog_ns),
+    U64F(timing.t_prog_upper_ns), U64F(timing.t_bers_ns), U64F(timing.t_cycle_ns),
+    U32F(timing.bus_bytes), U32F(timing.addr_cycles),
+    U64F(endurance), F64F(endurance_sigma), F64F(endurance_scale),
+    U64F(initial_pe), F64F(factory_bad_fraction),
+    F64F(rber.eps), F64F(rber.alpha), F64F(rber.k), F64F(rber.beta), F64F(rber.m),
+    F64F(rber.n), F64F(rber.gamma), F64F(rber.p), F64F(rber.q),
+    U32F(ecc.codeword_bytes), U32F(ecc.correct_bits), U64F(seed), U32F(dedup),
+};
+
+static void put_config(struct stream *s, const struct nand_config *c)
+{
+    put(s, c->name, sizeof c->name);
+    for (size_t i = 0; i < sizeof cfg_fields / sizeof cfg_fields[0]; i++) {
+        const char *p = (const char *)c + cfg_fields[i].off;
+        if (cfg_fields[i].kind == 4) {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            put_u32(s, v);
+        } else if (cfg_fields[i].kind == 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            put_u64(s, v);
+        } else {
+            double v;
+            memcpy(&v, p, 8);
+            put_f64(s, v);
+        }
+    }
+}
+
+static void get_config(struct stream *s, struct nand_config *c)
+{
+    memset(c, 0, sizeof *c);
+    get(s, c->name, sizeof c->name);
+    c->name[sizeof c->name - 1] = 0;
+    for (size_t i = 0; i < sizeof cfg_fields / sizeof cfg_fields[0]; i++) {
+        char *p = (char *)c + cfg_fields[i].off;
+        if (cfg_fields[i].kind == 4) {
+            uint32_t v = get_u32(s);
+            memcpy(p, &v, 4);
+        } else if (cfg_fields[i].kind == 8) {
+            uint64_t v = get_u64(s);
+            memcpy(p, &v, 8);
+        } else {
+            double v = get_f64(s);
+            memcpy(p, &v, 8);
+        }
+    }
+}
+
+/* The statistics are a struct of u64 counters. */
+#define NSTATS (sizeof(struct nand_stats) / sizeof(uint64_t))
+_Static_assert(sizeof(struct nand_stats) % sizeof(uint64_t) == 0,
+               "nand_stats must hold only 64-bit counters");
+
+static void put_stats(struct stream *s, const struct nand_stats *st)
+{
+    uint64_t v[NSTATS];
+    memcpy(v, st, sizeof v);
+    for (size_t i = 0; i < NSTATS; i++)
+        put_u64(s, v[i]);
+}
+
+static void get_stats(struct stream *s, struct nand_stats *st)
+{
+    uint64_t v[NSTATS];
+    for (size_t i = 0; i < NSTATS; i++)
+        v[i] = get_u64(s);
+    memcpy(st, v, sizeof v);
+}
+
+/* ---- pointer -> index map for shared page buffers ------------------------ */
+
+struct ptrmap {
+    const struct pbuf **key;
+    uint32_t *val;
+    uint64_t size, count;
+};
+
+static uint64_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    return x ^ (x >> 33);
+}
+
+static int ptrmap_init(struct ptrmap *m, uint64_t n)
+{
+    m->size = 16;
+    while (m->size < n * 2)
+        m->size *= 2;
+    m->count = 0;
+    m->key = calloc(m->size, sizeof *m->key);
+    m->val = calloc(m->size, sizeof *m->val);
+    return m->key && m->val ? 0 : -1;
+}
+
+/* Index of pg, adding it with the next index if new (*added = 1). */
+static uint32_t ptrmap_get(struct ptrmap *m, const struct pbuf *pg, int *added)
+{
+    uint64_t i = ptr_hash(pg) & (m->size - 1);
+    while (m->key[i] && m->key[i] != pg)
+        i = (i + 1) & (m->size - 1);
+    *added = !m->key[i];
+    if (*added) {
+        m->key[i] = pg;
+        m->val[i] = (uint32_t)m->count++;
+    }
+    return m->val[i];
+}
+
+/* ---- save ----------------------------------------------------------------- */
+
+int nand_save(nand_dev *dev, const char *path)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 8);
+    if (!tmp)
+        return NAND_E_NOMEM;
+    snprintf(tmp, plen + 8, "%s.tmpXXX", path);
+    struct ptrmap map = {0};
+    uint64_t held = 0;
+    for (uint64_t b = 0; b < dev->nblocks; b++)
+        held += dev->bp[b] != NULL;
+    if (ptrmap_init(&map, held * dev->cfg.geo.pages_per_block + 1)) {
+        free(map.key);
+        free(map.val);
+        free(tmp);
+        return NAND_E_NOMEM;
+    }
+    struct stream s = {fopen(tmp, "wb"), 0, 0};
+    int rc = NAND_E_IO;
+    if (!s.f)
+        goto out;
+
+    put(&s, IMAGE_MAGIC, 16);
+    put_u32(&s, IMAGE_VERSION);
+    put_u32(&s, 0);
+    put_config(&s, &dev->cfg);
+    put_u64(&s, dev->now > dev->queue_end ? dev->now : dev->queue_end);
+    put_stats(&s, &dev->st);
+
+    put_u64(&s, dev->nblocks);
+    for (uint64_t b = 0; b < dev->nblocks; b++) {
+        const struct bstate *bs = &dev->bs[b];
+        put_u64(&s, bs->pe);
+        put_u64(&s, bs->reads);
+        put_u32(&s, bs->next_page);
+        put_u32(&s, bs->flags);
+        put_f64(&s, bs->endurance);
+    }
+
+    /* contents: count them first, then write each once */
+    int added;
+    for (uint64_t b = 0; b < dev->nblocks; b++)
+        for (uint32_t p = 0; dev->bp[b] && p < dev->cfg.geo.pages_per_block; p++)
+            if (dev->bp[b]->slot[p].pg)
+                ptrmap_get(&map, dev->bp[b]->slot[p].pg, &added);
+    put_u64(&s, map.count);
+    uint64_t total = map.count;
+    map.count = 0;
+    memset(map.key, 0, map.size * sizeof *map.key);
+    for (uint64_t b = 0; b < dev->nblocks; b++)
+        for (uint32_t p = 0; dev->bp[b] && p < dev->cfg.geo.pages_per_block; p++) {
+            const struct pbuf *pg = dev->bp[b]->slot[p].pg;
+            if (pg) {
+                ptrmap_get(&map, pg, &added);
+                if (added)
+                    put(&s, pg->bytes, dev->page_bytes);
+            }
+        }
+    if (map.count != total)
+        goto out;
+
+    put_u64(&s, held);
+    for (uint64_t b = 0; b < dev->nblocks; b++) {
+        if (!dev->bp[b])
+            continue;
+        put_u32(&s, (uint32_t)b);
+        for (uint32_t p = 0; p < dev->cfg.geo.pages_per_block; p++) {
+            const struct slot *sl = &dev->bp[b]->slot[p];
+            put_u32(&s, sl->pg ? ptrmap_get(&map, sl->pg, &added) : NO_PAGE);
+            put_u64(&s, sl->prog_time);
+            put_u64(&s, sl->damaged);
+            put(&s, &sl->nprog, 1);
+        }
+    }
+    uint32_t crc = s.crc;
+    put_u32(&s, crc);
+    if (s.failed || fflush(s.f) || fsync(fileno(s.f)))
+        goto out;
+    if (fclose(s.f)) {
+        s.f = NULL;
+        goto out;
+    }
+    s.f = NULL;
+    rc = rename(tmp, path) ? NAND_E_IO : NAND_OK;
+out:
+    if (s.f)
+        fclose(s.f);
+    if (rc)
+        unlink(tmp);
+    free(map.key);
+    free(map.val);
+    free(tmp);
+    return rc;
+}
+
+/* ---- open ----------------------------------------------------------------- */
+
+static int load_fail(char *err, size_t errlen, const char *path,
+                     const char *msg, int rc)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s: %s", path, msg);
+    return rc;
+}
+
+static int load_body(nand_dev *dev, struct stream *s, const char **why)
+{
+    const struct nand_geometry *g = &dev->cfg.geo;
+    struct pbuf **pages = NULL;
+    uint64_t npages = 0;
+    int rc = NAND_E_CORRUPT;
+
+    *why = "truncated";
+    if (get_u64(s) != dev->nblocks) {
+        *why = "block count does not match the geometry";
+        return rc;
+    }
+    for (uint64_t b = 0; b < dev->nblocks && !s->failed; b++) {
+        struct bstate *bs = &dev->bs[b];
+        bs->pe = get_u64(s);
+        bs->reads = get_u64(s);
+        bs->next_page = get_u32(s);
+        bs->flags = get_u32(s);
+        bs->endurance = get_f64(s);
+        if (bs->next_page > g->pages_per_block || !(bs->endurance >= 1.0)) {
+            *why = "invalid block state";
+            return rc;
+        }
+        biterr_block_wear(dev, (nand_block_t)b);
+    }
+    npages = get_u64(s);
+    if (s->failed || npages > dev->nblocks * g->pages_per_block) {
+        *why = s->failed ? "truncated" : "too many page contents";
+        return rc;
+    }
+    pages = calloc(npages ? npages : 1, sizeof *pages);
+    if (!pages)
+        return NAND_E_NOMEM;
+    for (uint64_t i = 0; i < npages && !s->failed; i++) {
+        if (!(pages[i] = pbuf_new(dev))) {
+            rc = NAND_E_NOMEM;
+            goto out;
+        }
+        get(s, pages[i]->bytes, dev->page_bytes);
+    }
+    uint64_t held = get_u64(s);
+    if (s->failed || held > dev->nblocks)
+        goto out;
+    for (uint64_t i = 0; i < held && !s->failed; i++) {
+        uint32_t b = get_u32(s);
+        if (b >= dev->nblocks || dev->bp[b]) {
+            *why = "invalid block table";
+            goto out;
+        }
+        struct bpages *bp = bpages_own(dev, b);
+        if (!bp) {
+            rc = NAND_E_NOMEM;
+            goto out;
+        }
+        for (uint32_t p = 0; p < g->pages_per_block; p++) {
+            struct slot *sl = &bp->slot[p];
+            uint32_t idx = get_u32(s);
+            sl->prog_time = get_u64(s);
+            sl->damaged = get_u64(s);
+            get(s, &sl->nprog, 1);
+            if (idx != NO_PAGE) {
+                if (idx >= npages) {
+                    *why = "invalid page reference";
+                    goto out;
+                }
+                pbuf_ref(pages[idx]);
+                sl->pg = pbuf_intern(dev, pages[idx]);
+            }
+        }
+    }
+    if (!s->failed) {
+        uint32_t want = s->crc;
+        if (get_u32(s) != want || s->failed) {
+            *why = s->failed ? "truncated" : "checksum mismatch";
+            goto out;
+        }
+        if (fgetc(s->f) != EOF) {
+            *why = "trailing bytes after the checksum";
+            goto out;
+        }
+        rc = NAND_OK;
+    }
+out:
+    for (uint64_t i = 0; i < npages; i++)
+        pbuf_unref(dev, pages[i]);
+    free(pages);
+    return rc;
+}
+
+int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
+{
+    struct stream s = {fopen(path, "rb"), 0, 0};
+    if (!s.f) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+        return load_fail(err, errlen, path, msg, NAND_E_IO);
+    }
+    char magic[16];
+    struct nand_config cfg;
+    struct nand_stats st;
+    nand_time_t now;
+    get(&s, magic, 16);
+    if (s.failed || memcmp(magic, IMAGE_MAGIC, 16)) {
+        fclose(s.f);
+        return load_fail(err, errlen, path, "not a flashlab device image",
+                         NAND_E_CORRUPT);
+    }
+    uint32_t version = get_u32(&s);
+    get_u32(&s);
+    if (version != IMAGE_VERSION) {
+        fclose(s.f);
+        char msg[80];
+        snprintf(msg, sizeof msg, "unsupported image version %u", version);
+        return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
+    }
+    get_config(&s, &cfg);
+    now = get_u64(&s);
+    get_stats(&s, &st);
+    char why[200];
+    if (s.failed || nand_config_finish(&cfg, why, sizeof why)) {
+        fclose(s.f);
+        char msg[240];
+        snprintf(msg, sizeof msg, "invalid device configuration: %s",
+                 s.failed ? "truncated" : why);
+        return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
+    }
+    nand_dev *dev;
+    int rc = dev_alloc(&cfg, &dev);
+    if (rc) {
+        fclose(s.f);
+        return load_fail(err, errlen, path, "out of memory", rc);
+    }
+    const char *msg = "";
+    rc = load_body(dev, &s, &msg);
+    fclose(s.f);
+    if (rc) {
+        nand_close(dev);
+        return load_fail(err, errlen, path,
+                         rc == NAND_E_NOMEM ? "out of memory" : msg, rc);
+    }
+    dev->now = now;
+    uint64_t pages = dev->st.pages_stored, bytes = dev->st.bytes_stored;
+    dev->st = st;
+    dev->st.pages_stored = pages;
+    dev->st.bytes_stored = bytes;
+    *out = dev;
+    return NAND_OK;
+}

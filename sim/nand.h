@@ -1,0 +1,283 @@
+/*
+ * nand.h -- the public interface of flashlab's NAND flash simulator.
+ *
+ * A device is an array of erase blocks, each an array of pages with a spare
+ * (OOB) area.  Addresses are (block, page); blocks are numbered globally and
+ * mapped onto channels, dies and planes as described in docs/simulator.md.
+ *
+ * The rules a real chip imposes, and which this simulator enforces (a
+ * violation returns a distinct negative code, is counted, and never aborts):
+ *   - a page can be programmed only while erased (NOP partial programs of
+ *     one page are allowed where the part allows them, SLC typically 4);
+ *   - pages of a block are programmed in ascending order;
+ *   - erase sets a whole block to 0xFF;
+ *   - programming only turns bits from 1 to 0.
+ * ECC belongs to the device here: reads return corrected data and report
+ * the number of corrected bits, or NAND_E_ECC with really corrupt data.
+ *
+ * Every operation advances (or, when queued, schedules on) a simulated clock
+ * in nanoseconds.  All randomness comes from one seed through a counter-based
+ * generator keyed by what happens, so runs are reproducible and the errors a
+ * page shows do not depend on the order of unrelated operations.
+ *
+ * Errors are negative numbers (enum nand_err); 0 is success.
+ */
+#ifndef FLASHLAB_NAND_H
+#define FLASHLAB_NAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t nand_block_t;
+typedef uint32_t nand_page_t;
+typedef uint64_t nand_time_t; /* simulated nanoseconds */
+
+enum nand_err {
+    NAND_OK = 0,
+    NAND_E_INVAL = -1,        /* bad argument or configuration */
+    NAND_E_ADDR = -2,         /* block, page or column out of range */
+    NAND_E_NOT_ERASED = -3,   /* program of a page that is not erased */
+    NAND_E_ORDER = -4,        /* program below the highest programmed page */
+    NAND_E_NOP = -5,          /* more partial programs than the part allows */
+    NAND_E_PROGRAM_FAIL = -6, /* status FAIL after program (worn block) */
+    NAND_E_ERASE_FAIL = -7,   /* status FAIL after erase (worn block) */
+    NAND_E_ECC = -8,          /* uncorrectable read: data is corrupt */
+    NAND_E_POWER = -9,        /* power was cut during or before this call */
+    NAND_E_NOMEM = -10,
+    NAND_E_IO = -11,          /* image file could not be read or written */
+    NAND_E_CORRUPT = -12,     /* image file is not a valid flashlab image */
+    NAND_E_BUSY = -13,        /* operation queue is full */
+};
+
+/* A short human-readable name for an error code ("not erased", ...). */
+const char *nand_strerror(int err);
+
+/* ---- configuration ------------------------------------------------------
+ * A zero field means "use the default" where a default is documented. */
+
+struct nand_geometry {
+    uint32_t channels;          /* default 1 */
+    uint32_t dies_per_channel;  /* default 1 */
+    uint32_t planes_per_die;    /* default 1 */
+    uint32_t blocks_per_plane;  /* required */
+    uint32_t pages_per_block;   /* required */
+    uint32_t page_size;         /* data bytes per page, required */
+    uint32_t oob_size;          /* spare bytes per page */
+};
+
+enum nand_cell { NAND_SLC = 1, NAND_MLC = 2, NAND_TLC = 3 };
+
+struct nand_timing {
+    uint64_t t_r_ns;        /* array read to register (lower page on MLC) */
+    uint64_t t_r_upper_ns;  /* read of an upper (paired) page; 0 = t_r */
+    uint64_t t_prog_ns;     /* program (lower page on MLC) */
+    uint64_t t_prog_upper_ns; /* program of an upper page; 0 = t_prog */
+    uint64_t t_bers_ns;     /* block erase */
+    uint64_t t_cycle_ns;    /* one command/address/data cycle on the bus */
+    uint32_t bus_bytes;     /* bytes per data cycle (8-bit bus = 1) */
+    uint32_t addr_cycles;   /* address cycles of a page address (5) */
+};
+
+/*
+ * Raw bit error rate per bit, as in shared/REFERENCES.md section 2:
+ *   RBER = eps + alpha*PE^k + beta*PE^m*t^n + gamma*PE^p*R^q
+ * with PE the block's effective P/E cycles, t the hours since the page was
+ * programmed and R the reads of the block since its last erase.
+ */
+struct nand_rber_model {
+    double eps, alpha, k, beta, m, n, gamma, p, q;
+};
+
+struct nand_ecc {
+    uint32_t codeword_bytes; /* data bytes per codeword (default 512) */
+    uint32_t correct_bits;   /* t: bits corrected per codeword; 0 = no ECC */
+};
+
+struct nand_config {
+    char name[64];
+    struct nand_geometry geo;
+    enum nand_cell cell;
+    uint32_t nop;              /* partial programs per page (default 1) */
+    /* MLC/TLC: upper page p pairs with lower page p - pair_distance, pages
+     * grouped so that (p / pair_distance) odd means upper.  0 = no pairing. */
+    uint32_t pair_distance;
+    struct nand_timing timing;
+    uint64_t endurance;        /* rated P/E cycles */
+    double endurance_sigma;    /* relative spread of per-block endurance */
+    /* Acceleration for lifetime experiments: a block's effective wear is
+     * PE / endurance_scale for both wear-out and bit errors, so a scale of
+     * 0.01 makes a 100k-cycle part wear out after ~1k erases. Default 1. */
+    double endurance_scale;
+    uint64_t initial_pe;       /* every block starts with this many cycles */
+    double factory_bad_fraction;
+    struct nand_rber_model rber;
+    struct nand_ecc ecc;
+    uint64_t seed;
+    int dedup;                 /* content-light store: share equal pages */
+};
+
+/* Set every field to its documented default (an SLC part with no
+ * geometry; the caller fills the geometry in). */
+void nand_config_init(struct nand_config *cfg);
+
+/* Fill defaults into zero fields and check the result. Returns 0 or
+ * NAND_E_INVAL with a message in err (which may be NULL). */
+int nand_config_finish(struct nand_config *cfg, char *err, size_t errlen);
+
+/* Load a device description from a YAML file (configs/devices/).  Errors
+ * are written to err as "file:line:col: message". */
+int nand_config_load(const char *path, struct nand_config *cfg,
+                     char *err, size_t errlen);
+
+/* Derived sizes. */
+uint64_t nand_blocks(const struct nand_config *cfg);
+uint64_t nand_dies(const struct nand_config *cfg);
+uint64_t nand_capacity_bytes(const struct nand_config *cfg);
+
+/* ---- a device ---------------------------------------------------------- */
+
+typedef struct nand_dev nand_dev;
+
+/* Create a fresh device: all blocks erased, factory bad blocks marked. */
+int nand_create(const struct nand_config *cfg, nand_dev **out);
+/* Open a device saved with nand_save; the device is powered on. */
+int nand_open(const char *path, nand_dev **out, char *err, size_t errlen);
+/* Write the whole device state to an image file (atomically, via rename). */
+int nand_save(nand_dev *dev, const char *path);
+void nand_close(nand_dev *dev);
+
+const struct nand_config *nand_get_config(const nand_dev *dev);
+
+/* Result of one operation. */
+struct nand_result {
+    nand_time_t start;        /* when the die started the operation */
+    nand_time_t done;         /* completion time on the simulated clock */
+    uint32_t corrected_bits;  /* bits ECC corrected (reads) */
+    uint32_t raw_bit_errors;  /* bits flipped before ECC (reads) */
+};
+
+/*
+ * Synchronous operations: the clock advances to the operation's end.
+ * data is page_size bytes, oob is oob_size bytes; either may be NULL
+ * (program: leave that part erased; read: do not transfer it).
+ * res may be NULL.
+ */
+int nand_read(nand_dev *dev, nand_block_t b, nand_page_t p,
+              void *data, void *oob, struct nand_result *res);
+int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+                 const void *data, const void *oob, struct nand_result *res);
+int nand_erase(nand_dev *dev, nand_block_t b, struct nand_result *res);
+
+/* Column access: the page and its spare form one byte space of
+ * page_size + oob_size bytes; col addresses it as on a real chip. */
+int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p,
+                  uint32_t col, void *buf, uint32_t len,
+                  struct nand_result *res);
+int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
+                     uint32_t col, const void *buf, uint32_t len,
+                     struct nand_result *res);
+
+/* Raw read: no ECC, every sampled bit error is visible. */
+int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p,
+                  void *data, void *oob, struct nand_result *res);
+
+/* Bad blocks, the way vendors mark them: a non-0xFF first byte of the
+ * spare of page 0.  is_bad reads that byte (a real, timed flash read). */
+int nand_is_bad(nand_dev *dev, nand_block_t b);   /* 1 bad, 0 good, <0 err */
+int nand_mark_bad(nand_dev *dev, nand_block_t b);
+
+/* ---- queued operations: parallelism across dies ------------------------
+ * Submitting schedules the operation on its die and channel starting no
+ * earlier than the current time and applies its effect; the clock does not
+ * move.  nand_wait advances the clock to the end of everything submitted. */
+enum nand_op_kind { NAND_OP_READ, NAND_OP_PROGRAM, NAND_OP_ERASE };
+struct nand_op {
+    enum nand_op_kind kind;
+    nand_block_t block;
+    nand_page_t page;
+    void *data;          /* read buffer or program data (may be NULL) */
+    void *oob;
+    int status;          /* filled in: 0 or a nand_err */
+    struct nand_result res;
+};
+int nand_submit(nand_dev *dev, struct nand_op *op);
+nand_time_t nand_wait(nand_dev *dev);
+
+/* ---- the clock ---------------------------------------------------------- */
+nand_time_t nand_now(const nand_dev *dev);
+/* Let simulated time pass (idle host, retention experiments). */
+void nand_advance(nand_dev *dev, nand_time_t ns);
+
+/* ---- power loss ------------------------------------------------------------
+ * A cut interrupts the operation in flight: an interrupted program leaves a
+ * page with only some of its bits programmed, an interrupted erase a block
+ * neither old nor erased, and an interrupted upper-page program on MLC/TLC
+ * also corrupts its paired lower page.  After a cut every call fails with
+ * NAND_E_POWER until nand_power_on. */
+
+/* Cut when the clock reaches t (the operation running then is torn). */
+void nand_cut_at_time(nand_dev *dev, nand_time_t t);
+/* Let n more state-changing operations (programs, erases, mark-bad)
+ * complete and tear the next one after fraction frac of its busy time
+ * (frac < 0: drawn from the seed). */
+void nand_cut_after_ops(nand_dev *dev, uint64_t n, double frac);
+/* Called before every state-changing operation; return nonzero to cut it,
+ * setting *frac to the fraction of its busy time that completes. */
+typedef int (*nand_cut_fn)(void *ctx, const struct nand_op *op, double *frac);
+void nand_cut_callback(nand_dev *dev, nand_cut_fn fn, void *ctx);
+void nand_cut_disarm(nand_dev *dev);
+/* Cut now, between operations. */
+void nand_power_cut(nand_dev *dev);
+int nand_is_powered(const nand_dev *dev);
+void nand_power_on(nand_dev *dev);
+
+/* ---- snapshots -------------------------------------------------------------
+ * A snapshot shares every block with the device (copy-on-write), so taking
+ * one costs a pointer per block and restoring one is as cheap. */
+typedef struct nand_snapshot nand_snapshot;
+int nand_snapshot_take(nand_dev *dev, nand_snapshot **out);
+int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *snap);
+void nand_snapshot_free(nand_snapshot *snap);
+
+/* ---- wear and statistics ------------------------------------------------- */
+struct nand_block_info {
+    uint64_t pe_cycles;       /* erases done, including initial_pe */
+    uint64_t endurance;       /* this block's drawn endurance (scaled) */
+    uint64_t reads_since_erase;
+    uint32_t pages_programmed;/* highest programmed page + 1 */
+    int factory_bad;
+    int grown_bad;            /* a program/erase failed from wear */
+    int marked_bad;           /* the bad-block marker is set */
+    int erase_torn;           /* last erase was interrupted */
+};
+int nand_block_info(const nand_dev *dev, nand_block_t b,
+                    struct nand_block_info *info);
+/* Start a block at a given wear (for lifetime experiments). */
+int nand_set_wear(nand_dev *dev, nand_block_t b, uint64_t pe_cycles);
+
+struct nand_stats {
+    uint64_t reads, programs, erases;    /* completed operations */
+    uint64_t bytes_read, bytes_written;  /* over the bus */
+    uint64_t bits_corrected;
+    uint64_t ecc_failures;               /* uncorrectable codewords */
+    uint64_t uncorrectable_reads;        /* reads returning NAND_E_ECC */
+    uint64_t program_fails, erase_fails;
+    uint64_t violations_not_erased, violations_order, violations_nop;
+    uint64_t violations_addr;
+    uint64_t power_cuts, torn_programs, torn_erases, paired_corruptions;
+    uint64_t state_ops;                  /* programs+erases+mark-bads issued */
+    uint64_t pages_stored;               /* programmed pages held */
+    uint64_t bytes_stored;               /* page buffers held (after dedup) */
+    nand_time_t busy_ns;                 /* sum of die busy time */
+};
+void nand_get_stats(const nand_dev *dev, struct nand_stats *st);
+void nand_reset_stats(nand_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

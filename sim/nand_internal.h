@@ -1,0 +1,160 @@
+/*
+ * nand_internal.h -- the simulator's private state, shared by the files of sim/ only.
+ *
+ * Storage is sparse and copy-on-write so that erased blocks cost nothing and
+ * a snapshot costs one pointer per block:
+ *   - dense per-block counters (struct bstate) live in one array that a
+ *     snapshot copies whole (tens of bytes a block);
+ *   - the page slots of a block (struct bpages) are refcounted and shared
+ *     between the device and its snapshots until one of them writes;
+ *   - page contents (struct pbuf) are immutable, refcounted buffers, shared
+ *     between blocks, snapshots and (with dedup) equal pages.
+ */
+#ifndef FLASHLAB_SIM_NAND_INTERNAL_H
+#define FLASHLAB_SIM_NAND_INTERNAL_H
+
+#include "nand.h"
+
+/* An immutable page image: page_size + oob_size bytes. */
+struct pbuf {
+    uint32_t refs;
+    uint32_t in_dedup;    /* registered in the dedup table */
+    uint64_t hash;
+    struct pbuf *dnext;   /* dedup chain */
+    uint8_t bytes[];
+};
+
+struct slot {
+    struct pbuf *pg;      /* NULL: reads as erased (all 0xFF) */
+    nand_time_t prog_time;
+    uint64_t damaged;     /* codewords that fail ECC whatever the noise */
+    uint8_t nprog;        /* programs since erase; >= nop means full */
+};
+
+struct bpages {
+    uint32_t refs;
+    struct slot slot[];   /* pages_per_block */
+};
+
+enum bflag {
+    BF_FACTORY_BAD = 1u << 0,
+    BF_GROWN_BAD = 1u << 1,
+    BF_MARKED_BAD = 1u << 2,
+    BF_ERASE_TORN = 1u << 3,
+};
+
+struct bstate {
+    uint64_t pe;          /* P/E cycles, real (not scaled) */
+    uint64_t reads;       /* reads since erase (read disturb) */
+    uint32_t next_page;   /* highest programmed page + 1 */
+    uint32_t flags;
+    double wear_a, wear_b, wear_g; /* PE-dependent RBER factors, see biterr.c */
+    double endurance;     /* drawn endurance, in effective cycles */
+};
+
+/* A channel's bus: the transfers reserved on it, sorted, non-overlapping.
+ * Intervals that ended before the current time are dropped. */
+struct bus {
+    nand_time_t *start, *end;
+    uint32_t n, cap;
+};
+
+enum cut_mode { CUT_NONE, CUT_TIME, CUT_OPS, CUT_CALLBACK };
+
+struct nand_dev {
+    struct nand_config cfg;
+    uint64_t nblocks, ndies;
+    uint32_t cw_per_page;  /* data codewords; the OOB is one more */
+    uint32_t page_bytes;   /* page_size + oob_size */
+    uint8_t *ff;           /* page_bytes of 0xFF: what an erased page holds */
+
+    struct bstate *bs;     /* [nblocks] */
+    struct bpages **bp;    /* [nblocks]; NULL: block holds no data */
+
+    nand_time_t now;
+    nand_time_t queue_end; /* latest completion of submitted operations */
+    nand_time_t *die_free; /* [ndies] */
+    struct bus *bus;       /* [channels] */
+
+    int powered;
+    enum cut_mode cut;
+    nand_time_t cut_time;
+    uint64_t cut_ops_left;
+    double cut_frac;
+    nand_cut_fn cut_fn;
+    void *cut_ctx;
+
+    struct nand_stats st;
+
+    /* dedup table (cfg.dedup): chains of pbufs by content hash */
+    struct pbuf **dtab;
+    uint64_t dtab_size, dtab_count;
+};
+
+struct nand_snapshot {
+    uint64_t nblocks;
+    struct bstate *bs;
+    struct bpages **bp;
+    nand_time_t now, queue_end;
+    nand_time_t *die_free;
+    struct nand_stats st;
+    nand_dev *owner;      /* for the geometry; snapshots outlive nothing */
+};
+
+/* device.c */
+int dev_alloc(const struct nand_config *cfg, nand_dev **out);
+
+/* config.c */
+
+/* store.c -- sparse COW storage */
+int store_init(nand_dev *dev);
+void store_free(nand_dev *dev);
+struct pbuf *pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
+struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg); /* dedup */
+void pbuf_ref(struct pbuf *pg);
+void pbuf_unref(nand_dev *dev, struct pbuf *pg);
+struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */
+void bpages_unref(nand_dev *dev, struct bpages *bp);
+void block_reset_wear(nand_dev *dev, nand_block_t b);
+uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper);
+
+/* timing.c -- schedules one operation on its die and channel */
+struct sched {
+    nand_time_t start;      /* die starts (command phase) */
+    nand_time_t array_start;/* cells start changing (program/erase) */
+    nand_time_t array_end;
+    nand_time_t done;
+};
+int sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
+             nand_page_t p, uint32_t bytes, struct sched *s);
+void bus_reset(nand_dev *dev);
+void bus_free_all(nand_dev *dev);
+
+/* A transfer between a page's byte space (data then OOB) and a buffer. */
+struct seg {
+    uint32_t col, len;
+    uint8_t *buf;
+};
+
+/* biterr.c -- raw bit errors and ECC */
+void biterr_block_wear(nand_dev *dev, nand_block_t b);
+double biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl);
+/* Sample the errors of every codeword the segments touch, flip the bits
+ * that reach the caller (all of them when raw, else those of codewords ECC
+ * cannot correct) and return NAND_E_ECC if any codeword is uncorrectable. */
+int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
+                 const struct slot *sl, const struct seg *segs, int nseg,
+                 int raw, uint32_t *corrected, uint32_t *raw_errs);
+/* The codeword that page byte `off` belongs to, and its bounds. */
+uint32_t cw_of(const nand_dev *dev, uint32_t off, uint32_t *start,
+               uint32_t *len);
+
+/* damage.c -- what failed and interrupted operations leave behind */
+void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+                    const uint8_t *intended, const uint8_t *before,
+                    double frac, struct slot *sl);
+void damage_erase(nand_dev *dev, nand_block_t b, double frac);
+void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower);
+int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what);
+
+#endif

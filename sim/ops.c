@@ -1,0 +1,452 @@
+/*
+ * ops.c -- read, program, erase and the bad-block marker: the NAND rules,
+ * wear-out failures and power cuts in the middle of an operation.
+ */
+#include "nand_internal.h"
+#include "rng.h"
+
+#include <string.h>
+
+/* ---- power ------------------------------------------------------------- */
+
+static void power_off(nand_dev *dev)
+{
+    dev->powered = 0;
+    dev->cut = CUT_NONE;
+    dev->st.power_cuts++;
+}
+
+/* Fails once the power is off, or when the armed cut time has passed. */
+static int check_power(nand_dev *dev)
+{
+    if (dev->powered && dev->cut == CUT_TIME && dev->now >= dev->cut_time)
+        power_off(dev);
+    return dev->powered ? NAND_OK : NAND_E_POWER;
+}
+
+enum cut_outcome { RUN_FULL, TEAR, NOT_STARTED };
+
+/* Decide whether the state-changing operation scheduled as s is cut, and
+ * after what fraction of its array time. */
+static enum cut_outcome cut_decide(nand_dev *dev, const struct nand_op *op,
+                                   const struct sched *s, double *frac)
+{
+    dev->st.state_ops++;
+    switch (dev->cut) {
+    case CUT_TIME:
+        if (dev->cut_time >= s->array_end)
+            return RUN_FULL;
+        if (dev->cut_time <= s->array_start)
+            return NOT_STARTED;
+        *frac = (double)(dev->cut_time - s->array_start) /
+                (double)(s->array_end - s->array_start);
+        return TEAR;
+    case CUT_OPS:
+        if (dev->cut_ops_left) {
+            dev->cut_ops_left--;
+            return RUN_FULL;
+        }
+        *frac = dev->cut_frac >= 0 ? dev->cut_frac
+              : rng_unit(rng_key(dev->cfg.seed, RNG_TEAR_FRAC, dev->st.state_ops,
+                                 0, 0, 0));
+        return TEAR;
+    case CUT_CALLBACK:
+        *frac = 0.5;
+        if (dev->cut_fn(dev->cut_ctx, op, frac)) {
+            if (*frac < 0) *frac = 0;
+            if (*frac > 1) *frac = 1;
+            return TEAR;
+        }
+        return RUN_FULL;
+    case CUT_NONE:
+    default:
+        return RUN_FULL;
+    }
+}
+
+/* The operation was cut: the clock stops at the cut, the power is off. */
+static int cut_now(nand_dev *dev, const struct sched *s, double frac)
+{
+    nand_time_t at = s->array_start +
+                     (nand_time_t)(frac * (double)(s->array_end - s->array_start));
+    if (dev->cut == CUT_TIME)
+        at = dev->cut_time;
+    if (at > dev->now)
+        dev->now = at;
+    power_off(dev);
+    return NAND_E_POWER;
+}
+
+static void finish_op(nand_dev *dev, const struct sched *s, int queued,
+                      struct nand_result *res)
+{
+    if (queued) {
+        if (s->done > dev->queue_end)
+            dev->queue_end = s->done;
+    } else {
+        dev->now = s->done;
+    }
+    if (res) {
+        res->start = s->start;
+        res->done = s->done;
+    }
+}
+
+static int bad_addr(nand_dev *dev, nand_block_t b, nand_page_t p,
+                    uint32_t col, uint32_t len)
+{
+    if (b >= dev->nblocks || p >= dev->cfg.geo.pages_per_block ||
+        col > dev->page_bytes || len > dev->page_bytes - col) {
+        dev->st.violations_addr++;
+        return 1;
+    }
+    return 0;
+}
+
+static struct slot *slot_of(nand_dev *dev, nand_block_t b, nand_page_t p)
+{
+    return dev->bp[b] ? &dev->bp[b]->slot[p] : NULL;
+}
+
+/* ---- read ---------------------------------------------------------------- */
+
+static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
+                   struct seg *segs, int nseg, int raw, int queued,
+                   struct nand_result *res)
+{
+    int rc = check_power(dev);
+    if (rc)
+        return rc;
+    uint32_t bytes = 0;
+    for (int i = 0; i < nseg; i++) {
+        if (bad_addr(dev, b, p, segs[i].col, segs[i].len))
+            return NAND_E_ADDR;
+        bytes += segs[i].len;
+    }
+    struct sched s;
+    if ((rc = sched_op(dev, NAND_OP_READ, b, p, bytes, &s)))
+        return rc;
+    if (dev->cut == CUT_TIME && dev->cut_time < s.done) {
+        dev->now = dev->cut_time > dev->now ? dev->cut_time : dev->now;
+        power_off(dev);
+        return NAND_E_POWER;
+    }
+    finish_op(dev, &s, queued, res);
+    dev->bs[b].reads++;
+    dev->st.reads++;
+    dev->st.bytes_read += bytes;
+
+    const struct slot *sl = slot_of(dev, b, p);
+    const uint8_t *src = sl && sl->pg ? sl->pg->bytes : dev->ff;
+    for (int i = 0; i < nseg; i++)
+        memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
+    if (!sl || !sl->pg)
+        return NAND_OK; /* erased pages read clean */
+    uint32_t corrected = 0, rawerr = 0;
+    rc = biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr);
+    if (rc == NAND_E_ECC)
+        dev->st.uncorrectable_reads++;
+    if (res) {
+        res->corrected_bits = corrected;
+        res->raw_bit_errors = rawerr;
+    }
+    return rc;
+}
+
+static int page_segs(nand_dev *dev, void *data, void *oob, struct seg *segs)
+{
+    int n = 0;
+    if (data)
+        segs[n++] = (struct seg){0, dev->cfg.geo.page_size, data};
+    if (oob)
+        segs[n++] = (struct seg){dev->cfg.geo.page_size, dev->cfg.geo.oob_size, oob};
+    return n;
+}
+
+static void clear_res(struct nand_result *res)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+}
+
+int nand_read(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
+              void *oob, struct nand_result *res)
+{
+    struct seg segs[2];
+    clear_res(res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 0, 0, res);
+}
+
+int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
+                  void *oob, struct nand_result *res)
+{
+    struct seg segs[2];
+    clear_res(res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 1, 0, res);
+}
+
+int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t col,
+                  void *buf, uint32_t len, struct nand_result *res)
+{
+    struct seg seg = {col, len, buf};
+    clear_res(res);
+    return do_read(dev, b, p, &seg, 1, 0, 0, res);
+}
+
+/* ---- program ------------------------------------------------------------- */
+
+/* The NAND rules, in the order a careful driver would hit them. */
+static int check_program_rules(nand_dev *dev, nand_block_t b, nand_page_t p)
+{
+    const struct slot *sl = slot_of(dev, b, p);
+    uint32_t nprog = sl ? sl->nprog : 0;
+    if (nprog >= dev->cfg.nop) {
+        if (dev->cfg.nop == 1) {
+            dev->st.violations_not_erased++;
+            return NAND_E_NOT_ERASED;
+        }
+        dev->st.violations_nop++;
+        return NAND_E_NOP;
+    }
+    if (p + 1 < dev->bs[b].next_page) {
+        dev->st.violations_order++;
+        return NAND_E_ORDER;
+    }
+    return NAND_OK;
+}
+
+static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+                      const struct seg *segs, int nseg, int queued,
+                      struct nand_result *res)
+{
+    int rc = check_power(dev);
+    if (rc)
+        return rc;
+    uint32_t bytes = 0;
+    for (int i = 0; i < nseg; i++) {
+        if (bad_addr(dev, b, p, segs[i].col, segs[i].len))
+            return NAND_E_ADDR;
+        bytes += segs[i].len;
+    }
+    if ((rc = check_program_rules(dev, b, p)))
+        return rc;
+
+    struct sched s;
+    if ((rc = sched_op(dev, NAND_OP_PROGRAM, b, p, bytes, &s)))
+        return rc;
+    struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b, .page = p};
+    double frac = 1.0;
+    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    if (cut == NOT_STARTED)
+        return cut_now(dev, &s, 0.0);
+
+    struct bpages *bp = bpages_own(dev, b);
+    struct pbuf *pg = pbuf_new(dev);
+    if (!bp || !pg) {
+        pbuf_unref(dev, pg);
+        return NAND_E_NOMEM;
+    }
+    struct slot *sl = &bp->slot[p];
+    const uint8_t *before = sl->pg ? sl->pg->bytes : dev->ff;
+    /* programming can only clear bits: the result is old AND new */
+    if (sl->pg)
+        memcpy(pg->bytes, before, dev->page_bytes);
+    for (int i = 0; i < nseg; i++) {
+        uint8_t *dst = pg->bytes + segs[i].col;
+        if (sl->pg)
+            for (uint32_t j = 0; j < segs[i].len; j++)
+                dst[j] &= segs[i].buf[j];
+        else
+            memcpy(dst, segs[i].buf, segs[i].len);
+    }
+    sl->nprog++;
+    sl->prog_time = s.done;
+    if (p + 1 > dev->bs[b].next_page)
+        dev->bs[b].next_page = p + 1;
+
+    int upper;
+    nand_page_t lower = page_pair_lower(dev, p, &upper);
+    if (cut == TEAR || wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
+        if (cut != TEAR)
+            frac = rng_unit(rng_key(dev->cfg.seed, RNG_TEAR_FRAC, b, p,
+                                    dev->bs[b].pe, 1));
+        damage_program(dev, b, p, pg->bytes, before, frac, sl);
+        pbuf_unref(dev, pg);
+        if (upper)
+            damage_paired(dev, b, lower);
+        if (cut == TEAR) {
+            dev->st.torn_programs++;
+            return cut_now(dev, &s, frac);
+        }
+        dev->bs[b].flags |= BF_GROWN_BAD;
+        dev->st.program_fails++;
+        finish_op(dev, &s, queued, res);
+        return NAND_E_PROGRAM_FAIL;
+    }
+    pbuf_unref(dev, sl->pg);
+    sl->pg = pbuf_intern(dev, pg);
+    dev->st.programs++;
+    dev->st.bytes_written += bytes;
+    finish_op(dev, &s, queued, res);
+    return NAND_OK;
+}
+
+int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+                 const void *data, const void *oob, struct nand_result *res)
+{
+    struct seg segs[2];
+    clear_res(res);
+    int n = page_segs(dev, (void *)data, (void *)oob, segs);
+    return do_program(dev, b, p, segs, n, 0, res);
+}
+
+int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
+                     uint32_t col, const void *buf, uint32_t len,
+                     struct nand_result *res)
+{
+    struct seg seg = {col, len, (uint8_t *)buf};
+    clear_res(res);
+    return do_program(dev, b, p, &seg, 1, 0, res);
+}
+
+/* ---- erase --------------------------------------------------------------- */
+
+static int do_erase(nand_dev *dev, nand_block_t b, int queued,
+                    struct nand_result *res)
+{
+    int rc = check_power(dev);
+    if (rc)
+        return rc;
+    if (bad_addr(dev, b, 0, 0, 0))
+        return NAND_E_ADDR;
+    struct sched s;
+    if ((rc = sched_op(dev, NAND_OP_ERASE, b, 0, 0, &s)))
+        return rc;
+    struct nand_op op = {.kind = NAND_OP_ERASE, .block = b};
+    double frac = 1.0;
+    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    if (cut == NOT_STARTED)
+        return cut_now(dev, &s, 0.0);
+
+    struct bstate *bs = &dev->bs[b];
+    if (bs->flags & BF_FACTORY_BAD) { /* fails and keeps its marker */
+        dev->st.erase_fails++;
+        if (cut == TEAR)
+            return cut_now(dev, &s, frac);
+        finish_op(dev, &s, queued, res);
+        return NAND_E_ERASE_FAIL;
+    }
+    bs->pe++;
+    if (cut == TEAR || wear_fails(dev, b, 0, NAND_OP_ERASE)) {
+        if (cut != TEAR)
+            frac = rng_unit(rng_key(dev->cfg.seed, RNG_TEAR_FRAC, b, 0, bs->pe, 2));
+        damage_erase(dev, b, frac);
+        biterr_block_wear(dev, b);
+        if (cut == TEAR) {
+            dev->st.torn_erases++;
+            return cut_now(dev, &s, frac);
+        }
+        bs->flags |= BF_GROWN_BAD;
+        dev->st.erase_fails++;
+        finish_op(dev, &s, queued, res);
+        return NAND_E_ERASE_FAIL;
+    }
+    bpages_unref(dev, dev->bp[b]);
+    dev->bp[b] = NULL;
+    bs->reads = 0;
+    bs->next_page = 0;
+    bs->flags &= ~(uint32_t)(BF_ERASE_TORN | BF_MARKED_BAD);
+    biterr_block_wear(dev, b);
+    dev->st.erases++;
+    finish_op(dev, &s, queued, res);
+    return NAND_OK;
+}
+
+int nand_erase(nand_dev *dev, nand_block_t b, struct nand_result *res)
+{
+    clear_res(res);
+    return do_erase(dev, b, 0, res);
+}
+
+/* ---- bad-block marker ---------------------------------------------------- */
+
+int nand_is_bad(nand_dev *dev, nand_block_t b)
+{
+    uint8_t mark = 0xff;
+    struct seg seg = {dev->cfg.geo.page_size, 1, &mark};
+    int rc = do_read(dev, b, 0, &seg, 1, 1, 0, NULL);
+    if (rc < 0 && rc != NAND_E_ECC)
+        return rc;
+    /* The marker is one byte of many zero bits: a stray flip cannot hide
+     * it, so compare against "mostly programmed" rather than exactly. */
+    return __builtin_popcount(mark) < 4;
+}
+
+/* Write the marker regardless of the page rules, as Linux's raw OOB write
+ * does; only the first spare byte of page 0 changes. */
+int nand_mark_bad(nand_dev *dev, nand_block_t b)
+{
+    int rc = check_power(dev);
+    if (rc)
+        return rc;
+    if (bad_addr(dev, b, 0, 0, 0))
+        return NAND_E_ADDR;
+    struct sched s;
+    if ((rc = sched_op(dev, NAND_OP_PROGRAM, b, 0, 1, &s)))
+        return rc;
+    struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b};
+    double frac = 1.0;
+    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    if (cut == NOT_STARTED || (cut == TEAR && frac < 0.5))
+        return cut_now(dev, &s, cut == TEAR ? frac : 0.0);
+    struct bpages *bp = bpages_own(dev, b);
+    struct pbuf *pg = pbuf_new(dev);
+    if (!bp || !pg) {
+        pbuf_unref(dev, pg);
+        return NAND_E_NOMEM;
+    }
+    struct slot *sl = &bp->slot[0];
+    if (sl->pg)
+        memcpy(pg->bytes, sl->pg->bytes, dev->page_bytes);
+    pg->bytes[dev->cfg.geo.page_size] = 0x00;
+    pbuf_unref(dev, sl->pg);
+    sl->pg = pbuf_intern(dev, pg);
+    dev->bs[b].flags |= BF_MARKED_BAD;
+    if (cut == TEAR)
+        return cut_now(dev, &s, frac);
+    finish_op(dev, &s, 0, NULL);
+    return NAND_OK;
+}
+
+/* ---- queue ----------------------------------------------------------------- */
+
+int nand_submit(nand_dev *dev, struct nand_op *op)
+{
+    struct seg segs[2];
+    int n;
+    clear_res(&op->res);
+    switch (op->kind) {
+    case NAND_OP_READ:
+        n = page_segs(dev, op->data, op->oob, segs);
+        op->status = do_read(dev, op->block, op->page, segs, n, 0, 1, &op->res);
+        break;
+    case NAND_OP_PROGRAM:
+        n = page_segs(dev, op->data, op->oob, segs);
+        op->status = do_program(dev, op->block, op->page, segs, n, 1, &op->res);
+        break;
+    case NAND_OP_ERASE:
+        op->status = do_erase(dev, op->block, 1, &op->res);
+        break;
+    default:
+        op->status = NAND_E_INVAL;
+    }
+    return op->status;
+}
+
+nand_time_t nand_wait(nand_dev *dev)
+{
+    if (dev->queue_end > dev->now)
+        dev->now = dev->queue_end;
+    check_power(dev);
+    return dev->now;
+}
