@@ -534,7 +534,8 @@ static const struct key *find_key(const struct ctx *c, const struct key *keys)
  * names the mapping in messages ("" at the top). */
 static int load_mapping(struct ctx *c, const struct key *keys, const char *sec)
 {
-    size_t first_line[MAX_KEYS] = { 0 }; /* line + 1 of each key seen */
+    yaml_mark_t first[MAX_KEYS];        /* where each key was seen ... */
+    unsigned char seen[MAX_KEYS] = { 0 }; /* ... if it was */
     for (;;) {
         char got[SHOW_MAX + 32];
         int rc = next(c);
@@ -549,11 +550,13 @@ static int load_mapping(struct ctx *c, const struct key *keys, const char *sec)
         if (!k)
             return unknown_key(c, keys, sec);
         size_t i = (size_t)(k - keys);
-        if (first_line[i])
+        if (seen[i])
             return fail_at(c, c->ev.start_mark,
-                           "duplicate key '%s%s%s' (first given at line %zu)",
-                           KEYPATH(sec, k->name), first_line[i]);
-        first_line[i] = c->ev.start_mark.line + 1;
+                           "duplicate key '%s%s%s' (first given at line %zu, "
+                           "column %zu)", KEYPATH(sec, k->name),
+                           first[i].line + 1, first[i].column + 1);
+        seen[i] = 1;
+        first[i] = c->ev.start_mark;
         if ((rc = next(c)) || (rc = load_value(c, k, sec)))
             return rc;
     }
