@@ -1,0 +1,215 @@
+/*
+ * anchor.c -- the anchor ring: versioned root records in a few fixed
+ * erase blocks.
+ *
+ * Each commit programs the next page of the current ring block with one
+ * record.  Mount reads page 0 of every ring block (the block whose first
+ * record is newest is current), then binary-searches that block for its
+ * last programmed page -- pages are programmed in order, so the programmed
+ * pages are a prefix -- and steps back over a torn page if there is one.
+ * The next record after a mount always starts a fresh block: a torn page
+ * may read as erased and must never be programmed again.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* Record layout (docs/FORMAT.md):
+ *   0 u32 magic  4 u32 length  8 u64 sequence  16 u32 CRC (over the record
+ *   with these 4 bytes zero)  20 u32 reserved  24 u64 reserved
+ *   32 master inode  240 segment-file inode  448 u64 next inode
+ *   456 u64 live bytes  464 u64 free segments  472 u64 host bytes written
+ *   480 areas: 13 x (u32 segment, u32 offset)
+ *   584 u32 pool count, 32 x (u32 segment, u32 erase count)
+ *   844 u32 orphan count, 32 x u64 inode */
+
+uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out)
+{
+    uint8_t *p = out;
+    memset(out, 0, LFS_ANCHOR_BYTES);
+    le32_put(p, LFS_ANCHOR_MAGIC);
+    le32_put(p + 4, LFS_ANCHOR_BYTES);
+    le64_put(p + 8, a->seq);
+    p += 32;
+    lfs_inode_encode(&a->inodefile, p);
+    p += LFS_INODE_BYTES;
+    lfs_inode_encode(&a->segfile, p);
+    p += LFS_INODE_BYTES;
+    le64_put(p, a->next_ino);
+    le64_put(p + 8, a->live_bytes);
+    le64_put(p + 16, a->free_segments);
+    le64_put(p + 24, a->host_bytes_written);
+    p += 32;
+    for (unsigned i = 0; i < LFS_NAREAS; i++, p += 8) {
+        le32_put(p, a->area[i].seg);
+        le32_put(p + 4, a->area[i].off);
+    }
+    le32_put(p, a->npool);
+    p += 4;
+    for (unsigned i = 0; i < LFS_POOL_MAX; i++, p += 8) {
+        le32_put(p, i < a->npool ? a->pool[i].seg : 0);
+        le32_put(p + 4, i < a->npool ? a->pool[i].erases : 0);
+    }
+    le32_put(p, a->norphans);
+    p += 4;
+    for (unsigned i = 0; i < LFS_ORPHAN_MAX; i++, p += 8)
+        le64_put(p, i < a->norphans ? a->orphans[i] : 0);
+    le32_put(out + 16, lfs_crc(out, LFS_ANCHOR_BYTES));
+    return LFS_ANCHOR_BYTES;
+}
+
+int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a)
+{
+    if (len < LFS_ANCHOR_BYTES || le32_get(buf) != LFS_ANCHOR_MAGIC ||
+        le32_get(buf + 4) != LFS_ANCHOR_BYTES)
+        return -EINVAL;
+    uint8_t *copy = malloc(LFS_ANCHOR_BYTES);
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, buf, LFS_ANCHOR_BYTES);
+    memset(copy + 16, 0, 4);
+    int ok = lfs_crc(copy, LFS_ANCHOR_BYTES) == le32_get(buf + 16);
+    free(copy);
+    if (!ok)
+        return -EINVAL;
+    const uint8_t *p = buf;
+    memset(a, 0, sizeof *a);
+    a->seq = le64_get(p + 8);
+    p += 32;
+    if (lfs_inode_decode(p, LFS_INODE_BYTES, &a->inodefile) ||
+        lfs_inode_decode(p + LFS_INODE_BYTES, LFS_INODE_BYTES, &a->segfile))
+        return -EINVAL;
+    p += 2 * LFS_INODE_BYTES;
+    a->next_ino = le64_get(p);
+    a->live_bytes = le64_get(p + 8);
+    a->free_segments = le64_get(p + 16);
+    a->host_bytes_written = le64_get(p + 24);
+    p += 32;
+    for (unsigned i = 0; i < LFS_NAREAS; i++, p += 8) {
+        a->area[i].seg = le32_get(p);
+        a->area[i].off = le32_get(p + 4);
+    }
+    a->npool = le32_get(p);
+    p += 4;
+    for (unsigned i = 0; i < LFS_POOL_MAX; i++, p += 8) {
+        a->pool[i].seg = le32_get(p);
+        a->pool[i].erases = le32_get(p + 4);
+    }
+    a->norphans = le32_get(p);
+    p += 4;
+    for (unsigned i = 0; i < LFS_ORPHAN_MAX; i++, p += 8)
+        a->orphans[i] = le64_get(p);
+    if (a->npool > LFS_POOL_MAX || a->norphans > LFS_ORPHAN_MAX)
+        return -EINVAL;
+    return 0;
+}
+
+/* ---- the ring ---------------------------------------------------------- */
+
+static int page_erased(const uint8_t *buf, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (buf[i] != 0xff)
+            return 0;
+    return 1;
+}
+
+/* Read one ring page: 1 = valid record (in *a), 0 = erased, -1 = other
+ * (torn, unreadable, garbage), or a negative errno when the device fails
+ * in a way that is not about this page. */
+static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
+                       uint8_t *buf, struct lfs_anchor *a)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    int rc = nand_read(dev, block, page, buf, NULL, NULL);
+    if (rc == NAND_E_POWER || rc == NAND_E_NOMEM)
+        return lfs_errno(rc);
+    if (rc == NAND_OK && page_erased(buf, c->geo.page_size))
+        return 0;
+    if (rc == NAND_OK && lfs_anchor_decode(buf, c->geo.page_size, a) == 0)
+        return 1;
+    return -1; /* programmed but not a record */
+}
+
+int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t ppb = c->geo.pages_per_block;
+    uint8_t *buf = malloc(c->geo.page_size);
+    struct lfs_anchor a;
+    int best = -1, rc = 0;
+    uint64_t best_seq = 0;
+    if (!buf)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < ring->count; i++) {
+        rc = read_record(dev, ring->blocks[i], 0, buf, &a);
+        if (rc < -1)
+            goto out;
+        if (rc == 1 && (best < 0 || a.seq > best_seq)) {
+            best = (int)i;
+            best_seq = a.seq;
+        }
+    }
+    if (best < 0) {
+        rc = -ENOENT;
+        goto out;
+    }
+    /* last programmed page of the current block: the programmed pages are
+     * a prefix, so "not erased" is monotone; page 0 is programmed */
+    uint32_t lo = 0, hi = ppb; /* lo programmed, hi the first erased */
+    uint32_t block = ring->blocks[best];
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        rc = read_record(dev, block, mid, buf, &a);
+        if (rc < -1)
+            goto out;
+        if (rc == 0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    /* newest valid record at or below lo: a cut leaves at most the last
+     * programmed page torn, so this loop reads one or two pages */
+    for (uint32_t p = lo + 1; p-- > 0;) {
+        rc = read_record(dev, block, p, buf, &a);
+        if (rc < -1)
+            goto out;
+        if (rc == 1) {
+            *out = a;
+            ring->cur = (uint32_t)best;
+            ring->next_page = ppb; /* start a fresh block next time */
+            rc = 0;
+            goto out;
+        }
+    }
+    rc = -ENOENT; /* unreachable while page 0 held a record */
+out:
+    free(buf);
+    return rc;
+}
+
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint8_t *buf = malloc(c->geo.page_size);
+    int rc;
+    if (!buf)
+        return -ENOMEM;
+    memset(buf, 0xff, c->geo.page_size);
+    lfs_anchor_encode(a, buf);
+    if (ring->next_page >= c->geo.pages_per_block) {
+        ring->cur = (ring->cur + 1) % ring->count;
+        ring->next_page = 0;
+        if ((rc = nand_erase(dev, ring->blocks[ring->cur], NULL))) {
+            rc = lfs_errno(rc);
+            goto out;
+        }
+    }
+    rc = lfs_errno(nand_program(dev, ring->blocks[ring->cur], ring->next_page,
+                                buf, NULL, NULL));
+    ring->next_page++; /* a failed page is never retried */
+out:
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,145 @@
+/*
+ * area.c -- write areas and object reads.
+ *
+ * Each area appends objects to its open segment through a one-page buffer:
+ * a page is programmed when it fills, and on a flush (end of a commit) the
+ * partial page is programmed with the rest left 0xFF, so the next object
+ * starts on a fresh page and no page is ever programmed twice.  Objects do
+ * not cross segment boundaries.  A read of an object still in a page
+ * buffer is served from it.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p)
+{
+    return (uint32_t)(lfs_ptr_addr(p) / fs->g.seg_bytes);
+}
+
+static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
+{
+    int rc = nand_program(fs->dev, a->seg, page, a->page, NULL, NULL);
+    memset(a->page, 0xff, fs->g.page_size);
+    return lfs_errno(rc);
+}
+
+int lfs_area_flush(struct logfs *fs, unsigned area)
+{
+    struct lfs_areaw *a = &fs->area[area];
+    uint32_t ps = fs->g.page_size;
+    if (!a->seg || a->off % ps == 0)
+        return 0;
+    int rc = program_page(fs, a, a->off / ps);
+    a->off = (a->off / ps + 1) * ps;
+    return rc;
+}
+
+int lfs_area_flush_all(struct logfs *fs)
+{
+    for (unsigned i = 0; i < LFS_NAREAS; i++) {
+        int rc = lfs_area_flush(fs, i);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int area_open(struct logfs *fs, unsigned area)
+{
+    struct lfs_areaw *a = &fs->area[area];
+    int rc = lfs_area_flush(fs, area);
+    if (rc)
+        return rc;
+    if ((rc = lfs_seg_alloc(fs, area, &a->seg)))
+        return rc;
+    a->off = 0;
+    return 0;
+}
+
+/* Append an object; its payload CRC is computed here, after a new
+ * segment is opened, because opening one changes the segment file, and
+ * the payload may be a block of the segment file. */
+int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
+                   const uint8_t *payload, lfs_ptr *out)
+{
+    struct lfs_areaw *a = &fs->area[area];
+    uint32_t ps = fs->g.page_size, total = LFS_OBJ_HDR + o->len;
+    int rc;
+    if (!a->seg || a->off + total > fs->g.seg_bytes)
+        if ((rc = area_open(fs, area)))
+            return rc;
+    uint8_t hdr[LFS_OBJ_HDR];
+    o->payload_crc = lfs_crc(payload, o->len);
+    lfs_obj_encode(o, hdr);
+    uint64_t addr = (uint64_t)a->seg * fs->g.seg_bytes + a->off;
+    for (uint32_t done = 0; done < total;) {
+        const uint8_t *src = done < LFS_OBJ_HDR ? hdr + done
+                                                : payload + (done - LFS_OBJ_HDR);
+        uint32_t room = ps - a->off % ps;
+        uint32_t part = done < LFS_OBJ_HDR ? LFS_OBJ_HDR - done : total - done;
+        if (part > room)
+            part = room;
+        memcpy(a->page + a->off % ps, src, part);
+        a->off += part;
+        done += part;
+        if (a->off % ps == 0 && (rc = program_page(fs, a, a->off / ps - 1)))
+            return rc;
+    }
+    *out = lfs_ptr_make(addr, total);
+    return 0;
+}
+
+/* Copy len bytes at device address addr: from flash, or from an area's
+ * page buffer if they have not been programmed yet. */
+static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t len)
+{
+    uint32_t ps = fs->g.page_size;
+    while (len) {
+        uint32_t seg = (uint32_t)(addr / fs->g.seg_bytes);
+        uint32_t soff = (uint32_t)(addr % fs->g.seg_bytes);
+        uint32_t page = soff / ps, po = soff % ps, part = ps - po;
+        if (part > len)
+            part = len;
+        const uint8_t *src = NULL;
+        for (unsigned i = 0; i < LFS_NAREAS; i++) {
+            struct lfs_areaw *a = &fs->area[i];
+            if (a->seg == seg && a->off % ps && page == a->off / ps)
+                src = a->page;
+        }
+        if (src) {
+            memcpy(dst, src + po, part);
+        } else {
+            int rc = nand_read_col(fs->dev, seg, page, po, dst, part, NULL);
+            if (rc)
+                return rc == NAND_E_ECC ? -EIO : lfs_errno(rc);
+        }
+        dst += part;
+        addr += part;
+        len -= part;
+    }
+    return 0;
+}
+
+int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
+                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len)
+{
+    uint32_t total = lfs_ptr_len(p);
+    uint64_t addr = lfs_ptr_addr(p);
+    if (total < LFS_OBJ_HDR || total - LFS_OBJ_HDR > fs->g.block_size ||
+        addr / fs->g.seg_bytes >= fs->g.nblocks ||
+        addr % fs->g.seg_bytes + total > fs->g.seg_bytes)
+        return -EIO;
+    uint8_t *buf = fs->scratch;
+    int rc = read_bytes(fs, addr, buf, total);
+    if (rc)
+        return rc;
+    struct lfs_obj o;
+    if (lfs_obj_decode(buf, &o) || o.type != type || o.ino != ino ||
+        o.level != level || o.bix != bix || o.len != total - LFS_OBJ_HDR ||
+        lfs_crc(buf + LFS_OBJ_HDR, o.len) != o.payload_crc)
+        return -EIO;
+    memcpy(payload, buf + LFS_OBJ_HDR, o.len);
+    *len = o.len;
+    return 0;
+}

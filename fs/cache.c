@@ -1,0 +1,226 @@
+/*
+ * cache.c -- the node cache: every block of every file the fs has touched,
+ * found by (inode, level, block index).
+ *
+ * Clean nodes sit on an LRU list and are dropped when the cache is over
+ * its bound; dirty nodes sit on a list per file class and tree level, in
+ * the order commit needs them, and stay until they are written.  All
+ * memory goes through the counting allocator, so experiments can report
+ * what the fs holds.
+ */
+#include "lfs.h"
+
+#include <stdlib.h>
+
+void *lfs_alloc(struct logfs *fs, size_t n)
+{
+    void *p = malloc(n);
+    if (p)
+        fs->mem_bytes += n;
+    return p;
+}
+
+void *lfs_zalloc(struct logfs *fs, size_t n)
+{
+    void *p = calloc(1, n);
+    if (p)
+        fs->mem_bytes += n;
+    return p;
+}
+
+void lfs_free(struct logfs *fs, void *p, size_t n)
+{
+    if (!p)
+        return;
+    fs->mem_bytes -= n;
+    free(p);
+}
+
+int lfs_node_class(uint64_t ino)
+{
+    return ino == LFS_INO_INODEFILE ? 1 : ino == LFS_INO_SEGFILE ? 2 : 0;
+}
+
+static uint64_t node_hash(uint64_t ino, uint8_t level, uint64_t bix)
+{
+    uint64_t h = ino * 0x9e3779b97f4a7c15ULL ^ bix * 0xc2b2ae3d27d4eb4fULL ^ level;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 29);
+}
+
+static void list_init(struct lfs_list *l)
+{
+    l->head.next = l->head.prev = &l->head;
+    l->count = 0;
+}
+
+static void list_unlink(struct lfs_node *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    n->next = n->prev = n;
+}
+
+static void list_append(struct lfs_list *l, struct lfs_node *n)
+{
+    n->prev = l->head.prev;
+    n->next = &l->head;
+    l->head.prev->next = n;
+    l->head.prev = n;
+    l->count++;
+}
+
+static struct lfs_list *list_of(struct logfs *fs, struct lfs_node *n)
+{
+    return n->dirty ? &fs->cache.dirty[lfs_node_class(n->ino)][n->level]
+                    : &fs->cache.clean;
+}
+
+int lfs_cache_init(struct logfs *fs, uint64_t max_bytes)
+{
+    struct lfs_cache *c = &fs->cache;
+    c->size = 1024;
+    c->tab = lfs_zalloc(fs, c->size * sizeof *c->tab);
+    if (!c->tab)
+        return -1;
+    list_init(&c->clean);
+    for (int k = 0; k < 3; k++)
+        for (unsigned l = 0; l <= LFS_MAX_HEIGHT; l++)
+            list_init(&c->dirty[k][l]);
+    c->max_bytes = max_bytes;
+    return 0;
+}
+
+static void node_free(struct logfs *fs, struct lfs_node *n)
+{
+    lfs_free(fs, n->data, fs->g.block_size);
+    lfs_free(fs, n, sizeof *n);
+}
+
+void lfs_cache_destroy(struct logfs *fs)
+{
+    struct lfs_cache *c = &fs->cache;
+    for (uint64_t i = 0; c->tab && i < c->size; i++) {
+        struct lfs_node *n = c->tab[i], *next;
+        for (; n; n = next) {
+            next = n->hnext;
+            node_free(fs, n);
+        }
+    }
+    lfs_free(fs, c->tab, c->size * sizeof *c->tab);
+    c->tab = NULL;
+}
+
+struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
+                                uint64_t bix)
+{
+    struct lfs_cache *c = &fs->cache;
+    struct lfs_node *n = c->tab[node_hash(ino, level, bix) & (c->size - 1)];
+    while (n && !(n->ino == ino && n->level == level && n->bix == bix))
+        n = n->hnext;
+    return n;
+}
+
+static void cache_grow(struct logfs *fs)
+{
+    struct lfs_cache *c = &fs->cache;
+    uint64_t nsize = c->size * 2;
+    struct lfs_node **nt = lfs_zalloc(fs, nsize * sizeof *nt);
+    if (!nt)
+        return; /* chains just get longer */
+    for (uint64_t i = 0; i < c->size; i++) {
+        struct lfs_node *n = c->tab[i], *next;
+        for (; n; n = next) {
+            next = n->hnext;
+            uint64_t h = node_hash(n->ino, n->level, n->bix) & (nsize - 1);
+            n->hnext = nt[h];
+            nt[h] = n;
+        }
+    }
+    lfs_free(fs, c->tab, c->size * sizeof *c->tab);
+    c->tab = nt;
+    c->size = nsize;
+}
+
+/* A new, clean, zeroed node; the caller fills it in. */
+struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
+                               uint64_t bix)
+{
+    struct lfs_cache *c = &fs->cache;
+    struct lfs_node *n = lfs_zalloc(fs, sizeof *n);
+    if (!n)
+        return NULL;
+    if (!(n->data = lfs_zalloc(fs, fs->g.block_size))) {
+        lfs_free(fs, n, sizeof *n);
+        return NULL;
+    }
+    n->ino = ino;
+    n->level = level;
+    n->bix = bix;
+    if (c->count >= c->size)
+        cache_grow(fs);
+    uint64_t h = node_hash(ino, level, bix) & (c->size - 1);
+    n->hnext = c->tab[h];
+    c->tab[h] = n;
+    c->count++;
+    c->bytes += fs->g.block_size;
+    list_append(&c->clean, n);
+    return n;
+}
+
+void lfs_cache_remove(struct logfs *fs, struct lfs_node *n)
+{
+    struct lfs_cache *c = &fs->cache;
+    struct lfs_node **pp = &c->tab[node_hash(n->ino, n->level, n->bix) & (c->size - 1)];
+    while (*pp != n)
+        pp = &(*pp)->hnext;
+    *pp = n->hnext;
+    list_of(fs, n)->count--;
+    list_unlink(n);
+    if (n->dirty)
+        c->dirty_bytes -= fs->g.block_size;
+    c->count--;
+    c->bytes -= fs->g.block_size;
+    node_free(fs, n);
+}
+
+void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)
+{
+    if (n->dirty)
+        return;
+    list_of(fs, n)->count--;
+    list_unlink(n);
+    n->dirty = 1;
+    list_append(list_of(fs, n), n);
+    fs->cache.dirty_bytes += fs->g.block_size;
+}
+
+void lfs_node_clean(struct logfs *fs, struct lfs_node *n)
+{
+    if (!n->dirty)
+        return;
+    list_of(fs, n)->count--;
+    list_unlink(n);
+    n->dirty = 0;
+    list_append(&fs->cache.clean, n);
+    fs->cache.dirty_bytes -= fs->g.block_size;
+}
+
+/* Most recently used goes to the tail of the clean list. */
+void lfs_cache_touch(struct logfs *fs, struct lfs_node *n)
+{
+    if (n->dirty)
+        return;
+    list_unlink(n);
+    fs->cache.clean.count--;
+    list_append(&fs->cache.clean, n);
+}
+
+/* Drop clean nodes, oldest first, until the cache is within its bound. */
+void lfs_cache_trim(struct logfs *fs)
+{
+    struct lfs_cache *c = &fs->cache;
+    while (c->bytes > c->max_bytes && c->clean.count)
+        lfs_cache_remove(fs, c->clean.head.next);
+}

@@ -1,0 +1,155 @@
+/* codec.c -- encode and decode the fixed-size on-flash records. */
+#include "lfs.h"
+#include "crc32.h"
+
+#include <errno.h>
+
+uint32_t lfs_crc(const void *buf, size_t len)
+{
+    return flashlab_crc32(0, buf, len);
+}
+
+int lfs_errno(int nand_err)
+{
+    switch (nand_err) {
+    case NAND_OK: return 0;
+    case NAND_E_NOMEM: return -ENOMEM;
+    case NAND_E_POWER: return -EIO;
+    case NAND_E_INVAL:
+    case NAND_E_ADDR: return -EINVAL;
+    default: return -EIO;
+    }
+}
+
+/* ---- object header ------------------------------------------------------
+ *  0 u32 magic "OBJ" | type << 24   4 u8 level   5 u8 flags (0)
+ *  6 u16 reserved (0)  8 u32 payload length  12 u32 payload CRC
+ * 16 u64 inode  24 u64 block index  32 u64 commit sequence
+ * 40 u32 reserved (0)  44 u32 CRC of bytes 0..43 */
+
+void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR])
+{
+    memset(out, 0, LFS_OBJ_HDR);
+    le32_put(out, LFS_OBJ_MAGIC | (uint32_t)o->type << 24);
+    out[4] = o->level;
+    le32_put(out + 8, o->len);
+    le32_put(out + 12, o->payload_crc);
+    le64_put(out + 16, o->ino);
+    le64_put(out + 24, o->bix);
+    le64_put(out + 32, o->seq);
+    le32_put(out + 44, lfs_crc(out, 44));
+}
+
+int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o)
+{
+    uint32_t w = le32_get(in);
+    if ((w & 0xffffff) != LFS_OBJ_MAGIC || le32_get(in + 44) != lfs_crc(in, 44))
+        return -EINVAL;
+    o->type = (uint8_t)(w >> 24);
+    o->level = in[4];
+    o->len = le32_get(in + 8);
+    o->payload_crc = le32_get(in + 12);
+    o->ino = le64_get(in + 16);
+    o->bix = le64_get(in + 24);
+    o->seq = le64_get(in + 32);
+    if (o->type < LFS_OBJ_DATA || o->type > LFS_OBJ_INODE ||
+        o->level > LFS_MAX_HEIGHT || o->len > 0xffff - LFS_OBJ_HDR)
+        return -EINVAL;
+    return 0;
+}
+
+/* ---- inode ----------------------------------------------------------------
+ *  0 u32 mode  4 u32 uid  8 u32 gid  12 u32 nlink  16 u64 size
+ * 24 i64 atime  32 i64 mtime  40 i64 ctime (ns)  48 u32 flags  52 u8 height
+ * 53..55 zero  56 u64 generation  64 u64 direct[16]  192 u64 indirect
+ * 200 u64 inode number */
+
+void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out)
+{
+    memset(out, 0, LFS_INODE_BYTES);
+    le32_put(out, in->mode);
+    le32_put(out + 4, in->uid);
+    le32_put(out + 8, in->gid);
+    le32_put(out + 12, in->nlink);
+    le64_put(out + 16, in->size);
+    le64_put(out + 24, (uint64_t)in->atime);
+    le64_put(out + 32, (uint64_t)in->mtime);
+    le64_put(out + 40, (uint64_t)in->ctime);
+    le32_put(out + 48, in->flags);
+    out[52] = in->height;
+    le64_put(out + 56, in->generation);
+    for (unsigned i = 0; i < LFS_NDIRECT; i++)
+        le64_put(out + 64 + 8 * i, in->direct[i]);
+    le64_put(out + 192, in->indirect);
+    le64_put(out + 200, in->ino);
+}
+
+int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
+{
+    if (len < LFS_INODE_BYTES)
+        return -EINVAL;
+    in->mode = le32_get(buf);
+    in->uid = le32_get(buf + 4);
+    in->gid = le32_get(buf + 8);
+    in->nlink = le32_get(buf + 12);
+    in->size = le64_get(buf + 16);
+    in->atime = (int64_t)le64_get(buf + 24);
+    in->mtime = (int64_t)le64_get(buf + 32);
+    in->ctime = (int64_t)le64_get(buf + 40);
+    in->flags = le32_get(buf + 48);
+    in->height = buf[52];
+    in->generation = le64_get(buf + 56);
+    for (unsigned i = 0; i < LFS_NDIRECT; i++)
+        in->direct[i] = le64_get(buf + 64 + 8 * i);
+    in->indirect = le64_get(buf + 192);
+    in->ino = le64_get(buf + 200);
+    return in->height > LFS_MAX_HEIGHT ? -EINVAL : 0;
+}
+
+/* ---- superblock -------------------------------------------------------------
+ *  0 magic[8]  8 u32 read version  12 u32 write version  16 u32 block size
+ * 20 u32 page size  24 u32 pages per block  28 u32 anchor count
+ * 32 u64 erase blocks  40 u32 reserve segments  44 u32 backup block
+ * 48 u32 anchor blocks[16]  112 u64 fs id  120..251 zero  252 u32 CRC */
+
+void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
+{
+    memset(out, 0, LFS_SB_SIZE);
+    memcpy(out, LFS_SB_MAGIC, 8);
+    le32_put(out + 8, sb->read_version);
+    le32_put(out + 12, sb->write_version);
+    le32_put(out + 16, sb->block_size);
+    le32_put(out + 20, sb->page_size);
+    le32_put(out + 24, sb->pages_per_block);
+    le32_put(out + 28, sb->anchor_count);
+    le64_put(out + 32, sb->nblocks);
+    le32_put(out + 40, sb->reserve_segments);
+    le32_put(out + 44, sb->backup_block);
+    for (unsigned i = 0; i < LFS_MAX_ANCHOR_BLOCKS; i++)
+        le32_put(out + 48 + 4 * i, sb->anchor_blocks[i]);
+    le64_put(out + 112, sb->fs_id);
+    le32_put(out + 252, lfs_crc(out, 252));
+}
+
+int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
+{
+    if (memcmp(in, LFS_SB_MAGIC, 8) || le32_get(in + 252) != lfs_crc(in, 252))
+        return -EINVAL;
+    sb->read_version = le32_get(in + 8);
+    sb->write_version = le32_get(in + 12);
+    sb->block_size = le32_get(in + 16);
+    sb->page_size = le32_get(in + 20);
+    sb->pages_per_block = le32_get(in + 24);
+    sb->anchor_count = le32_get(in + 28);
+    sb->nblocks = le64_get(in + 32);
+    sb->reserve_segments = le32_get(in + 40);
+    sb->backup_block = le32_get(in + 44);
+    for (unsigned i = 0; i < LFS_MAX_ANCHOR_BLOCKS; i++)
+        sb->anchor_blocks[i] = le32_get(in + 48 + 4 * i);
+    sb->fs_id = le64_get(in + 112);
+    if (sb->read_version != LFS_READ_VERSION)
+        return -EPROTO;
+    if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS)
+        return -EINVAL;
+    return sb->write_version != LFS_WRITE_VERSION ? -EROFS : 0;
+}

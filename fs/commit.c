@@ -1,0 +1,124 @@
+/*
+ * commit.c -- one commit point: write what is dirty, bottom-up, then the
+ * anchor.
+ *
+ * Order: ordinary files level by level (data, then indirect 1..5: a level's
+ * pointers are known once the level below is written), then the dirty
+ * inodes into the inode file and its levels, then the segment file (its
+ * entries changed by all of the above), the partial pages of every area,
+ * and last the anchor record.  Until the anchor page is programmed the
+ * previous tree is intact on flash.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+static int all_zero(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Write one dirty node; *out is its new pointer, or 0 when it was an
+ * empty indirect block, which becomes a hole (and leaves the cache). */
+static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *out)
+{
+    lfs_ptr old = n->ptr, p = 0;
+    int rc;
+    if (n->level && all_zero(n->data, fs->g.block_size)) {
+        lfs_cache_remove(fs, n);
+    } else {
+        uint32_t len = n->len;
+        if (n->level == 0 && cls == 0)
+            while (len && !n->data[len - 1])
+                len--; /* trailing zeros of a data block are implied */
+        struct lfs_obj o = {
+            .type = n->level ? LFS_OBJ_INDIRECT
+                             : cls == 1 ? LFS_OBJ_INODE : LFS_OBJ_DATA,
+            .level = n->level, .len = len,
+            .ino = n->ino, .bix = n->bix, .seq = fs->an.seq + 1,
+        };
+        unsigned area = cls == 2 ? LFS_AREA_SEGFILE
+                      : (cls == 1 ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
+        if ((rc = lfs_area_write(fs, area, &o, n->data, &p)))
+            return rc;
+        n->ptr = p;
+        lfs_node_clean(fs, n);
+    }
+    if (cls != 2) { /* the segment file's own objects are not counted */
+        if (old && (rc = lfs_seg_account(fs, old, 0)))
+            return rc;
+        if (p && (rc = lfs_seg_account(fs, p, 1)))
+            return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+/* Write every dirty node of one class, lowest level first, hanging each
+ * from its parent (which dirties the parent, one level up). */
+static int write_class(struct logfs *fs, int cls)
+{
+    for (unsigned level = 0; level <= LFS_MAX_HEIGHT; level++) {
+        struct lfs_list *l = &fs->cache.dirty[cls][level];
+        while (l->count) {
+            struct lfs_node *n = l->head.next, place = *n;
+            struct lfs_inode *in;
+            lfs_ptr p;
+            int rc = lfs_inode_get(fs, n->ino, &in);
+            if (!rc)
+                rc = write_node(fs, n, cls, &p);
+            if (!rc)
+                rc = lfs_tree_set_parent(fs, in, &place, p);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int class_dirty(const struct logfs *fs, int cls)
+{
+    for (unsigned l = 0; l <= LFS_MAX_HEIGHT; l++)
+        if (fs->cache.dirty[cls][l].count)
+            return 1;
+    return 0;
+}
+
+int lfs_commit(struct logfs *fs)
+{
+    int rc;
+    if (fs->readonly)
+        return -EROFS;
+    if (fs->failed)
+        return -EIO;
+    if ((rc = write_class(fs, 0)) || (rc = lfs_inode_flush(fs)) ||
+        (rc = write_class(fs, 1)) || (rc = lfs_seg_mark_freed(fs)))
+        goto fail;
+    /* writing the segment file may open segments, which changes entries
+     * again; each round dirties at most a few blocks, so this ends */
+    for (int round = 0; class_dirty(fs, 2); round++) {
+        if (round > 64) {
+            rc = -EIO;
+            goto fail;
+        }
+        if ((rc = write_class(fs, 2)))
+            goto fail;
+    }
+    if ((rc = lfs_area_flush_all(fs)))
+        goto fail;
+    fs->an.seq++;
+    for (unsigned i = 0; i < LFS_NAREAS; i++)
+        fs->an.area[i] = (struct lfs_area_pos){fs->area[i].seg, fs->area[i].off};
+    if ((rc = lfs_ring_write(fs->dev, &fs->ring, &fs->an))) {
+        fs->an.seq--;
+        goto fail;
+    }
+    lfs_seg_commit_done(fs);
+    return 0;
+fail:
+    fs->failed = 1; /* RAM no longer matches any commit; remount */
+    return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * inode.c -- inodes in memory.  Inode N is block N of the inode file; the
+ * inode file's and the segment file's own inodes live in the anchor.
+ * Loaded inodes stay in a hash table (memory counted) and are written by
+ * the next commit when dirty.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+static struct lfs_imem **slot_of(struct logfs *fs, uint64_t ino)
+{
+    uint64_t h = ino * 0x9e3779b97f4a7c15ULL;
+    return &fs->itab[(h ^ (h >> 32)) & (fs->itab_size - 1)];
+}
+
+static struct lfs_imem *find(struct logfs *fs, uint64_t ino)
+{
+    if (!fs->itab_size)
+        return NULL;
+    struct lfs_imem *m = *slot_of(fs, ino);
+    while (m && m->d.ino != ino)
+        m = m->hnext;
+    return m;
+}
+
+static int itab_grow(struct logfs *fs)
+{
+    uint64_t nsize = fs->itab_size ? fs->itab_size * 2 : 256;
+    struct lfs_imem **old = fs->itab;
+    uint64_t osize = fs->itab_size;
+    fs->itab = lfs_zalloc(fs, nsize * sizeof *fs->itab);
+    if (!fs->itab) {
+        fs->itab = old;
+        return -ENOMEM;
+    }
+    fs->itab_size = nsize;
+    for (uint64_t i = 0; i < osize; i++) {
+        struct lfs_imem *m = old[i], *next;
+        for (; m; m = next) {
+            next = m->hnext;
+            struct lfs_imem **s = slot_of(fs, m->d.ino);
+            m->hnext = *s;
+            *s = m;
+        }
+    }
+    lfs_free(fs, old, osize * sizeof *old);
+    return 0;
+}
+
+static struct lfs_imem *insert(struct logfs *fs, const struct lfs_inode *d)
+{
+    if (fs->icount >= fs->itab_size && itab_grow(fs))
+        return NULL;
+    struct lfs_imem *m = lfs_zalloc(fs, sizeof *m);
+    if (!m)
+        return NULL;
+    m->d = *d;
+    struct lfs_imem **s = slot_of(fs, d->ino);
+    m->hnext = *s;
+    *s = m;
+    fs->icount++;
+    return m;
+}
+
+/* The inode, loaded from the inode file if needed; -ENOENT if it does not
+ * exist. */
+int lfs_inode_get(struct logfs *fs, uint64_t ino, struct lfs_inode **out)
+{
+    if (ino == LFS_INO_INODEFILE || ino == LFS_INO_SEGFILE) {
+        *out = ino ? &fs->an.segfile : &fs->an.inodefile;
+        return 0;
+    }
+    struct lfs_imem *m = find(fs, ino);
+    if (!m) {
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, &fs->an.inodefile, 0, ino, 0, &n);
+        if (rc)
+            return rc;
+        if (!n)
+            return -ENOENT;
+        struct lfs_inode d;
+        if (lfs_inode_decode(n->data, n->len, &d) || d.ino != ino)
+            return -EIO;
+        if (!(m = insert(fs, &d)))
+            return -ENOMEM;
+    }
+    *out = &m->d;
+    return 0;
+}
+
+/* A new inode with the next inode number (never reused). */
+int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out)
+{
+    struct lfs_inode d = {0};
+    d.ino = fs->an.next_ino;
+    d.mode = mode;
+    struct lfs_imem *m = insert(fs, &d);
+    if (!m)
+        return -ENOMEM;
+    fs->an.next_ino++;
+    m->dirty = 1;
+    *out = &m->d;
+    return 0;
+}
+
+/* Insert an inode with a given number (mkfs's root directory). */
+int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d)
+{
+    struct lfs_imem *m = insert(fs, d);
+    if (!m)
+        return -ENOMEM;
+    m->dirty = 1;
+    return 0;
+}
+
+void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in)
+{
+    (void)fs;
+    if (in->ino != LFS_INO_INODEFILE && in->ino != LFS_INO_SEGFILE)
+        ((struct lfs_imem *)in)->dirty = 1; /* d is the first member */
+}
+
+/* Write every dirty inode into its block of the inode file; an inode with
+ * no links and no opens is deleted instead. */
+int lfs_inode_flush(struct logfs *fs)
+{
+    for (uint64_t i = 0; i < fs->itab_size; i++) {
+        for (struct lfs_imem *m = fs->itab[i]; m; m = m->hnext) {
+            if (!m->dirty)
+                continue;
+            int rc;
+            struct lfs_node *n;
+            if (m->d.nlink == 0 && m->opens == 0) {
+                rc = lfs_tree_punch(fs, &fs->an.inodefile, m->d.ino);
+            } else if (!(rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n))) {
+                lfs_inode_encode(&m->d, n->data);
+                n->len = LFS_INODE_BYTES;
+                lfs_node_dirty(fs, n);
+            }
+            if (rc)
+                return rc;
+            m->dirty = 0;
+        }
+    }
+    return 0;
+}
+
+void lfs_inode_free_all(struct logfs *fs)
+{
+    for (uint64_t i = 0; i < fs->itab_size; i++) {
+        struct lfs_imem *m = fs->itab[i], *next;
+        for (; m; m = next) {
+            next = m->hnext;
+            lfs_free(fs, m, sizeof *m);
+        }
+    }
+    lfs_free(fs, fs->itab, fs->itab_size * sizeof *fs->itab);
+    fs->itab = NULL;
+    fs->itab_size = fs->icount = 0;
+}

@@ -1,0 +1,241 @@
+/*
+ * lfs.h -- LogFS internals shared by the files of fs/ (never by users:
+ * they include fs/logfs.h).  Reasoning in docs/logfs-design.md, byte
+ * layouts in docs/FORMAT.md.
+ */
+#ifndef FLASHLAB_LFS_H
+#define FLASHLAB_LFS_H
+
+#include "lfs_format.h"
+#include "nand.h"
+
+#include <stddef.h>
+
+/* An inode as the fs holds it (encoded in LFS_INODE_BYTES on flash). */
+#define LFS_INODE_BYTES 208u
+struct lfs_inode {
+    uint64_t ino;
+    uint32_t mode, uid, gid, nlink, flags;
+    uint64_t size;
+    int64_t atime, mtime, ctime; /* ns since the epoch */
+    uint64_t generation;
+    uint8_t height;              /* of the tree under `indirect`, 0..5 */
+    lfs_ptr direct[LFS_NDIRECT];
+    lfs_ptr indirect;
+};
+void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out);
+int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in);
+
+/* Geometry the fs derives from the device and the superblock. */
+struct lfs_geo {
+    uint32_t page_size, pages_per_block, block_size;
+    uint32_t seg_bytes;          /* page_size * pages_per_block */
+    uint64_t nblocks;
+};
+
+struct lfs_super {
+    uint32_t read_version, write_version;
+    uint32_t block_size, page_size, pages_per_block;
+    uint64_t nblocks;
+    uint32_t anchor_count;
+    uint32_t anchor_blocks[LFS_MAX_ANCHOR_BLOCKS];
+    uint32_t backup_block;       /* second copy of the superblock */
+    uint32_t reserve_segments;
+    uint64_t fs_id;              /* distinguishes file systems */
+};
+void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE]);
+/* 0, or -EINVAL (not a superblock: bad magic or CRC), or -EROFS when only
+ * the write version is unknown (mount read-only), -EPROTO for an unknown
+ * read version. */
+int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb);
+
+/* An object header (LFS_OBJ_HDR bytes before every payload). */
+struct lfs_obj {
+    uint8_t type, level;
+    uint32_t len;                /* payload bytes */
+    uint32_t payload_crc;
+    uint64_t ino, bix, seq;
+};
+void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR]);
+/* 0, or -EINVAL if the bytes are not a valid header. */
+int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o);
+uint32_t lfs_crc(const void *buf, size_t len);
+
+/* Where an area's open segment stands: objects end at byte `off`. */
+struct lfs_area_pos {
+    uint32_t seg;   /* erase block; 0 = no open segment */
+    uint32_t off;   /* bytes used, page aligned after a commit */
+};
+
+/* A free segment ready for allocation, with its erase count. */
+struct lfs_free_seg {
+    uint32_t seg;
+    uint32_t erases;
+};
+
+/* The anchor record: everything mount needs, written once per commit. */
+struct lfs_anchor {
+    uint64_t seq;                /* commit number, grows by one */
+    struct lfs_inode inodefile;  /* the master inode */
+    struct lfs_inode segfile;
+    uint64_t next_ino;
+    uint64_t live_bytes;         /* sum of live object bytes */
+    uint64_t free_segments;      /* segments free or pending */
+    uint64_t host_bytes_written;
+    struct lfs_area_pos area[LFS_NAREAS];
+    uint32_t npool;
+    struct lfs_free_seg pool[LFS_POOL_MAX];
+    uint32_t norphans;
+    uint64_t orphans[LFS_ORPHAN_MAX];
+};
+#define LFS_ANCHOR_BYTES (32 + 2 * LFS_INODE_BYTES + 32 + 8 * LFS_NAREAS + \
+                          4 + 8 * LFS_POOL_MAX + 4 + 8 * LFS_ORPHAN_MAX)
+/* Encode into a buffer of at least LFS_ANCHOR_BYTES; returns the length. */
+uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out);
+/* 0, or -EINVAL if buf does not hold a valid anchor record. */
+int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a);
+
+/* The anchor ring: which block and page the next record goes to. */
+struct lfs_ring {
+    uint32_t count;
+    uint32_t blocks[LFS_MAX_ANCHOR_BLOCKS];
+    uint32_t cur;        /* index into blocks of the block being written */
+    uint32_t next_page;  /* next page to program in it; pages_per_block = full */
+};
+/* Find the newest valid anchor in the ring (a bounded number of reads);
+ * -ENOENT if there is none. Leaves the ring ready to write the next
+ * record into a fresh block. */
+int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
+/* Program the record as the next page of the ring. */
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a);
+
+/* Map a nand error to a negative errno. */
+int lfs_errno(int nand_err);
+
+/* ---- the mounted file system -------------------------------------------- */
+
+/* Segment-file entry (LFS_SEGENT_BYTES on flash). */
+#define LFS_SEGENT_BYTES 16u
+enum lfs_seg_state {
+    LFS_SEG_FREE = 0,
+    LFS_SEG_USED = 1,     /* holds objects of `area` (or is open) */
+    LFS_SEG_BAD = 2,
+    LFS_SEG_RESERVED = 3, /* superblock and anchor blocks */
+};
+struct lfs_segent {
+    uint32_t erases, live;
+    uint8_t state, area;
+};
+
+/* A cached block of a file: data (level 0) or indirect (level >= 1). The
+ * inode file's level-0 blocks hold encoded inodes. */
+struct lfs_node {
+    uint64_t ino, bix;
+    uint8_t level, dirty;
+    uint32_t len;              /* payload bytes that matter */
+    lfs_ptr ptr;               /* where it is on flash; 0 = not yet */
+    uint8_t *data;             /* block_size bytes */
+    struct lfs_node *hnext;    /* hash chain */
+    struct lfs_node *prev, *next; /* clean LRU list or a dirty list */
+};
+
+struct lfs_list { struct lfs_node head; uint64_t count; };
+
+struct lfs_cache {
+    struct lfs_node **tab;
+    uint64_t size, count;
+    struct lfs_list clean;     /* LRU: head.next is the oldest */
+    struct lfs_list dirty[3][LFS_MAX_HEIGHT + 1]; /* [class][level] */
+    uint64_t bytes, dirty_bytes, max_bytes;
+    uint64_t hits, misses;
+};
+
+/* An inode in memory. */
+struct lfs_imem {
+    struct lfs_inode d;
+    int dirty, opens;
+    struct lfs_imem *hnext;
+};
+
+/* The writer of one area: objects go into a page buffer and are
+ * programmed page by page. */
+struct lfs_areaw {
+    uint32_t seg, off;          /* seg 0: none open */
+    uint8_t *page;              /* bytes of the page holding `off` */
+};
+
+struct logfs {
+    nand_dev *dev;
+    struct lfs_geo g;
+    struct lfs_super sb;
+    struct lfs_anchor an;       /* roots and counters of the next commit */
+    struct lfs_ring ring;
+    struct lfs_areaw area[LFS_NAREAS];
+    struct lfs_cache cache;
+    struct lfs_imem **itab;
+    uint64_t itab_size, icount;
+    uint32_t *freed;            /* segments emptied since the last commit */
+    uint32_t nfreed, freed_cap;
+    uint32_t ptrs_per_block;    /* block_size / 8 */
+    uint64_t mem_bytes;         /* counted allocations */
+    uint8_t *scratch;           /* one object: header + block */
+    int readonly;
+    int failed;                 /* an I/O error stopped a commit */
+};
+
+/* Counting allocator: every allocation of the fs goes through these. */
+void *lfs_alloc(struct logfs *fs, size_t n);
+void *lfs_zalloc(struct logfs *fs, size_t n);
+void lfs_free(struct logfs *fs, void *p, size_t n);
+
+/* cache.c */
+int lfs_cache_init(struct logfs *fs, uint64_t max_bytes);
+void lfs_cache_destroy(struct logfs *fs);
+struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
+                                uint64_t bix);
+struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
+                               uint64_t bix);
+void lfs_cache_remove(struct logfs *fs, struct lfs_node *n);
+void lfs_node_dirty(struct logfs *fs, struct lfs_node *n);
+void lfs_node_clean(struct logfs *fs, struct lfs_node *n);
+void lfs_cache_touch(struct logfs *fs, struct lfs_node *n);
+void lfs_cache_trim(struct logfs *fs);
+int lfs_node_class(uint64_t ino);  /* 0 files, 1 inode file, 2 segment file */
+
+/* area.c */
+int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
+                   const uint8_t *payload, lfs_ptr *out);
+int lfs_area_flush(struct logfs *fs, unsigned area);
+int lfs_area_flush_all(struct logfs *fs);
+/* Read the object at p, check that it is what the tree says it is. */
+int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
+                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len);
+uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
+
+/* segfile.c */
+int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e);
+int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e);
+int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add);
+int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *seg);
+int lfs_seg_mark_freed(struct logfs *fs);
+void lfs_seg_commit_done(struct logfs *fs);
+
+/* inode.c */
+int lfs_inode_get(struct logfs *fs, uint64_t ino, struct lfs_inode **out);
+int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out);
+int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d);
+void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in);
+int lfs_inode_flush(struct logfs *fs);
+void lfs_inode_free_all(struct logfs *fs);
+
+/* tree.c: the blocks of a file, whatever its class */
+int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t bix, int create, struct lfs_node **out);
+int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
+                        struct lfs_node *n, lfs_ptr p);
+
+/* commit.c */
+int lfs_commit(struct logfs *fs);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * lfs_format.h -- LogFS on-flash constants and little-endian accessors.
+ * docs/FORMAT.md is the normative description; this header must agree.
+ */
+#ifndef FLASHLAB_LFS_FORMAT_H
+#define FLASHLAB_LFS_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
+#define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
+#define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
+#define LFS_READ_VERSION 1u
+#define LFS_WRITE_VERSION 1u
+
+#define LFS_SB_SIZE 256u
+#define LFS_MAX_ANCHOR_BLOCKS 16u
+#define LFS_OBJ_HDR 48u
+#define LFS_NDIRECT 16u
+#define LFS_MAX_HEIGHT 5u
+#define LFS_POOL_MAX 32u
+#define LFS_ORPHAN_MAX 32u
+
+/* Object types */
+enum lfs_obj_type {
+    LFS_OBJ_DATA = 1,     /* a file's data block (level 0) */
+    LFS_OBJ_INDIRECT = 2, /* an indirect block (level 1..5) */
+    LFS_OBJ_INODE = 3,    /* an inode: block `ino` of the inode file */
+};
+
+/* Write areas: one open segment each. */
+enum lfs_area {
+    LFS_AREA_DATA = 0,        /* + level 0..5: file data and indirect */
+    LFS_AREA_INODE = 6,       /* + level 0..5: inodes and inode-file indirect */
+    LFS_AREA_SEGFILE = 12,    /* the segment file, all levels */
+    LFS_NAREAS = 13,
+};
+
+/* Well-known inode numbers. */
+#define LFS_INO_INODEFILE 0u  /* the master inode (in the anchor) */
+#define LFS_INO_SEGFILE 1u    /* the segment file (in the anchor) */
+#define LFS_INO_ROOT 2u       /* the root directory */
+#define LFS_INO_FIRST_FREE 3u
+
+/* A block pointer: device byte address << 16 | object length. 0 = hole. */
+typedef uint64_t lfs_ptr;
+static inline uint64_t lfs_ptr_addr(lfs_ptr p) { return p >> 16; }
+static inline uint32_t lfs_ptr_len(lfs_ptr p) { return (uint32_t)(p & 0xffff); }
+static inline lfs_ptr lfs_ptr_make(uint64_t addr, uint32_t len)
+{
+    return addr << 16 | (len & 0xffff);
+}
+
+/* Little-endian field access at byte offsets. */
+static inline uint16_t le16_get(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t le32_get(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+static inline uint64_t le64_get(const uint8_t *p)
+{
+    return (uint64_t)le32_get(p) | (uint64_t)le32_get(p + 4) << 32;
+}
+static inline void le16_put(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void le32_put(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void le64_put(uint8_t *p, uint64_t v)
+{
+    le32_put(p, (uint32_t)v);
+    le32_put(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif

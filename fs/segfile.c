@@ -1,0 +1,205 @@
+/*
+ * segfile.c -- the segment file: erase count, state, area and live bytes of
+ * every segment, read block by block through the node cache so that mount
+ * reads none of it.  Entries of segments that were never touched are holes
+ * and read as zero: free, never erased.
+ *
+ * Segment life: the anchor's free pool feeds allocation (lowest erase count
+ * first, erased when taken); a segment whose last live object is replaced
+ * becomes free in the segment file at the next commit and joins the pool
+ * only after that commit's anchor is on flash, because until then the old
+ * tree still points into it.  Objects of the segment file itself are not
+ * counted (writing them would change the counts again); its segments are
+ * never freed by counting.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+static uint32_t per_block(const struct logfs *fs)
+{
+    return fs->g.block_size / LFS_SEGENT_BYTES;
+}
+
+static int entry_node(struct logfs *fs, uint32_t seg, int create,
+                      struct lfs_node **n)
+{
+    if (seg >= fs->g.nblocks)
+        return -EINVAL;
+    int rc = lfs_tree_get(fs, &fs->an.segfile, 0, seg / per_block(fs), create, n);
+    if (!rc && *n && create)
+        (*n)->len = fs->g.block_size;
+    return rc;
+}
+
+int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e)
+{
+    struct lfs_node *n;
+    int rc = entry_node(fs, seg, 0, &n);
+    memset(e, 0, sizeof *e);
+    if (rc || !n)
+        return rc;
+    const uint8_t *p = n->data + (seg % per_block(fs)) * LFS_SEGENT_BYTES;
+    e->erases = le32_get(p);
+    e->live = le32_get(p + 4);
+    e->state = p[8];
+    e->area = p[9];
+    return 0;
+}
+
+int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e)
+{
+    struct lfs_node *n;
+    int rc = entry_node(fs, seg, 1, &n);
+    if (rc)
+        return rc;
+    uint8_t *p = n->data + (seg % per_block(fs)) * LFS_SEGENT_BYTES;
+    memset(p, 0, LFS_SEGENT_BYTES);
+    le32_put(p, e->erases);
+    le32_put(p + 4, e->live);
+    p[8] = e->state;
+    p[9] = e->area;
+    lfs_node_dirty(fs, n);
+    return 0;
+}
+
+static int is_open(const struct logfs *fs, uint32_t seg)
+{
+    for (unsigned i = 0; i < LFS_NAREAS; i++)
+        if (fs->area[i].seg == seg)
+            return 1;
+    return 0;
+}
+
+static int in_list(const uint32_t *v, uint32_t n, uint32_t seg)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == seg)
+            return 1;
+    return 0;
+}
+
+/* Count an object's bytes in (add) or out of its segment. */
+int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
+{
+    uint32_t seg = lfs_seg_of(fs, p), len = lfs_ptr_len(p);
+    struct lfs_segent e;
+    int rc = lfs_seg_get(fs, seg, &e);
+    if (rc)
+        return rc;
+    if (add) {
+        e.live += len;
+        fs->an.live_bytes += len;
+    } else {
+        e.live = e.live >= len ? e.live - len : 0;
+        fs->an.live_bytes -= fs->an.live_bytes >= len ? len : fs->an.live_bytes;
+    }
+    if (!add && e.live == 0 && e.state == LFS_SEG_USED &&
+        e.area != LFS_AREA_SEGFILE && !is_open(fs, seg) &&
+        !in_list(fs->freed, fs->nfreed, seg)) {
+        if (fs->nfreed == fs->freed_cap) {
+            uint32_t cap = fs->freed_cap ? fs->freed_cap * 2 : 64;
+            uint32_t *v = lfs_alloc(fs, cap * sizeof *v);
+            if (!v)
+                return -ENOMEM;
+            if (fs->nfreed)
+                memcpy(v, fs->freed, fs->nfreed * sizeof *v);
+            lfs_free(fs, fs->freed, fs->freed_cap * sizeof *v);
+            fs->freed = v;
+            fs->freed_cap = cap;
+        }
+        fs->freed[fs->nfreed++] = seg;
+    }
+    return lfs_seg_put(fs, seg, &e);
+}
+
+/* Refill the pool from the segment file (reads all of it: only when the
+ * pool runs dry, never at mount). */
+static int pool_refill(struct logfs *fs)
+{
+    struct lfs_anchor *a = &fs->an;
+    for (uint32_t s = 0; s < fs->g.nblocks && a->npool < LFS_POOL_MAX; s++) {
+        struct lfs_segent e;
+        int rc = lfs_seg_get(fs, s, &e);
+        if (rc)
+            return rc;
+        if (e.state != LFS_SEG_FREE || is_open(fs, s) ||
+            in_list(fs->freed, fs->nfreed, s))
+            continue;
+        int pooled = 0;
+        for (uint32_t i = 0; i < a->npool; i++)
+            pooled |= a->pool[i].seg == s;
+        if (!pooled)
+            a->pool[a->npool++] = (struct lfs_free_seg){s, e.erases};
+    }
+    return a->npool ? 0 : -ENOSPC;
+}
+
+int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
+{
+    struct lfs_anchor *a = &fs->an;
+    for (;;) {
+        int rc;
+        if (!a->npool && (rc = pool_refill(fs)))
+            return rc;
+        uint32_t best = 0; /* dynamic wear leveling: least worn first */
+        for (uint32_t i = 1; i < a->npool; i++)
+            if (a->pool[i].erases < a->pool[best].erases)
+                best = i;
+        uint32_t seg = a->pool[best].seg;
+        a->pool[best] = a->pool[--a->npool];
+        struct lfs_segent e;
+        if ((rc = lfs_seg_get(fs, seg, &e)))
+            return rc;
+        e.erases++;
+        e.live = 0;
+        e.area = (uint8_t)area;
+        rc = nand_erase(fs->dev, seg, NULL);
+        if (rc == NAND_E_ERASE_FAIL) {
+            nand_mark_bad(fs->dev, seg);
+            e.state = LFS_SEG_BAD;
+            if ((rc = lfs_seg_put(fs, seg, &e)))
+                return rc;
+            continue;
+        }
+        if (rc)
+            return lfs_errno(rc);
+        e.state = LFS_SEG_USED;
+        if (a->free_segments)
+            a->free_segments--;
+        if ((rc = lfs_seg_put(fs, seg, &e)))
+            return rc;
+        *out = seg;
+        return 0;
+    }
+}
+
+/* Record the segments this commit emptied as free (before the segment
+ * file is written). */
+int lfs_seg_mark_freed(struct logfs *fs)
+{
+    for (uint32_t i = 0; i < fs->nfreed; i++) {
+        struct lfs_segent e;
+        int rc = lfs_seg_get(fs, fs->freed[i], &e);
+        if (rc)
+            return rc;
+        e.state = LFS_SEG_FREE;
+        e.live = 0;
+        if ((rc = lfs_seg_put(fs, fs->freed[i], &e)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The anchor is on flash: the emptied segments may be reused. */
+void lfs_seg_commit_done(struct logfs *fs)
+{
+    struct lfs_anchor *a = &fs->an;
+    for (uint32_t i = 0; i < fs->nfreed; i++) {
+        struct lfs_segent e;
+        if (a->npool < LFS_POOL_MAX && !lfs_seg_get(fs, fs->freed[i], &e))
+            a->pool[a->npool++] = (struct lfs_free_seg){fs->freed[i], e.erases};
+        a->free_segments++;
+    }
+    fs->nfreed = 0;
+}

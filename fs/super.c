@@ -1,0 +1,267 @@
+/*
+ * super.c -- mkfs, mount, sync, unmount.
+ *
+ * mkfs finds the bad blocks once (the only full scan there is), writes the
+ * superblock to block 0 and a copy to the last good block, records every
+ * block that is not a free segment in the segment file, and commits an
+ * empty root directory.  mount reads the superblock and the anchor ring --
+ * a bounded number of pages whatever the device size or the data on it --
+ * and is ready; the open segments of the previous mount are left closed at
+ * the positions the anchor recorded.
+ */
+#include "logfs.h"
+#include "lfs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#define SB_BACKUP_SEARCH 64 /* blocks searched from the end for the copy */
+
+static void options_default(const struct logfs_options *in, struct logfs_options *o)
+{
+    static const struct logfs_options none;
+    *o = in ? *in : none;
+    if (!o->block_size) o->block_size = 4096;
+    if (!o->anchor_blocks) o->anchor_blocks = 4;
+    if (!o->reserve_segments) o->reserve_segments = 8;
+    if (!o->cache_bytes) o->cache_bytes = 4u << 20;
+}
+
+static void fs_free(struct logfs *fs);
+
+/* A fresh in-RAM fs over dev with geometry g (no flash access). */
+static int fs_new(nand_dev *dev, const struct lfs_geo *g,
+                  const struct logfs_options *o, struct logfs **out)
+{
+    struct logfs *fs = calloc(1, sizeof *fs);
+    if (!fs)
+        return -ENOMEM;
+    fs->mem_bytes = sizeof *fs;
+    fs->dev = dev;
+    fs->g = *g;
+    fs->ptrs_per_block = g->block_size / 8;
+    int ok = !lfs_cache_init(fs, o->cache_bytes);
+    ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
+    for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
+        ok = (fs->area[i].page = lfs_alloc(fs, g->page_size)) != NULL;
+        if (ok)
+            memset(fs->area[i].page, 0xff, g->page_size);
+    }
+    if (!ok) {
+        fs_free(fs);
+        return -ENOMEM;
+    }
+    *out = fs;
+    return 0;
+}
+
+static void fs_free(struct logfs *fs)
+{
+    lfs_cache_destroy(fs);
+    lfs_inode_free_all(fs);
+    for (unsigned i = 0; i < LFS_NAREAS; i++)
+        lfs_free(fs, fs->area[i].page, fs->g.page_size);
+    lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
+    lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
+    free(fs);
+}
+
+static int geo_from(nand_dev *dev, uint32_t block_size, struct lfs_geo *g)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    g->page_size = c->geo.page_size;
+    g->pages_per_block = c->geo.pages_per_block;
+    g->seg_bytes = g->page_size * g->pages_per_block;
+    g->nblocks = nand_blocks(c);
+    g->block_size = block_size;
+    if (block_size < 512 || block_size > 32768 || (block_size & (block_size - 1)) ||
+        g->page_size < LFS_ANCHOR_BYTES || g->page_size < LFS_SB_SIZE ||
+        g->seg_bytes < 4 * (block_size + LFS_OBJ_HDR) || g->nblocks > 0xffffffffu)
+        return -EINVAL;
+    return 0;
+}
+
+static int write_super(nand_dev *dev, const struct lfs_super *sb, uint32_t block)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint8_t *page = malloc(c->geo.page_size);
+    if (!page)
+        return -ENOMEM;
+    memset(page, 0xff, c->geo.page_size);
+    lfs_super_encode(sb, page);
+    int rc = nand_erase(dev, block, NULL);
+    if (!rc)
+        rc = nand_program(dev, block, 0, page, NULL, NULL);
+    free(page);
+    return lfs_errno(rc);
+}
+
+int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
+{
+    struct logfs_options o;
+    struct lfs_geo g;
+    options_default(opt, &o);
+    if (geo_from(dev, o.block_size, &g) || o.anchor_blocks < 2 ||
+        o.anchor_blocks > LFS_MAX_ANCHOR_BLOCKS)
+        return -EINVAL;
+    /* the one full scan: factory-bad blocks, and the reserved ones */
+    uint8_t *bad = calloc(g.nblocks, 1);
+    if (!bad)
+        return -ENOMEM;
+    struct lfs_super sb = {
+        .read_version = LFS_READ_VERSION, .write_version = LFS_WRITE_VERSION,
+        .block_size = g.block_size, .page_size = g.page_size,
+        .pages_per_block = g.pages_per_block, .nblocks = g.nblocks,
+        .anchor_count = o.anchor_blocks, .reserve_segments = o.reserve_segments,
+        .fs_id = nand_now(dev) ^ 0x5eed5eedULL,
+    };
+    int rc = 0;
+    uint64_t good = 0;
+    for (uint64_t b = 0; b < g.nblocks && rc >= 0; b++)
+        if ((rc = nand_is_bad(dev, (nand_block_t)b)) > 0)
+            bad[b] = 1;
+        else if (rc == 0)
+            good++;
+    if (rc < 0 || bad[0] || good < o.anchor_blocks + o.reserve_segments + 8) {
+        free(bad);
+        return rc < 0 ? lfs_errno(rc) : -ENOSPC;
+    }
+    uint32_t na = 0;
+    for (uint32_t b = 1; b < g.nblocks && na < o.anchor_blocks; b++)
+        if (!bad[b])
+            sb.anchor_blocks[na++] = b;
+    for (uint64_t b = g.nblocks; b-- > 1;)
+        if (!bad[b]) {
+            sb.backup_block = (uint32_t)b;
+            break;
+        }
+
+    struct logfs *fs;
+    if ((rc = fs_new(dev, &g, &o, &fs))) {
+        free(bad);
+        return rc;
+    }
+    fs->sb = sb;
+    fs->an.next_ino = LFS_INO_FIRST_FREE;
+    fs->an.inodefile.ino = LFS_INO_INODEFILE;
+    fs->an.segfile.ino = LFS_INO_SEGFILE;
+    fs->ring.count = na;
+    memcpy(fs->ring.blocks, sb.anchor_blocks, sizeof fs->ring.blocks);
+    fs->ring.cur = na - 1;
+    fs->ring.next_page = g.pages_per_block; /* first record: blocks[0] */
+
+    /* segment file: only the blocks that are not free need an entry */
+    for (uint64_t b = 0; b < g.nblocks && !rc; b++) {
+        int reserved = b == 0 || b == sb.backup_block;
+        for (uint32_t i = 0; i < na; i++)
+            reserved |= sb.anchor_blocks[i] == b;
+        struct lfs_segent e = {.state = bad[b] ? LFS_SEG_BAD : LFS_SEG_RESERVED};
+        if (bad[b] || reserved)
+            rc = lfs_seg_put(fs, (uint32_t)b, &e);
+        else
+            fs->an.free_segments++;
+    }
+    free(bad);
+    struct lfs_inode root = {.ino = LFS_INO_ROOT, .mode = S_IFDIR | 0755, .nlink = 2};
+    if (!rc)
+        rc = lfs_inode_create_at(fs, &root);
+    if (!rc)
+        rc = write_super(dev, &sb, 0);
+    if (!rc)
+        rc = write_super(dev, &sb, sb.backup_block);
+    for (uint32_t i = 0; i < na && !rc; i++)
+        rc = lfs_errno(nand_erase(dev, sb.anchor_blocks[i], NULL));
+    if (!rc)
+        rc = lfs_commit(fs);
+    fs_free(fs);
+    return rc;
+}
+
+/* The superblock from block 0, or the copy in the last good block. */
+static int read_super(nand_dev *dev, struct lfs_super *sb)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint8_t buf[LFS_SB_SIZE];
+    uint64_t n = nand_blocks(c);
+    int rc = -EINVAL;
+    for (uint64_t k = 0; k <= SB_BACKUP_SEARCH && k < n; k++) {
+        uint64_t b = k == 0 ? 0 : n - k;
+        int nrc = nand_read_col(dev, (nand_block_t)b, 0, 0, buf, LFS_SB_SIZE, NULL);
+        if (nrc == NAND_E_POWER)
+            return -EIO;
+        if (nrc == NAND_OK && (rc = lfs_super_decode(buf, sb)) != -EINVAL)
+            return rc;
+    }
+    return rc;
+}
+
+int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
+{
+    struct logfs_options o;
+    struct lfs_super sb;
+    struct lfs_geo g;
+    options_default(opt, &o);
+    int rc = read_super(dev, &sb), readonly = rc == -EROFS;
+    if (rc && !readonly)
+        return rc == -EINVAL ? -EINVAL : rc;
+    if (geo_from(dev, sb.block_size, &g) || sb.page_size != g.page_size ||
+        sb.pages_per_block != g.pages_per_block || sb.nblocks != g.nblocks)
+        return -EINVAL; /* a superblock for another device */
+    for (uint32_t i = 0; i < sb.anchor_count; i++)
+        if (sb.anchor_blocks[i] == 0 || sb.anchor_blocks[i] >= g.nblocks)
+            return -EINVAL;
+    struct logfs *fs;
+    if ((rc = fs_new(dev, &g, &o, &fs)))
+        return rc;
+    fs->sb = sb;
+    fs->readonly = readonly;
+    fs->ring.count = sb.anchor_count;
+    memcpy(fs->ring.blocks, sb.anchor_blocks, sizeof fs->ring.blocks);
+    if ((rc = lfs_ring_find(dev, &fs->ring, &fs->an))) {
+        fs_free(fs);
+        return rc == -ENOENT ? -EINVAL : rc;
+    }
+    if (fs->an.inodefile.ino != LFS_INO_INODEFILE ||
+        fs->an.segfile.ino != LFS_INO_SEGFILE) {
+        fs_free(fs);
+        return -EINVAL;
+    }
+    *out = fs;
+    return 0;
+}
+
+static int anything_dirty(const struct logfs *fs)
+{
+    if (fs->cache.dirty_bytes || fs->nfreed)
+        return 1;
+    for (uint64_t i = 0; i < fs->itab_size; i++)
+        for (const struct lfs_imem *m = fs->itab[i]; m; m = m->hnext)
+            if (m->dirty)
+                return 1;
+    return 0;
+}
+
+int logfs_sync(logfs *fs)
+{
+    int rc = anything_dirty(fs) ? lfs_commit(fs) : 0;
+    lfs_cache_trim(fs);
+    return rc;
+}
+
+int logfs_unmount(logfs *fs)
+{
+    int rc = fs->readonly || fs->failed ? 0 : logfs_sync(fs);
+    fs_free(fs);
+    return rc;
+}
+
+void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
+{
+    st->commits = fs->an.seq;
+    st->live_bytes = fs->an.live_bytes;
+    st->mem_bytes = fs->mem_bytes;
+    st->cache_hits = fs->cache.hits;
+    st->cache_misses = fs->cache.misses;
+    st->next_ino = fs->an.next_ino;
+}

@@ -1,0 +1,192 @@
+/*
+ * tree.c -- the wandering tree of one file.
+ *
+ * Level-0 blocks are the file's blocks: block b < 16 hangs from the
+ * inode's direct pointers, the others (j = b - 16) from a tree of height h
+ * under the inode's indirect pointer, P = block_size / 8 pointers per
+ * indirect block.  A level-L node (L >= 1) has index n = j / P^L; its
+ * parent is node (L + 1, n / P), slot n % P, or the inode itself when
+ * L == h.  Nodes are looked up in the cache and read from flash on a miss;
+ * parents are never changed here except by lfs_tree_set_parent (commit)
+ * and lfs_tree_punch.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+/* Height a tree needs so that level-0 block bix fits. */
+static unsigned height_for(const struct logfs *fs, uint64_t bix)
+{
+    if (bix < LFS_NDIRECT)
+        return 0;
+    uint64_t j = bix - LFS_NDIRECT, cap = fs->ptrs_per_block;
+    unsigned h = 1;
+    while (j >= cap && h < LFS_MAX_HEIGHT + 1) {
+        cap *= fs->ptrs_per_block;
+        h++;
+    }
+    return h;
+}
+
+/* Where the pointer to node (level, n) lives: in the inode (*slot_in),
+ * or in slot *slot of the parent node (level + 1, *pn). */
+static void parent_of(const struct logfs *fs, const struct lfs_inode *in,
+                      uint8_t level, uint64_t n, lfs_ptr **slot_in,
+                      uint64_t *pn, uint32_t *slot)
+{
+    *slot_in = NULL;
+    if (level == 0) {
+        if (n < LFS_NDIRECT) {
+            *slot_in = (lfs_ptr *)&in->direct[n];
+            return;
+        }
+        n -= LFS_NDIRECT;
+    }
+    if (level >= 1 && level == in->height) {
+        *slot_in = (lfs_ptr *)&in->indirect;
+        return;
+    }
+    *pn = n / fs->ptrs_per_block;
+    *slot = (uint32_t)(n % fs->ptrs_per_block);
+}
+
+/* Grow the tree so that block bix fits: a new top node takes the old
+ * top as its slot 0. */
+static int grow(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
+{
+    unsigned need = height_for(fs, bix);
+    if (need > LFS_MAX_HEIGHT)
+        return -EFBIG;
+    while (in->height < need) {
+        struct lfs_node *top = lfs_cache_add(fs, in->ino, (uint8_t)(in->height + 1), 0);
+        if (!top)
+            return -ENOMEM;
+        top->len = fs->g.block_size;
+        le64_put(top->data, in->indirect);
+        in->indirect = 0;
+        in->height++;
+        lfs_node_dirty(fs, top);
+        lfs_inode_dirty(fs, in);
+    }
+    return 0;
+}
+
+static uint8_t node_type(uint64_t ino, uint8_t level)
+{
+    if (level)
+        return LFS_OBJ_INDIRECT;
+    return ino == LFS_INO_INODEFILE ? LFS_OBJ_INODE : LFS_OBJ_DATA;
+}
+
+/* Whether node (level, n) lies within a tree of the inode's height. */
+static int in_tree(const struct logfs *fs, const struct lfs_inode *in,
+                   uint8_t level, uint64_t n)
+{
+    if (level == 0)
+        return height_for(fs, n) <= in->height;
+    if (level > in->height)
+        return 0;
+    uint64_t cap = 1; /* level-L indices run below P^(h - L) */
+    for (unsigned l = level; l < in->height; l++)
+        cap *= fs->ptrs_per_block;
+    return n < cap;
+}
+
+/* The pointer to node (level, n), reading parents as needed. */
+static int ptr_of(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                  uint64_t n, lfs_ptr *out)
+{
+    lfs_ptr *slot_in;
+    uint64_t pn = 0;
+    uint32_t slot = 0;
+    if (!in_tree(fs, in, level, n)) {
+        *out = 0; /* beyond the tree: a hole */
+        return 0;
+    }
+    parent_of(fs, in, level, n, &slot_in, &pn, &slot);
+    if (slot_in) {
+        *out = *slot_in;
+        return 0;
+    }
+    struct lfs_node *parent;
+    int rc = lfs_tree_get(fs, in, (uint8_t)(level + 1), pn, 0, &parent);
+    if (rc)
+        return rc;
+    *out = parent ? le64_get(parent->data + 8 * slot) : 0;
+    return 0;
+}
+
+int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t bix, int create, struct lfs_node **out)
+{
+    struct lfs_node *n = lfs_cache_find(fs, in->ino, level, bix);
+    *out = NULL;
+    if (n) {
+        fs->cache.hits++;
+        lfs_cache_touch(fs, n);
+        *out = n;
+        return 0;
+    }
+    lfs_ptr p;
+    int rc = ptr_of(fs, in, level, bix, &p);
+    if (rc)
+        return rc;
+    if (!p && !create)
+        return 0;
+    if (!p && level == 0 && (rc = grow(fs, in, bix)))
+        return rc;
+    if (!(n = lfs_cache_add(fs, in->ino, level, bix)))
+        return -ENOMEM;
+    n->len = level ? fs->g.block_size : 0;
+    if (p) {
+        fs->cache.misses++;
+        rc = lfs_obj_read(fs, p, node_type(in->ino, level), in->ino, level, bix,
+                          n->data, &n->len);
+        if (rc) {
+            lfs_cache_remove(fs, n);
+            return rc;
+        }
+        n->ptr = p;
+        if (level)
+            n->len = fs->g.block_size;
+    }
+    *out = n;
+    return 0;
+}
+
+int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
+                        struct lfs_node *n, lfs_ptr p)
+{
+    lfs_ptr *slot_in;
+    uint64_t pn = 0;
+    uint32_t slot = 0;
+    parent_of(fs, in, n->level, n->bix, &slot_in, &pn, &slot);
+    if (slot_in) {
+        *slot_in = p;
+        lfs_inode_dirty(fs, in);
+        return 0;
+    }
+    struct lfs_node *parent;
+    int rc = lfs_tree_get(fs, in, (uint8_t)(n->level + 1), pn, 1, &parent);
+    if (rc)
+        return rc;
+    le64_put(parent->data + 8 * slot, p);
+    lfs_node_dirty(fs, parent);
+    return 0;
+}
+
+/* Make level-0 block bix a hole; its old object stops being live. */
+int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
+{
+    struct lfs_node *n = lfs_cache_find(fs, in->ino, 0, bix);
+    if (n)
+        lfs_cache_remove(fs, n);
+    lfs_ptr p;
+    int rc = ptr_of(fs, in, 0, bix, &p);
+    if (rc || !p)
+        return rc;
+    if (in->ino != LFS_INO_SEGFILE && (rc = lfs_seg_account(fs, p, 0)))
+        return rc;
+    struct lfs_node tmp = {.ino = in->ino, .level = 0, .bix = bix};
+    return lfs_tree_set_parent(fs, in, &tmp, 0);
+}
