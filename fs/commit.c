@@ -48,7 +48,7 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
         lfs_node_clean(fs, n);
     }
     if (cls != 2) { /* the segment file's own objects are not counted */
-        if (old && (rc = lfs_seg_account(fs, old, 0)))
+        if (old && old != LFS_PTR_PENDING && (rc = lfs_seg_account(fs, old, 0)))
             return rc;
         if (p && (rc = lfs_seg_account(fs, p, 1)))
             return rc;

@@ -7,6 +7,7 @@
 #include "lfs.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 
 static struct lfs_imem **slot_of(struct logfs *fs, uint64_t ino)
 {
@@ -118,32 +119,57 @@ void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in)
 {
     (void)fs;
     if (in->ino != LFS_INO_INODEFILE && in->ino != LFS_INO_SEGFILE)
-        ((struct lfs_imem *)in)->dirty = 1; /* d is the first member */
+        lfs_imem_of(in)->dirty = 1;
+}
+
+struct lfs_imem *lfs_imem_of(struct lfs_inode *in)
+{
+    return (struct lfs_imem *)in; /* d is the first member */
 }
 
 /* Write every dirty inode into its block of the inode file; an inode with
- * no links and no opens is deleted instead. */
+ * no links and no opens leaves the inode file and memory. */
 int lfs_inode_flush(struct logfs *fs)
 {
     for (uint64_t i = 0; i < fs->itab_size; i++) {
-        for (struct lfs_imem *m = fs->itab[i]; m; m = m->hnext) {
-            if (!m->dirty)
-                continue;
-            int rc;
+        for (struct lfs_imem **pm = &fs->itab[i]; *pm;) {
+            struct lfs_imem *m = *pm;
+            int rc = 0;
             struct lfs_node *n;
-            if (m->d.nlink == 0 && m->opens == 0) {
-                rc = lfs_tree_punch(fs, &fs->an.inodefile, m->d.ino);
-            } else if (!(rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n))) {
+            if (m->dirty && m->d.nlink == 0 && m->opens == 0) {
+                if ((rc = lfs_tree_punch(fs, &fs->an.inodefile, m->d.ino)))
+                    return rc;
+                *pm = m->hnext;
+                fs->icount--;
+                lfs_free(fs, m, sizeof *m);
+                continue;
+            }
+            if (m->dirty &&
+                !(rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n))) {
                 lfs_inode_encode(&m->d, n->data);
                 n->len = LFS_INODE_BYTES;
                 lfs_node_dirty(fs, n);
+                m->dirty = 0;
             }
             if (rc)
                 return rc;
-            m->dirty = 0;
+            pm = &m->hnext;
         }
     }
     return 0;
+}
+
+/* An inode that lost its last link or its last open: once it has
+ * neither, its blocks are freed and the next commit removes it. */
+int lfs_inode_release(struct logfs *fs, struct lfs_inode *in)
+{
+    struct lfs_imem *m = lfs_imem_of(in);
+    m->dirty = 1;
+    if (in->nlink || m->opens)
+        return 0;
+    in->size = 0;
+    lfs_orphan_remove(fs, in->ino);
+    return lfs_file_free_from(fs, in, 0); /* data, or a directory's buckets */
 }
 
 void lfs_inode_free_all(struct logfs *fs)

@@ -26,6 +26,8 @@ struct lfs_inode {
 void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out);
 int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in);
 
+#define LFS_NAME_MAX_BYTES 255
+
 /* Geometry the fs derives from the device and the superblock. */
 struct lfs_geo {
     uint32_t page_size, pages_per_block, block_size;
@@ -181,6 +183,16 @@ struct logfs {
     uint8_t *scratch;           /* one object: header + block */
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
+    uint64_t dirty_limit;
+    uint32_t reserve;           /* free segments kept back from writers */
+    struct lfs_fd *fds;
+    uint32_t nfds;
+};
+
+/* An open file. */
+struct lfs_fd {
+    uint64_t ino, pos;
+    int flags, used;
 };
 
 /* Counting allocator: every allocation of the fs goes through these. */
@@ -226,14 +238,60 @@ int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out);
 int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d);
 void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in);
 int lfs_inode_flush(struct logfs *fs);
+struct lfs_imem *lfs_imem_of(struct lfs_inode *in);
+/* Drop one link (or one open): frees the file once neither remains. */
+int lfs_inode_release(struct logfs *fs, struct lfs_inode *in);
+void lfs_orphan_remove(struct logfs *fs, uint64_t ino);
 void lfs_inode_free_all(struct logfs *fs);
 
 /* tree.c: the blocks of a file, whatever its class */
 int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t bix, int create, struct lfs_node **out);
 int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+/* The first existing level-0 block at or after bix (UINT64_MAX: none). */
+int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
+                  uint64_t *found);
 int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
                         struct lfs_node *n, lfs_ptr p);
+
+/* file.c */
+int64_t lfs_file_pread(struct logfs *fs, struct lfs_inode *in, void *buf,
+                       uint64_t len, uint64_t off);
+int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
+                        uint64_t len, uint64_t off, uint64_t dirty_limit);
+int lfs_file_zero(struct logfs *fs, struct lfs_inode *in, uint64_t from, uint64_t to);
+int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size);
+int lfs_file_free_from(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+
+/* dir.c */
+int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len, uint64_t *ino, uint8_t *type);
+int lfs_dir_add(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                size_t len, uint64_t ino, uint8_t type);
+int lfs_dir_remove(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len);
+int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
+                    int (*fn)(void *ctx, const char *name, size_t len,
+                              uint64_t ino, uint8_t type),
+                    void *ctx);
+
+/* path.c */
+/* Resolve a path: dir is the directory holding the last component, name
+ * and len that component (empty for the root), ino its inode or 0 if it
+ * does not exist.  follow: resolve a final symbolic link too. */
+struct lfs_path {
+    struct lfs_inode *dir;
+    char name[LFS_NAME_MAX_BYTES + 1];
+    size_t len;
+    uint64_t ino;
+    uint8_t type;
+};
+int lfs_resolve(struct logfs *fs, const char *path, int follow, struct lfs_path *r);
+int64_t lfs_now(struct logfs *fs);
+int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
+               struct lfs_inode **out);
+/* After every public call: commit past the dirty limit, trim the cache. */
+int lfs_op_end(struct logfs *fs, int rc);
 
 /* commit.c */
 int lfs_commit(struct logfs *fs);

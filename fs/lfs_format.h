@@ -45,6 +45,9 @@ enum lfs_area {
 
 /* A block pointer: device byte address << 16 | object length. 0 = hole. */
 typedef uint64_t lfs_ptr;
+/* In RAM only, never on flash: the block exists in the cache and has not
+ * been written yet. */
+#define LFS_PTR_PENDING ((lfs_ptr)1)
 static inline uint64_t lfs_ptr_addr(lfs_ptr p) { return p >> 16; }
 static inline uint32_t lfs_ptr_len(lfs_ptr p) { return (uint32_t)(p & 0xffff); }
 static inline lfs_ptr lfs_ptr_make(uint64_t addr, uint32_t len)

@@ -5,8 +5,15 @@
  * failure.  The file system talks to flash only through sim/nand.h.
  * Design: docs/logfs-design.md; on-flash format: docs/FORMAT.md.
  *
- * Status: mkfs, mount, sync and unmount (the tree, commit, anchor and
- * segment file underneath) exist; file and directory operations come next.
+ * Flags and modes are the host's <fcntl.h>/<sys/stat.h> values.  Paths
+ * are absolute; symbolic links are followed in every component but the
+ * last unless the call says otherwise.  Times are nanoseconds of the
+ * device's simulated clock (deterministic), unless set with utimens.
+ *
+ * Crash semantics: after a power cut the fs mounts to one of its commit
+ * points between the last completed sync/fsync and the cut.  A commit
+ * happens on sync/fsync, when more than dirty_bytes are dirty, and at
+ * unmount; only a write larger than dirty_bytes is split across commits.
  */
 #ifndef FLASHLAB_LOGFS_H
 #define FLASHLAB_LOGFS_H
@@ -25,6 +32,7 @@ struct logfs_options {
     uint32_t anchor_blocks;    /* erase blocks in the anchor ring, 2..16 (4) */
     uint32_t reserve_segments; /* kept back for the cleaner (8) */
     uint64_t cache_bytes;      /* node cache bound (4 MiB) */
+    uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
 };
 
 typedef struct logfs logfs;
@@ -35,6 +43,56 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
 int logfs_sync(logfs *fs);
 /* Sync, then free; the fs is gone either way.  Returns the sync's result. */
 int logfs_unmount(logfs *fs);
+
+/* ---- files ------------------------------------------------------------ */
+int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode); /* fd */
+int logfs_close(logfs *fs, int fd);
+int64_t logfs_read(logfs *fs, int fd, void *buf, uint64_t len);
+int64_t logfs_write(logfs *fs, int fd, const void *buf, uint64_t len);
+int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off);
+int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off);
+int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence);
+int logfs_ftruncate(logfs *fs, int fd, uint64_t size);
+int logfs_truncate(logfs *fs, const char *path, uint64_t size);
+/* Deallocate [off, off+len): reads as zeros, size unchanged. */
+int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len);
+int logfs_fsync(logfs *fs, int fd);
+
+struct logfs_stat {
+    uint64_t ino;
+    uint32_t mode, nlink, uid, gid;
+    uint64_t size;             /* bytes; a directory: its number of entries */
+    int64_t atime, mtime, ctime;
+};
+int logfs_stat(logfs *fs, const char *path, struct logfs_stat *st);
+int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st);
+int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st);
+int logfs_chmod(logfs *fs, const char *path, uint32_t mode);
+int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
+int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+
+/* ---- the namespace --------------------------------------------------- */
+int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);
+int logfs_rmdir(logfs *fs, const char *path);
+int logfs_unlink(logfs *fs, const char *path);
+int logfs_rename(logfs *fs, const char *from, const char *to);
+int logfs_link(logfs *fs, const char *existing, const char *newpath);
+int logfs_symlink(logfs *fs, const char *target, const char *linkpath);
+/* Copies at most size bytes, no NUL; returns the length. */
+int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size);
+/* Calls fn(ctx, name, ino, mode type bits) for each entry, in hash order,
+ * starting after *cookie (0 = the start); fn returns nonzero to stop, and
+ * *cookie then resumes at that entry. "." and ".." are not listed. */
+typedef int (*logfs_dir_fn)(void *ctx, const char *name, uint64_t ino,
+                            uint32_t type);
+int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
+                  logfs_dir_fn fn, void *ctx);
+
+struct logfs_statfs {
+    uint32_t block_size;
+    uint64_t total_bytes, free_bytes, files;
+};
+int logfs_statfs(logfs *fs, struct logfs_statfs *st);
 
 struct logfs_stats {
     uint64_t commits;          /* sequence number of the last commit */

@@ -26,6 +26,7 @@ static void options_default(const struct logfs_options *in, struct logfs_options
     if (!o->anchor_blocks) o->anchor_blocks = 4;
     if (!o->reserve_segments) o->reserve_segments = 8;
     if (!o->cache_bytes) o->cache_bytes = 4u << 20;
+    if (!o->dirty_bytes) o->dirty_bytes = 1u << 20;
 }
 
 static void fs_free(struct logfs *fs);
@@ -41,6 +42,11 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->dev = dev;
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
+    fs->dirty_limit = o->dirty_bytes;
+    /* writers stop while the next commit could still need every area to
+     * open a segment and the dirty data to fill more */
+    fs->reserve = o->reserve_segments + LFS_NAREAS +
+                  (uint32_t)(o->dirty_bytes / g->seg_bytes) + 1;
     int ok = !lfs_cache_init(fs, o->cache_bytes);
     ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
     for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
@@ -64,6 +70,7 @@ static void fs_free(struct logfs *fs)
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
+    lfs_free(fs, fs->fds, fs->nfds * sizeof *fs->fds);
     free(fs);
 }
 
@@ -226,6 +233,18 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
         fs->an.segfile.ino != LFS_INO_SEGFILE) {
         fs_free(fs);
         return -EINVAL;
+    }
+    /* files unlinked while open when the power went: delete them now */
+    uint64_t orphans[LFS_ORPHAN_MAX];
+    uint32_t norphans = fs->an.norphans;
+    memcpy(orphans, fs->an.orphans, sizeof orphans);
+    for (uint32_t i = 0; i < norphans && !readonly; i++) {
+        struct lfs_inode *in;
+        if (lfs_inode_get(fs, orphans[i], &in) == 0 && in->nlink == 0 &&
+            (rc = lfs_inode_release(fs, in))) {
+            fs_free(fs);
+            return rc;
+        }
     }
     *out = fs;
     return 0;

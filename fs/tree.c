@@ -63,7 +63,7 @@ static int grow(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
             return -ENOMEM;
         top->len = fs->g.block_size;
         le64_put(top->data, in->indirect);
-        in->indirect = 0;
+        in->indirect = LFS_PTR_PENDING;
         in->height++;
         lfs_node_dirty(fs, top);
         lfs_inode_dirty(fs, in);
@@ -133,12 +133,21 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
         return rc;
     if (!p && !create)
         return 0;
+    if (p == LFS_PTR_PENDING)
+        return -EIO; /* a pending block is always cached */
     if (!p && level == 0 && (rc = grow(fs, in, bix)))
         return rc;
     if (!(n = lfs_cache_add(fs, in->ino, level, bix)))
         return -ENOMEM;
     n->len = level ? fs->g.block_size : 0;
-    if (p) {
+    if (!p) {
+        /* link it at once, so that walks of the tree see it */
+        lfs_node_dirty(fs, n);
+        if ((rc = lfs_tree_set_parent(fs, in, n, LFS_PTR_PENDING))) {
+            lfs_cache_remove(fs, n);
+            return rc;
+        }
+    } else {
         fs->cache.misses++;
         rc = lfs_obj_read(fs, p, node_type(in->ino, level), in->ino, level, bix,
                           n->data, &n->len);
@@ -185,8 +194,54 @@ int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
     int rc = ptr_of(fs, in, 0, bix, &p);
     if (rc || !p)
         return rc;
-    if (in->ino != LFS_INO_SEGFILE && (rc = lfs_seg_account(fs, p, 0)))
+    if (p != LFS_PTR_PENDING && in->ino != LFS_INO_SEGFILE &&
+        (rc = lfs_seg_account(fs, p, 0)))
         return rc;
     struct lfs_node tmp = {.ino = in->ino, .level = 0, .bix = bix};
     return lfs_tree_set_parent(fs, in, &tmp, 0);
+}
+
+/* Depth-first search under node (level, n) for the first level-0 block at
+ * or after bix; *found = UINT64_MAX if none. */
+static int next_under(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                      uint64_t n, uint64_t bix, uint64_t *found)
+{
+    struct lfs_node *node;
+    int rc = lfs_tree_get(fs, in, level, n, 0, &node);
+    if (rc || !node)
+        return rc;
+    uint64_t span = 1; /* level-0 blocks under one slot of this node */
+    for (unsigned l = 1; l < level; l++)
+        span *= fs->ptrs_per_block;
+    uint64_t first = n * fs->ptrs_per_block * span; /* j of slot 0 */
+    uint64_t j = bix - LFS_NDIRECT;
+    uint32_t s = j > first ? (uint32_t)((j - first) / span) : 0;
+    for (; s < fs->ptrs_per_block && *found == UINT64_MAX; s++) {
+        if (!le64_get(node->data + 8 * s))
+            continue;
+        uint64_t child = n * fs->ptrs_per_block + s;
+        if (level == 1) {
+            *found = LFS_NDIRECT + child;
+        } else if ((rc = next_under(fs, in, (uint8_t)(level - 1), child, bix, found))) {
+            return rc;
+        }
+        /* re-find the node: the recursion may have read others */
+        if ((rc = lfs_tree_get(fs, in, level, n, 0, &node)) || !node)
+            return rc;
+    }
+    return 0;
+}
+
+int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
+                  uint64_t *found)
+{
+    *found = UINT64_MAX;
+    for (; bix < LFS_NDIRECT; bix++)
+        if (in->direct[bix]) {
+            *found = bix;
+            return 0;
+        }
+    if (!in->height || !in->indirect)
+        return 0;
+    return next_under(fs, in, in->height, 0, bix, found);
 }

@@ -1,0 +1,179 @@
+/*
+ * dir.c -- directories: a sparse file whose block b is the bucket of the
+ * names that hash to b.
+ *
+ * Bucket payload: u8 flags (bit 0: a name once overflowed into the next
+ * bucket), then entries of u64 inode, u8 type, u8 name length, the name.
+ * Lookup reads one bucket through the tree, whatever the directory's size
+ * (plus the next ones while the overflow flag says a name may have moved
+ * on, which takes a full bucket of colliding hashes).  The directory's
+ * size field counts its entries.
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+#define BUCKET_OVERFLOW 1u
+#define ENT_FIXED 10u /* inode, type, name length */
+#define MAX_PROBE 64u
+
+static uint64_t name_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    return h;
+}
+
+/* Buckets are numbered below the largest index a full tree can hold. */
+static uint64_t bucket_range(const struct logfs *fs)
+{
+    uint64_t r = 1;
+    for (unsigned l = 0; l < LFS_MAX_HEIGHT && r < (1ull << 31); l++)
+        r *= fs->ptrs_per_block;
+    return r < (1ull << 31) ? r : (1ull << 31);
+}
+
+/* Find name in bucket node n: offset of its entry, or -1. */
+static int64_t bucket_find(const struct lfs_node *n, const char *name, size_t len)
+{
+    for (uint32_t off = 1; off + ENT_FIXED <= n->len;) {
+        uint32_t nl = n->data[off + 9];
+        if (nl == len && !memcmp(n->data + off + ENT_FIXED, name, len))
+            return off;
+        off += ENT_FIXED + nl;
+    }
+    return -1;
+}
+
+int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len, uint64_t *ino, uint8_t *type)
+{
+    uint64_t range = bucket_range(fs), b = name_hash(name, len) % range;
+    for (unsigned probe = 0; probe < MAX_PROBE; probe++, b = (b + 1) % range) {
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, dir, 0, b, 0, &n);
+        if (rc)
+            return rc;
+        if (!n || n->len == 0)
+            return -ENOENT;
+        int64_t off = bucket_find(n, name, len);
+        if (off >= 0) {
+            *ino = le64_get(n->data + off);
+            if (type)
+                *type = n->data[off + 8];
+            return 0;
+        }
+        if (!(n->data[0] & BUCKET_OVERFLOW))
+            return -ENOENT;
+    }
+    return -ENOENT;
+}
+
+int lfs_dir_add(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                size_t len, uint64_t ino, uint8_t type)
+{
+    uint64_t range = bucket_range(fs), b = name_hash(name, len) % range;
+    uint32_t need = ENT_FIXED + (uint32_t)len;
+    for (unsigned probe = 0; probe < MAX_PROBE; probe++, b = (b + 1) % range) {
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, dir, 0, b, 1, &n);
+        if (rc)
+            return rc;
+        if (n->len == 0)
+            n->len = 1; /* flags byte */
+        if (n->len + need > fs->g.block_size) {
+            n->data[0] |= BUCKET_OVERFLOW;
+            lfs_node_dirty(fs, n);
+            continue;
+        }
+        uint8_t *e = n->data + n->len;
+        le64_put(e, ino);
+        e[8] = type;
+        e[9] = (uint8_t)len;
+        memcpy(e + ENT_FIXED, name, len);
+        n->len += need;
+        lfs_node_dirty(fs, n);
+        dir->size++;
+        lfs_inode_dirty(fs, dir);
+        return 0;
+    }
+    return -ENOSPC;
+}
+
+int lfs_dir_remove(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len)
+{
+    uint64_t range = bucket_range(fs), b = name_hash(name, len) % range;
+    for (unsigned probe = 0; probe < MAX_PROBE; probe++, b = (b + 1) % range) {
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, dir, 0, b, 0, &n);
+        if (rc)
+            return rc;
+        if (!n || n->len == 0)
+            return -ENOENT;
+        int64_t off = bucket_find(n, name, len);
+        if (off >= 0) {
+            uint32_t elen = ENT_FIXED + n->data[off + 9];
+            memmove(n->data + off, n->data + off + elen, n->len - off - elen);
+            n->len -= elen;
+            memset(n->data + n->len, 0, elen);
+            dir->size--;
+            lfs_inode_dirty(fs, dir);
+            if (n->len == 1 && !(n->data[0] & BUCKET_OVERFLOW))
+                return lfs_tree_punch(fs, dir, b); /* an empty bucket goes */
+            lfs_node_dirty(fs, n);
+            return 0;
+        }
+        if (!(n->data[0] & BUCKET_OVERFLOW))
+            return -ENOENT;
+    }
+    return -ENOENT;
+}
+
+/* Call fn for entries from position *cookie on (bucket << 16 | index);
+ * fn returns nonzero to stop, and *cookie then names that entry. */
+int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
+                    int (*fn)(void *ctx, const char *name, size_t len,
+                              uint64_t ino, uint8_t type),
+                    void *ctx)
+{
+    uint64_t b = *cookie >> 16;
+    uint32_t skip = (uint32_t)(*cookie & 0xffff);
+    for (;;) {
+        uint64_t found;
+        int rc = lfs_tree_next(fs, dir, b, &found);
+        if (rc)
+            return rc;
+        if (found == UINT64_MAX) {
+            *cookie = UINT64_MAX;
+            return 0;
+        }
+        if (found != b)
+            skip = 0;
+        b = found;
+        struct lfs_node *n;
+        if ((rc = lfs_tree_get(fs, dir, 0, b, 0, &n)))
+            return rc;
+        uint32_t idx = 0;
+        for (uint32_t off = 1; n && off + ENT_FIXED <= n->len; idx++) {
+            uint32_t nl = n->data[off + 9];
+            if (idx >= skip) {
+                *cookie = b << 16 | idx;
+                /* copy out: fn may call back into the fs */
+                char name[LFS_NAME_MAX_BYTES + 1];
+                memcpy(name, n->data + off + ENT_FIXED, nl);
+                name[nl] = 0;
+                uint64_t ino = le64_get(n->data + off);
+                uint8_t type = n->data[off + 8];
+                if (fn(ctx, name, nl, ino, type))
+                    return 0;
+                if ((rc = lfs_tree_get(fs, dir, 0, b, 0, &n)))
+                    return rc;
+            }
+            off += ENT_FIXED + nl;
+        }
+        b++;
+        skip = 0;
+    }
+}

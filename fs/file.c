@@ -1,0 +1,135 @@
+/*
+ * file.c -- byte ranges of a file over its level-0 blocks.  A block's
+ * bytes past its stored length read as zero, holes read as zero, and a
+ * write larger than the dirty limit commits between blocks (the one way a
+ * single operation spans commit points; docs/logfs-design.md).
+ */
+#include "lfs.h"
+
+#include <errno.h>
+
+int64_t lfs_file_pread(struct logfs *fs, struct lfs_inode *in, void *buf,
+                       uint64_t len, uint64_t off)
+{
+    uint32_t bs = fs->g.block_size;
+    if (off >= in->size)
+        return 0;
+    if (len > in->size - off)
+        len = in->size - off;
+    uint8_t *dst = buf;
+    for (uint64_t done = 0; done < len;) {
+        uint64_t bix = (off + done) / bs;
+        uint32_t boff = (uint32_t)((off + done) % bs);
+        uint32_t part = bs - boff;
+        if (part > len - done)
+            part = (uint32_t)(len - done);
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, in, 0, bix, 0, &n);
+        if (rc)
+            return rc;
+        memset(dst + done, 0, part);
+        if (n && boff < n->len)
+            memcpy(dst + done, n->data + boff, n->len - boff < part ? n->len - boff : part);
+        done += part;
+    }
+    return (int64_t)len;
+}
+
+int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
+                        uint64_t len, uint64_t off, uint64_t dirty_limit)
+{
+    uint32_t bs = fs->g.block_size;
+    const uint8_t *src = buf;
+    if (off + len < off || (off + len + bs - 1) / bs > ((uint64_t)1 << 40))
+        return -EFBIG;
+    for (uint64_t done = 0; done < len;) {
+        uint64_t bix = (off + done) / bs;
+        uint32_t boff = (uint32_t)((off + done) % bs);
+        uint32_t part = bs - boff;
+        if (part > len - done)
+            part = (uint32_t)(len - done);
+        struct lfs_node *n;
+        int rc = lfs_tree_get(fs, in, 0, bix, 1, &n);
+        if (rc)
+            return done ? (int64_t)done : rc;
+        memcpy(n->data + boff, src + done, part);
+        if (boff + part > n->len)
+            n->len = boff + part;
+        lfs_node_dirty(fs, n);
+        done += part;
+        if (off + done > in->size)
+            in->size = off + done;
+        lfs_inode_dirty(fs, in);
+        if (fs->cache.dirty_bytes > dirty_limit && done < len &&
+            (rc = lfs_commit(fs)))
+            return rc;
+    }
+    return (int64_t)len;
+}
+
+/* Make bytes [from, to) of the file zero, freeing the blocks they cover
+ * whole. */
+int lfs_file_zero(struct logfs *fs, struct lfs_inode *in, uint64_t from, uint64_t to)
+{
+    uint32_t bs = fs->g.block_size;
+    if (to > in->size)
+        to = in->size;
+    while (from < to) {
+        uint64_t bix = from / bs;
+        uint32_t boff = (uint32_t)(from % bs);
+        uint64_t end = (bix + 1) * bs < to ? (bix + 1) * bs : to;
+        int rc;
+        if (boff == 0 && (end == (bix + 1) * bs || end >= in->size)) {
+            rc = lfs_tree_punch(fs, in, bix);
+        } else {
+            struct lfs_node *n;
+            rc = lfs_tree_get(fs, in, 0, bix, 0, &n);
+            if (!rc && n && boff < n->len) {
+                uint32_t e = (uint32_t)(end - bix * bs);
+                memset(n->data + boff, 0, (e < n->len ? e : n->len) - boff);
+                if (e >= n->len)
+                    n->len = boff;
+                lfs_node_dirty(fs, n);
+            }
+        }
+        if (rc)
+            return rc;
+        /* the next existing block: skip holes without visiting them */
+        uint64_t next;
+        if ((rc = lfs_tree_next(fs, in, bix + 1, &next)))
+            return rc;
+        from = next == UINT64_MAX ? to : next * bs > end ? next * bs : end;
+    }
+    return 0;
+}
+
+/* Free every block from bix on. */
+int lfs_file_free_from(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
+{
+    for (;;) {
+        uint64_t found;
+        int rc = lfs_tree_next(fs, in, bix, &found);
+        if (rc || found == UINT64_MAX)
+            return rc;
+        if ((rc = lfs_tree_punch(fs, in, found)))
+            return rc;
+        bix = found + 1;
+    }
+}
+
+int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size)
+{
+    uint32_t bs = fs->g.block_size;
+    int rc = 0;
+    if (size < in->size) {
+        if (size % bs)
+            rc = lfs_file_zero(fs, in, size, (size / bs + 1) * bs);
+        if (!rc)
+            rc = lfs_file_free_from(fs, in, (size + bs - 1) / bs);
+        if (rc)
+            return rc;
+    }
+    in->size = size;
+    lfs_inode_dirty(fs, in);
+    return 0;
+}

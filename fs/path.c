@@ -1,0 +1,113 @@
+/* path.c -- path resolution, and what every public call does at its end. */
+#include "lfs.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#define MAX_SYMLINKS 40
+
+int64_t lfs_now(struct logfs *fs)
+{
+    return (int64_t)nand_now(fs->dev);
+}
+
+int lfs_op_end(struct logfs *fs, int rc)
+{
+    if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed) {
+        int crc = lfs_commit(fs);
+        if (!rc)
+            rc = crc;
+    }
+    lfs_cache_trim(fs);
+    return rc;
+}
+
+/* The target of symlink `in` followed by `rest`, as a new string. */
+static char *splice_link(struct logfs *fs, struct lfs_inode *in,
+                         const char *rest, size_t *cap, int *err)
+{
+    size_t tl = (size_t)in->size, rl = strlen(rest);
+    *cap = tl + rl + 1;
+    char *np = lfs_alloc(fs, *cap);
+    if (!np) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    int64_t got = lfs_file_pread(fs, in, np, tl, 0);
+    if (got != (int64_t)tl || tl == 0 || np[0] != '/') {
+        *err = got < 0 ? (int)got : -EINVAL; /* relative targets: unsupported */
+        lfs_free(fs, np, *cap);
+        return NULL;
+    }
+    memcpy(np + tl, rest, rl + 1);
+    return np;
+}
+
+static int walk(struct logfs *fs, const char *p, int follow, int depth,
+                struct lfs_path *r)
+{
+    if (*p != '/')
+        return -EINVAL;
+    int rc = lfs_inode_get(fs, LFS_INO_ROOT, &r->dir);
+    if (rc)
+        return rc;
+    r->len = 0;
+    r->name[0] = 0;
+    r->ino = LFS_INO_ROOT;
+    r->type = 0;
+    while (*p == '/')
+        p++;
+    while (*p) {
+        const char *end = p;
+        while (*end && *end != '/')
+            end++;
+        size_t len = (size_t)(end - p);
+        const char *next = end + strspn(end, "/");
+        if (len > LFS_NAME_MAX_BYTES)
+            return -ENAMETOOLONG;
+        if (r->len) { /* step into the component resolved last */
+            if (!r->ino)
+                return -ENOENT;
+            struct lfs_inode *in;
+            if ((rc = lfs_inode_get(fs, r->ino, &in)))
+                return rc;
+            if (!S_ISDIR(in->mode))
+                return -ENOTDIR;
+            r->dir = in;
+        }
+        if ((len == 1 && p[0] == '.') || (len == 2 && !memcmp(p, "..", 2)))
+            return -EINVAL; /* paths are canonical: no "." or ".." */
+        memcpy(r->name, p, len);
+        r->name[len] = 0;
+        r->len = len;
+        r->ino = 0;
+        rc = lfs_dir_lookup(fs, r->dir, p, len, &r->ino, &r->type);
+        if (rc && rc != -ENOENT)
+            return rc;
+        if (r->ino && (*next || follow)) {
+            struct lfs_inode *in;
+            if ((rc = lfs_inode_get(fs, r->ino, &in)))
+                return rc;
+            if (S_ISLNK(in->mode)) {
+                if (depth >= MAX_SYMLINKS)
+                    return -ELOOP;
+                size_t cap;
+                char *np = splice_link(fs, in, end, &cap, &rc);
+                if (!np)
+                    return rc;
+                rc = walk(fs, np, follow, depth + 1, r);
+                lfs_free(fs, np, cap);
+                return rc;
+            }
+        }
+        p = next;
+    }
+    return 0;
+}
+
+int lfs_resolve(struct logfs *fs, const char *path, int follow, struct lfs_path *r)
+{
+    if (!path)
+        return -EINVAL;
+    return walk(fs, path, follow, 0, r);
+}
