@@ -157,7 +157,9 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                 *corrected += k;
                 continue;
             }
-            flip_cw(dev, b, p, key, cs, cl, k, segs, nseg);
+            /* positions keyed by h, which covers the P/E count too, so
+             * that a new cycle does not repeat the last one's flips */
+            flip_cw(dev, b, p, h, cs, cl, k, segs, nseg);
             if (ecc) {
                 failed = 1;
                 dev->st.ecc_failures++;

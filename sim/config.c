@@ -1,6 +1,7 @@
 /* config.c -- device configuration: defaults, validation, derived sizes. */
 #include "nand_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,16 +88,21 @@ int nand_config_finish(struct nand_config *cfg, char *err, size_t errlen)
         return fail(err, errlen, "at most 63 ECC codewords per page");
     if (!cfg->endurance)
         return fail(err, errlen, "endurance must be positive");
-    if (cfg->endurance_sigma < 0 || cfg->endurance_sigma > 1)
+    /* written so that NaN fails every range check */
+    if (!(cfg->endurance_sigma >= 0 && cfg->endurance_sigma <= 1))
         return fail(err, errlen, "endurance_sigma must be in [0, 1]");
-    if (cfg->endurance_scale < 0 || cfg->endurance_scale > 1e6)
+    if (!(cfg->endurance_scale > 0 && cfg->endurance_scale <= 1e6))
         return fail(err, errlen, "endurance_scale must be positive");
-    if (cfg->factory_bad_fraction < 0 || cfg->factory_bad_fraction >= 0.5)
+    if (!(cfg->factory_bad_fraction >= 0 && cfg->factory_bad_fraction < 0.5))
         return fail(err, errlen, "factory_bad_fraction must be in [0, 0.5)");
     const struct nand_rber_model *r = &cfg->rber;
-    if (r->eps < 0 || r->alpha < 0 || r->beta < 0 || r->gamma < 0 ||
-        r->eps >= 0.5)
+    if (!(r->eps >= 0 && r->alpha >= 0 && r->beta >= 0 && r->gamma >= 0 &&
+          r->eps < 0.5 && isfinite(r->alpha) && isfinite(r->beta) &&
+          isfinite(r->gamma)))
         return fail(err, errlen, "bit error model coefficients must be >= 0");
+    if (!(isfinite(r->k) && isfinite(r->m) && isfinite(r->n) &&
+          isfinite(r->p) && isfinite(r->q)))
+        return fail(err, errlen, "bit error model exponents must be finite");
     uint64_t blocks = nand_blocks(cfg);
     if (blocks > (1ull << 31))
         return fail(err, errlen, "too many blocks");

@@ -4,7 +4,10 @@
  * All integers little-endian.  Layout:
  *   header    magic "FLASHLAB-NAND\0\0\0", u32 version, u32 flags (0),
  *             the configuration, the clock, the statistics
- *   blocks    u64 count, then per block: pe, reads (u64), next_page,
+ *   blocks    u64 block count; u64 count of records, then per block that
+ *             differs from a fresh one (P/E initial_pe, no reads, nothing
+ *             programmed, no flags, the endurance drawn from the seed), in
+ *             ascending order: u32 block, pe, reads (u64), next_page,
  *             flags (u32), endurance (f64)
  *   contents  u64 count of distinct page buffers, each page_size+oob_size
  *   tables    u64 count of blocks holding data, each: u32 block, then per
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 #define IMAGE_MAGIC "FLASHLAB-NAND\0\0"
-#define IMAGE_VERSION 1u
+#define IMAGE_VERSION 2u
 #define NO_PAGE 0xffffffffu
 
 /* ---- checksummed little-endian streams ---------------------------------- */
@@ -220,6 +223,14 @@ static uint32_t ptrmap_get(struct ptrmap *m, const struct pbuf *pg, int *added)
 
 /* ---- save ----------------------------------------------------------------- */
 
+/* A block in the state nand_create leaves a good block in: not stored. */
+static int block_is_fresh(const nand_dev *dev, nand_block_t b)
+{
+    const struct bstate *bs = &dev->bs[b];
+    return bs->pe == dev->cfg.initial_pe && !bs->reads && !bs->next_page &&
+           !bs->flags && bs->endurance == block_drawn_endurance(dev, b);
+}
+
 int nand_save(nand_dev *dev, const char *path)
 {
     size_t plen = strlen(path);
@@ -250,8 +261,15 @@ int nand_save(nand_dev *dev, const char *path)
     put_stats(&s, &dev->st);
 
     put_u64(&s, dev->nblocks);
+    uint64_t nrec = 0;
+    for (uint64_t b = 0; b < dev->nblocks; b++)
+        nrec += !block_is_fresh(dev, (nand_block_t)b);
+    put_u64(&s, nrec);
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         const struct bstate *bs = &dev->bs[b];
+        if (block_is_fresh(dev, (nand_block_t)b))
+            continue;
+        put_u32(&s, (uint32_t)b);
         put_u64(&s, bs->pe);
         put_u64(&s, bs->reads);
         put_u32(&s, bs->next_page);
@@ -333,11 +351,24 @@ static int load_body(nand_dev *dev, struct stream *s, const char **why)
     int rc = NAND_E_CORRUPT;
 
     *why = "truncated";
-    if (get_u64(s) != dev->nblocks) {
-        *why = "block count does not match the geometry";
+    for (uint64_t b = 0; b < dev->nblocks; b++) {
+        dev->bs[b].pe = dev->cfg.initial_pe;
+        block_reset_wear(dev, (nand_block_t)b);
+    }
+    uint64_t nrec = get_u64(s), prev = 0;
+    if (!s->failed && nrec > dev->nblocks) {
+        *why = "too many block records";
         return rc;
     }
-    for (uint64_t b = 0; b < dev->nblocks && !s->failed; b++) {
+    for (uint64_t i = 0; i < nrec && !s->failed; i++) {
+        uint32_t b = get_u32(s);
+        if (s->failed)
+            break;
+        if (b >= dev->nblocks || (i && b <= prev)) {
+            *why = "invalid block record";
+            return rc;
+        }
+        prev = b;
         struct bstate *bs = &dev->bs[b];
         bs->pe = get_u64(s);
         bs->reads = get_u64(s);
@@ -450,6 +481,16 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
         snprintf(msg, sizeof msg, "invalid device configuration: %s",
                  s.failed ? "truncated" : why);
         return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
+    }
+    /* checked before allocating: a damaged geometry must not make us
+     * allocate for billions of blocks */
+    uint64_t nblocks = get_u64(&s);
+    if (s.failed || nblocks != nand_blocks(&cfg)) {
+        fclose(s.f);
+        return load_fail(err, errlen, path,
+                         s.failed ? "truncated"
+                                  : "block count does not match the geometry",
+                         NAND_E_CORRUPT);
     }
     nand_dev *dev;
     int rc = dev_alloc(&cfg, &dev);

@@ -93,7 +93,8 @@ struct nand_rber_model {
 };
 
 struct nand_ecc {
-    uint32_t codeword_bytes; /* data bytes per codeword (default 512) */
+    uint32_t codeword_bytes; /* data bytes per codeword (nand_config_init:
+                              * 512; 0 = the whole page) */
     uint32_t correct_bits;   /* t: bits corrected per codeword; 0 = no ECC */
 };
 
@@ -186,7 +187,9 @@ int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p,
                   void *data, void *oob, struct nand_result *res);
 
 /* Bad blocks, the way vendors mark them: a non-0xFF first byte of the
- * spare of page 0.  is_bad reads that byte (a real, timed flash read). */
+ * spare of page 0.  is_bad reads that byte (a real, timed, raw flash read)
+ * and calls the block bad when fewer than 4 of its bits are 1, so that a
+ * stray bit flip neither hides nor fakes a marker. */
 int nand_is_bad(nand_dev *dev, nand_block_t b);   /* 1 bad, 0 good, <0 err */
 int nand_mark_bad(nand_dev *dev, nand_block_t b);
 
@@ -239,6 +242,7 @@ void nand_power_on(nand_dev *dev);
  * A snapshot shares every block with the device (copy-on-write), so taking
  * one costs a pointer per block and restoring one is as cheap. */
 typedef struct nand_snapshot nand_snapshot;
+/* A snapshot belongs to its device: free it before nand_close. */
 int nand_snapshot_take(nand_dev *dev, nand_snapshot **out);
 int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *snap);
 void nand_snapshot_free(nand_snapshot *snap);

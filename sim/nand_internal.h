@@ -115,6 +115,7 @@ void pbuf_ref(struct pbuf *pg);
 void pbuf_unref(nand_dev *dev, struct pbuf *pg);
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */
 void bpages_unref(nand_dev *dev, struct bpages *bp);
+double block_drawn_endurance(const nand_dev *dev, nand_block_t b);
 void block_reset_wear(nand_dev *dev, nand_block_t b);
 uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper);
 

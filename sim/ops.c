@@ -118,6 +118,9 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (rc)
         return rc;
     uint32_t bytes = 0;
+    /* the page address is checked even when no bytes move */
+    if (bad_addr(dev, b, p, 0, 0))
+        return NAND_E_ADDR;
     for (int i = 0; i < nseg; i++) {
         if (bad_addr(dev, b, p, segs[i].col, segs[i].len))
             return NAND_E_ADDR;
@@ -223,6 +226,8 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (rc)
         return rc;
     uint32_t bytes = 0;
+    if (bad_addr(dev, b, p, 0, 0))
+        return NAND_E_ADDR;
     for (int i = 0; i < nseg; i++) {
         if (bad_addr(dev, b, p, segs[i].col, segs[i].len))
             return NAND_E_ADDR;

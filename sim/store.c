@@ -157,11 +157,11 @@ struct bpages *bpages_own(nand_dev *dev, nand_block_t b)
 
 /* ---- per-block wear ---------------------------------------------------- */
 
-/* Draw the block's endurance around the rated value (normal, clipped). */
-void block_reset_wear(nand_dev *dev, nand_block_t b)
+/* The block's endurance drawn around the rated value (normal, clipped):
+ * a pure function of the configuration and the block number. */
+double block_drawn_endurance(const nand_dev *dev, nand_block_t b)
 {
     const struct nand_config *c = &dev->cfg;
-    struct bstate *s = &dev->bs[b];
     double z = 0.0;
     if (c->endurance_sigma > 0) {
         double u1 = rng_unit(rng_key(c->seed, RNG_ENDURANCE, b, 0, 0, 0));
@@ -169,7 +169,12 @@ void block_reset_wear(nand_dev *dev, nand_block_t b)
         z = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
     }
     double e = (double)c->endurance * (1.0 + c->endurance_sigma * z);
-    s->endurance = e < 1.0 ? 1.0 : e;
+    return e < 1.0 ? 1.0 : e;
+}
+
+void block_reset_wear(nand_dev *dev, nand_block_t b)
+{
+    dev->bs[b].endurance = block_drawn_endurance(dev, b);
     biterr_block_wear(dev, b);
 }
 
