@@ -48,9 +48,9 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
     struct lfs_inode *in;
     if (!r->len)
         return -EEXIST;
-    if (fs->an.free_segments + fs->an.npool < fs->reserve)
-        return -ENOSPC;
-    int rc = lfs_inode_new(fs, mode, &in);
+    int rc = lfs_space_check(fs, fs->g.block_size);
+    if (!rc)
+        rc = lfs_inode_new(fs, mode, &in);
     if (rc)
         return rc;
     in->nlink = S_ISDIR(mode) ? 2 : 1;
@@ -143,8 +143,8 @@ int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t 
         return rc;
     if ((f->flags & O_ACCMODE) == O_RDONLY)
         return -EBADF;
-    if (fs->an.free_segments + fs->an.npool < fs->reserve)
-        return -ENOSPC;
+    if ((rc = lfs_space_check(fs, len)))
+        return lfs_op_end(fs, rc);
     int64_t n = lfs_file_pwrite(fs, in, buf, len, off, fs->dirty_limit);
     if (n > 0) {
         in->mtime = in->ctime = lfs_now(fs);
@@ -200,9 +200,7 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 {
     if (S_ISDIR(in->mode))
         return -EISDIR;
-    if (size > in->size && fs->an.free_segments + fs->an.npool < fs->reserve)
-        return -ENOSPC;
-    int rc = lfs_file_truncate(fs, in, size);
+    int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
     in->mtime = in->ctime = lfs_now(fs);
     return lfs_op_end(fs, rc);
 }

@@ -111,6 +111,8 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
     if (!rc && in->nlink >= 65000)
         rc = -EMLINK;
     if (!rc)
+        rc = lfs_space_check(fs, fs->g.block_size);
+    if (!rc)
         rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, dtype_of(in->mode));
     if (!rc) {
         in->nlink++;

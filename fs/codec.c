@@ -110,7 +110,8 @@ int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
  *  0 magic[8]  8 u32 read version  12 u32 write version  16 u32 block size
  * 20 u32 page size  24 u32 pages per block  28 u32 anchor count
  * 32 u64 erase blocks  40 u32 reserve segments  44 u32 backup block
- * 48 u32 anchor blocks[16]  112 u64 fs id  120..251 zero  252 u32 CRC */
+ * 48 u32 anchor blocks[16]  112 u64 fs id  120 u32 data segments
+ * 124..251 zero  252 u32 CRC */
 
 void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
 {
@@ -128,6 +129,7 @@ void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
     for (unsigned i = 0; i < LFS_MAX_ANCHOR_BLOCKS; i++)
         le32_put(out + 48 + 4 * i, sb->anchor_blocks[i]);
     le64_put(out + 112, sb->fs_id);
+    le32_put(out + 120, sb->segments);
     le32_put(out + 252, lfs_crc(out, 252));
 }
 
@@ -147,6 +149,7 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
     for (unsigned i = 0; i < LFS_MAX_ANCHOR_BLOCKS; i++)
         sb->anchor_blocks[i] = le32_get(in + 48 + 4 * i);
     sb->fs_id = le64_get(in + 112);
+    sb->segments = le32_get(in + 120);
     if (sb->read_version != LFS_READ_VERSION)
         return -EPROTO;
     if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS)

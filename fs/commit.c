@@ -47,12 +47,13 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
         n->ptr = p;
         lfs_node_clean(fs, n);
     }
-    if (cls != 2) { /* the segment file's own objects are not counted */
-        if (old && old != LFS_PTR_PENDING && (rc = lfs_seg_account(fs, old, 0)))
-            return rc;
-        if (p && (rc = lfs_seg_account(fs, p, 1)))
-            return rc;
-    }
+    /* the segment file's own objects are counted in RAM (sflive.c) */
+    int (*account)(struct logfs *, lfs_ptr, int) =
+        cls == 2 ? lfs_sflive_account : lfs_seg_account;
+    if (old && old != LFS_PTR_PENDING && (rc = account(fs, old, 0)))
+        return rc;
+    if (p && (rc = account(fs, p, 1)))
+        return rc;
     *out = p;
     return 0;
 }
@@ -95,16 +96,17 @@ int lfs_commit(struct logfs *fs)
     if (fs->failed)
         return -EIO;
     if ((rc = write_class(fs, 0)) || (rc = lfs_inode_flush(fs)) ||
-        (rc = write_class(fs, 1)) || (rc = lfs_seg_mark_freed(fs)))
+        (rc = write_class(fs, 1)))
         goto fail;
-    /* writing the segment file may open segments, which changes entries
-     * again; each round dirties at most a few blocks, so this ends */
-    for (int round = 0; class_dirty(fs, 2); round++) {
+    /* writing the segment file may open segments and empty some of its
+     * own, which changes entries again; each round dirties at most a few
+     * blocks, so this ends */
+    for (int round = 0; class_dirty(fs, 2) || fs->nmarked < fs->nfreed; round++) {
         if (round > 64) {
             rc = -EIO;
             goto fail;
         }
-        if ((rc = write_class(fs, 2)))
+        if ((rc = lfs_seg_mark_freed(fs)) || (rc = write_class(fs, 2)))
             goto fail;
     }
     if ((rc = lfs_area_flush_all(fs)))

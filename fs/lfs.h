@@ -44,6 +44,7 @@ struct lfs_super {
     uint32_t backup_block;       /* second copy of the superblock */
     uint32_t reserve_segments;
     uint64_t fs_id;              /* distinguishes file systems */
+    uint32_t segments;           /* segments usable for data at mkfs */
 };
 void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE]);
 /* 0, or -EINVAL (not a superblock: bad magic or CRC), or -EROFS when only
@@ -178,7 +179,13 @@ struct logfs {
     uint64_t itab_size, icount;
     uint32_t *freed;            /* segments emptied since the last commit */
     uint32_t nfreed, freed_cap;
+    uint32_t nmarked;           /* of those, recorded free in the segfile */
     uint32_t ptrs_per_block;    /* block_size / 8 */
+    struct lfs_sflive {         /* see sflive.c */
+        uint32_t *seg, *live;
+        uint32_t size, count;
+        int built;
+    } sflive;
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     int readonly;
@@ -228,6 +235,12 @@ uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
 int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e);
 int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e);
 int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add);
+int lfs_seg_freed_add(struct logfs *fs, uint32_t seg);
+
+/* sflive.c: live bytes of the segment file's own segments, in RAM */
+int lfs_sflive_get(struct logfs *fs, uint32_t seg, uint32_t *live);
+int lfs_sflive_account(struct logfs *fs, lfs_ptr p, int add);
+void lfs_sflive_free(struct logfs *fs);
 int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *seg);
 int lfs_seg_mark_freed(struct logfs *fs);
 void lfs_seg_commit_done(struct logfs *fs);
@@ -248,6 +261,10 @@ void lfs_inode_free_all(struct logfs *fs);
 int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t bix, int create, struct lfs_node **out);
 int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+/* The pointer to node (level, n): 0 for a hole, LFS_PTR_PENDING for a
+ * node only in RAM. */
+int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t n, lfs_ptr *out);
 /* The first existing level-0 block at or after bix (UINT64_MAX: none). */
 int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
                   uint64_t *found);
@@ -292,6 +309,19 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
                struct lfs_inode **out);
 /* After every public call: commit past the dirty limit, trim the cache. */
 int lfs_op_end(struct logfs *fs, int rc);
+
+/* gc.c */
+/* Clean until enough segments are free (or nothing more can be gained). */
+int lfs_gc(struct logfs *fs, uint32_t want_free);
+/* Bytes the fs will hold for users: what the cleaner can always sustain. */
+uint64_t lfs_capacity(const struct logfs *fs);
+/* 0 if new_bytes more may be written (cleaning first if needed), else
+ * -ENOSPC. */
+int lfs_space_check(struct logfs *fs, uint64_t new_bytes);
+
+/* check.c: after a sync, the number of segments whose live count differs
+ * from what the trees hold (first one described), or a negative errno. */
+int lfs_check_live(struct logfs *fs, uint32_t *bad_seg, uint64_t *want, uint32_t *have);
 
 /* commit.c */
 int lfs_commit(struct logfs *fs);

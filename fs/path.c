@@ -13,13 +13,15 @@ int64_t lfs_now(struct logfs *fs)
 
 int lfs_op_end(struct logfs *fs, int rc)
 {
-    if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed) {
-        int crc = lfs_commit(fs);
-        if (!rc)
-            rc = crc;
-    }
+    int crc = 0;
+    if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed)
+        crc = lfs_commit(fs);
+    /* clean ahead of need, so writers rarely wait for the cleaner */
+    if (!crc && !fs->failed && !fs->readonly &&
+        fs->an.free_segments < fs->reserve + 4)
+        crc = lfs_gc(fs, fs->reserve + 4);
     lfs_cache_trim(fs);
-    return rc;
+    return rc ? rc : crc;
 }
 
 /* The target of symlink `in` followed by `rest`, as a new string. */

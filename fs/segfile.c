@@ -9,8 +9,8 @@
  * becomes free in the segment file at the next commit and joins the pool
  * only after that commit's anchor is on flash, because until then the old
  * tree still points into it.  Objects of the segment file itself are not
- * counted (writing them would change the counts again); its segments are
- * never freed by counting.
+ * counted here (writing them would change the counts again): sflive.c
+ * keeps their counts in RAM.
  */
 #include "lfs.h"
 
@@ -79,6 +79,27 @@ static int in_list(const uint32_t *v, uint32_t n, uint32_t seg)
     return 0;
 }
 
+/* Note that seg holds nothing live any more: the next commit frees it
+ * (unless it is open, when the cleaner will find it empty later). */
+int lfs_seg_freed_add(struct logfs *fs, uint32_t seg)
+{
+    if (is_open(fs, seg) || in_list(fs->freed, fs->nfreed, seg))
+        return 0;
+    if (fs->nfreed == fs->freed_cap) {
+        uint32_t cap = fs->freed_cap ? fs->freed_cap * 2 : 64;
+        uint32_t *v = lfs_alloc(fs, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        if (fs->nfreed)
+            memcpy(v, fs->freed, fs->nfreed * sizeof *v);
+        lfs_free(fs, fs->freed, fs->freed_cap * sizeof *v);
+        fs->freed = v;
+        fs->freed_cap = cap;
+    }
+    fs->freed[fs->nfreed++] = seg;
+    return 0;
+}
+
 /* Count an object's bytes in (add) or out of its segment. */
 int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
 {
@@ -95,21 +116,8 @@ int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
         fs->an.live_bytes -= fs->an.live_bytes >= len ? len : fs->an.live_bytes;
     }
     if (!add && e.live == 0 && e.state == LFS_SEG_USED &&
-        e.area != LFS_AREA_SEGFILE && !is_open(fs, seg) &&
-        !in_list(fs->freed, fs->nfreed, seg)) {
-        if (fs->nfreed == fs->freed_cap) {
-            uint32_t cap = fs->freed_cap ? fs->freed_cap * 2 : 64;
-            uint32_t *v = lfs_alloc(fs, cap * sizeof *v);
-            if (!v)
-                return -ENOMEM;
-            if (fs->nfreed)
-                memcpy(v, fs->freed, fs->nfreed * sizeof *v);
-            lfs_free(fs, fs->freed, fs->freed_cap * sizeof *v);
-            fs->freed = v;
-            fs->freed_cap = cap;
-        }
-        fs->freed[fs->nfreed++] = seg;
-    }
+        e.area != LFS_AREA_SEGFILE && (rc = lfs_seg_freed_add(fs, seg)))
+        return rc;
     return lfs_seg_put(fs, seg, &e);
 }
 
@@ -174,11 +182,11 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
     }
 }
 
-/* Record the segments this commit emptied as free (before the segment
- * file is written). */
+/* Record the segments this commit emptied as free, those not recorded yet
+ * (writing the segment file can empty more of its own segments). */
 int lfs_seg_mark_freed(struct logfs *fs)
 {
-    for (uint32_t i = 0; i < fs->nfreed; i++) {
+    for (uint32_t i = fs->nmarked; i < fs->nfreed; i++, fs->nmarked++) {
         struct lfs_segent e;
         int rc = lfs_seg_get(fs, fs->freed[i], &e);
         if (rc)
@@ -201,5 +209,5 @@ void lfs_seg_commit_done(struct logfs *fs)
             a->pool[a->npool++] = (struct lfs_free_seg){fs->freed[i], e.erases};
         a->free_segments++;
     }
-    fs->nfreed = 0;
+    fs->nfreed = fs->nmarked = 0;
 }

@@ -66,6 +66,7 @@ static void fs_free(struct logfs *fs)
 {
     lfs_cache_destroy(fs);
     lfs_inode_free_all(fs);
+    lfs_sflive_free(fs);
     for (unsigned i = 0; i < LFS_NAREAS; i++)
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
@@ -169,6 +170,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         else
             fs->an.free_segments++;
     }
+    fs->sb.segments = sb.segments = (uint32_t)fs->an.free_segments;
     free(bad);
     struct lfs_inode root = {.ino = LFS_INO_ROOT, .mode = S_IFDIR | 0755, .nlink = 2};
     if (!rc)

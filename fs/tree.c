@@ -93,8 +93,8 @@ static int in_tree(const struct logfs *fs, const struct lfs_inode *in,
 }
 
 /* The pointer to node (level, n), reading parents as needed. */
-static int ptr_of(struct logfs *fs, struct lfs_inode *in, uint8_t level,
-                  uint64_t n, lfs_ptr *out)
+int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t n, lfs_ptr *out)
 {
     lfs_ptr *slot_in;
     uint64_t pn = 0;
@@ -128,7 +128,7 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
         return 0;
     }
     lfs_ptr p;
-    int rc = ptr_of(fs, in, level, bix, &p);
+    int rc = lfs_tree_ptr(fs, in, level, bix, &p);
     if (rc)
         return rc;
     if (!p && !create)
@@ -191,7 +191,7 @@ int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
     if (n)
         lfs_cache_remove(fs, n);
     lfs_ptr p;
-    int rc = ptr_of(fs, in, 0, bix, &p);
+    int rc = lfs_tree_ptr(fs, in, 0, bix, &p);
     if (rc || !p)
         return rc;
     if (p != LFS_PTR_PENDING && in->ino != LFS_INO_SEGFILE &&

@@ -6,6 +6,7 @@
  * from flash), over many seeds.
  */
 #include "lfs_model.h"
+#include "lfs.h"
 #include "logfs.h"
 #include "test.h"
 
@@ -335,6 +336,15 @@ static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
         step(r);
         if (!r->fail && (i % 10 == 9 || i == steps - 1))
             check_tree(r, 1, "");
+        if (!r->fail && i % 50 == 49) { /* space accounting matches the trees */
+            uint32_t seg = 0, have = 0;
+            uint64_t want = 0;
+            if (logfs_sync(r->fs) || lfs_check_live(r->fs, &seg, &want, &have)) {
+                fprintf(stderr, "segment %u: trees hold %" PRIu64 " bytes, count %u\n",
+                        seg, want, have);
+                r->fail = 1;
+            }
+        }
         if (r->fail)
             fprintf(stderr, "seed %" PRIu64 " failed at step %d\n", seed, i);
     }

@@ -1,0 +1,170 @@
+/*
+ * test_lfs_space.c -- LogFS when space runs out: overwriting data many
+ * times the device's size (the cleaner must reclaim segments), filling it
+ * to ENOSPC, deleting on a full device, and going on.  Every file's
+ * content is checked against what was written, also after remount.
+ */
+#include "lfs.h"
+#include "logfs.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+#define NFILES 24
+#define FSIZE (160u << 10)
+
+static nand_dev *small_dev(void)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = 128; /* 16 MiB of 128 KiB blocks */
+    c.geo.pages_per_block = 64;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    c.factory_bad_fraction = 0.02;
+    c.seed = 5;
+    nand_dev *d = NULL;
+    return nand_create(&c, &d) ? NULL : d;
+}
+
+static uint8_t byte_at(uint32_t file, uint32_t ver, uint64_t off)
+{
+    uint64_t x = (file + 1) * 0x9e3779b97f4a7c15ULL ^ (ver + 1) * 0xc2b2ae3d27d4eb4fULL ^
+                 (off / 512) * 0x165667b19e3779f9ULL;
+    x ^= x >> 29;
+    return (uint8_t)(x * 0xbf58476d1ce4e5b9ULL >> 56);
+}
+
+static void name_of(char *buf, uint32_t i)
+{
+    snprintf(buf, 32, "/f%02u", i);
+}
+
+/* Rewrite 4 KiB-aligned chunks of files; versions[] records per chunk. */
+static int check_file(logfs *fs, uint32_t i, const uint32_t *ver)
+{
+    char name[32];
+    name_of(name, i);
+    int fd = logfs_open(fs, name, O_RDONLY, 0);
+    if (fd < 0)
+        return fd;
+    uint8_t buf[4096];
+    int bad = 0;
+    for (uint32_t c = 0; c < FSIZE / 4096 && !bad; c++) {
+        if (logfs_pread(fs, fd, buf, sizeof buf, c * 4096ull) != sizeof buf)
+            bad = 1;
+        for (uint32_t k = 0; k < sizeof buf && !bad; k++)
+            bad = buf[k] != byte_at(i, ver[c], c * 4096ull + k);
+    }
+    logfs_close(fs, fd);
+    return bad ? -1 : 0;
+}
+
+static int write_chunk(logfs *fs, uint32_t i, uint32_t c, uint32_t v, int create)
+{
+    char name[32];
+    uint8_t buf[4096];
+    name_of(name, i);
+    for (uint32_t k = 0; k < sizeof buf; k++)
+        buf[k] = byte_at(i, v, c * 4096ull + k);
+    int fd = logfs_open(fs, name, O_WRONLY | (create ? O_CREAT : 0), 0644);
+    if (fd < 0)
+        return fd;
+    int64_t n = logfs_pwrite(fs, fd, buf, sizeof buf, c * 4096ull);
+    logfs_close(fs, fd);
+    return n == sizeof buf ? 0 : n < 0 ? (int)n : -EIO;
+}
+
+TEST(overwrite_many_device_sizes)
+{
+    nand_dev *d = small_dev();
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    static uint32_t ver[NFILES][FSIZE / 4096];
+    memset(ver, 0, sizeof ver);
+    for (uint32_t i = 0; i < NFILES; i++)
+        for (uint32_t c = 0; c < FSIZE / 4096; c++)
+            REQUIRE(write_chunk(fs, i, c, 0, 1) == 0);
+    /* 3.75 MiB live on 16 MiB; write 5x the device in random chunks */
+    uint64_t x = 7, written = 0;
+    struct nand_stats st0, st1;
+    nand_get_stats(d, &st0);
+    while (written < 5 * (16u << 20)) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t i = (uint32_t)(x % NFILES), c = (uint32_t)((x >> 20) % (FSIZE / 4096));
+        int rc = write_chunk(fs, i, c, ++ver[i][c], 0);
+        if (rc) {
+            fprintf(stderr, "write failed after %" PRIu64 " bytes: %d\n", written, rc);
+            break;
+        }
+        written += 4096;
+        if (written % (1u << 20) == 0) {
+            uint32_t seg, have;
+            uint64_t want;
+            REQUIRE(logfs_sync(fs) == 0);
+            CHECK_EQ_INT(lfs_check_live(fs, &seg, &want, &have), 0);
+        }
+    }
+    CHECK(written >= 5 * (16u << 20));
+    nand_get_stats(d, &st1);
+    fprintf(stderr, "host %" PRIu64 " MiB, flash programs %" PRIu64 " MiB, erases %"
+            PRIu64 "\n", written >> 20, (st1.bytes_written - st0.bytes_written) >> 20,
+            st1.erases - st0.erases);
+    CHECK(st1.erases - st0.erases > 5 * 128 / 2); /* segments really were reused */
+    for (uint32_t i = 0; i < NFILES; i++)
+        CHECK_EQ_INT(check_file(fs, i, ver[i]), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    for (uint32_t i = 0; i < NFILES; i++)
+        CHECK_EQ_INT(check_file(fs, i, ver[i]), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(enospc_delete_and_go_on)
+{
+    nand_dev *d = small_dev();
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    uint32_t made = 0, zero[FSIZE / 4096] = {0};
+    int rc = 0;
+    while (made < 1000 && !rc) { /* fill with 160 KiB files until ENOSPC */
+        for (uint32_t c = 0; c < FSIZE / 4096 && !rc; c++)
+            rc = write_chunk(fs, made, c, 0, 1);
+        if (!rc)
+            made++;
+    }
+    CHECK_EQ_INT(rc, -ENOSPC);
+    CHECK(made > 40); /* most of the 16 MiB was usable */
+    struct logfs_statfs sf;
+    REQUIRE(logfs_statfs(fs, &sf) == 0);
+    /* delete on a full device works, and frees space for new data */
+    char name[32];
+    for (uint32_t i = 0; i < made; i += 2) {
+        name_of(name, i);
+        CHECK_EQ_INT(logfs_unlink(fs, name), 0);
+    }
+    name_of(name, made); /* the partial file from the failed write */
+    logfs_unlink(fs, name);
+    REQUIRE(logfs_sync(fs) == 0);
+    for (uint32_t c = 0; c < FSIZE / 4096; c++)
+        CHECK_EQ_INT(write_chunk(fs, 0, c, 0, 1), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    for (uint32_t i = 0; i < made; i++)
+        if (i % 2 || i == 0)
+            CHECK_EQ_INT(check_file(fs, i, zero), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    RUN(overwrite_many_device_sizes);
+    RUN(enospc_delete_and_go_on);
+    return test_summary(argv[0]);
+}
