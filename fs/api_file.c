@@ -96,14 +96,16 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
             in->mtime = in->ctime = lfs_now(fs);
         }
     }
+    int (*end)(struct logfs *, int) =
+        acc == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)) ? lfs_op_end_ro : lfs_op_end;
     if (rc)
-        return lfs_op_end(fs, rc);
+        return end(fs, rc);
     int fd = fd_new(fs);
     if (fd < 0)
-        return lfs_op_end(fs, fd);
+        return end(fs, fd);
     fs->fds[fd] = (struct lfs_fd){.ino = in->ino, .flags = flags, .used = 1};
     lfs_imem_of(in)->opens++;
-    return lfs_op_end(fs, fd);
+    return end(fs, fd);
 }
 
 int logfs_close(logfs *fs, int fd)
@@ -114,8 +116,10 @@ int logfs_close(logfs *fs, int fd)
     if (rc)
         return rc;
     f->used = 0;
-    lfs_imem_of(in)->opens--;
-    return lfs_op_end(fs, lfs_inode_release(fs, in));
+    /* closing changes nothing on flash unless it deletes an orphan */
+    int deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
+    rc = lfs_inode_release(fs, in);
+    return deletes ? lfs_op_end(fs, rc) : lfs_op_end_ro(fs, rc);
 }
 
 int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
@@ -130,7 +134,7 @@ int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
     if (S_ISDIR(in->mode))
         return -EISDIR;
     int64_t n = lfs_file_pread(fs, in, buf, len, off);
-    lfs_op_end(fs, 0);
+    lfs_op_end_ro(fs, 0);
     return n;
 }
 
@@ -284,7 +288,7 @@ int logfs_stat(logfs *fs, const char *path, struct logfs_stat *st)
     int rc = path_inode(fs, path, 1, &in);
     if (!rc)
         fill_stat(in, st);
-    return lfs_op_end(fs, rc);
+    return lfs_op_end_ro(fs, rc);
 }
 
 int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st)
@@ -293,7 +297,7 @@ int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st)
     int rc = path_inode(fs, path, 0, &in);
     if (!rc)
         fill_stat(in, st);
-    return lfs_op_end(fs, rc);
+    return lfs_op_end_ro(fs, rc);
 }
 
 int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st)

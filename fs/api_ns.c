@@ -43,6 +43,7 @@ static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
         in->nlink--;
     }
     lfs_inode_dirty(fs, dir);
+    lfs_inode_dirty(fs, in);
     if (!in->nlink && lfs_imem_of(in)->opens)
         orphan_add(fs, in->ino);
     return lfs_inode_release(fs, in);
@@ -148,7 +149,7 @@ int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
     if (!rc && !S_ISLNK(in->mode))
         rc = -EINVAL;
     int64_t n = rc ? rc : lfs_file_pread(fs, in, buf, size < in->size ? size : in->size, 0);
-    lfs_op_end(fs, 0);
+    lfs_op_end_ro(fs, 0);
     return n;
 }
 
@@ -242,7 +243,7 @@ int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
     struct readdir_ctx c = {fn, ctx};
     if (!rc && *cookie != UINT64_MAX)
         rc = lfs_dir_iterate(fs, in, cookie, readdir_one, &c);
-    return lfs_op_end(fs, rc);
+    return lfs_op_end_ro(fs, rc);
 }
 
 int logfs_statfs(logfs *fs, struct logfs_statfs *st)

@@ -40,6 +40,7 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
 {
     uint32_t bs = fs->g.block_size;
     const uint8_t *src = buf;
+    uint64_t since_commit = 0;
     if (off + len < off || (off + len + bs - 1) / bs > ((uint64_t)1 << 40))
         return -EFBIG;
     for (uint64_t done = 0; done < len;) {
@@ -60,9 +61,14 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
         if (off + done > in->size)
             in->size = off + done;
         lfs_inode_dirty(fs, in);
-        if (fs->cache.dirty_bytes > dirty_limit && done < len &&
-            (rc = lfs_commit(fs)))
-            return rc;
+        /* only a write larger than the dirty limit is split: every
+         * dirty_limit bytes of it, at a block boundary */
+        since_commit += part;
+        if (since_commit >= dirty_limit && done < len) {
+            if ((rc = lfs_commit(fs)))
+                return rc;
+            since_commit = 0;
+        }
     }
     return (int64_t)len;
 }

@@ -113,20 +113,22 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
     return rc;
 }
 
-int lfs_gc(struct logfs *fs, uint32_t want_free)
+int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
 {
-    for (int round = 0; fs->an.free_segments < want_free; round++) {
+    /* stop when rounds stop paying: a victim's live data refilling as
+     * much as it frees means the device is as full as it can get */
+    for (int stalls = 0; fs->an.free_segments < want_free && stalls < 3;) {
+        uint64_t before = fs->an.free_segments;
         uint32_t victim = 0, live;
         int rc = pick_victim(fs, &victim, &live);
-        if (rc == -ENOSPC || live >= fs->g.seg_bytes - fs->g.page_size)
-            return 0; /* nothing to gain */
+        if (rc == -ENOSPC || live > max_live || live >= fs->g.seg_bytes - fs->g.page_size)
+            return 0; /* nothing (worth it) to gain */
         /* an empty victim is freed at once; otherwise moving its objects
          * takes its count to zero, which frees it */
         if (rc || (rc = clean_segment(fs, victim)) ||
             (!live && (rc = lfs_seg_freed_add(fs, victim))) || (rc = lfs_commit(fs)))
             return rc;
-        if (round > 4 * (int)fs->g.nblocks)
-            return -EIO; /* no progress: a bug, not a full device */
+        stalls = fs->an.free_segments > before ? 0 : stalls + 1;
     }
     return 0;
 }
@@ -134,7 +136,7 @@ int lfs_gc(struct logfs *fs, uint32_t want_free)
 int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
 {
     if (fs->an.free_segments < fs->reserve) {
-        int rc = lfs_gc(fs, fs->reserve + 2);
+        int rc = lfs_gc(fs, fs->reserve + 2, UINT32_MAX);
         if (rc)
             return rc;
         if (fs->an.free_segments < fs->reserve)

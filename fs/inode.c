@@ -164,9 +164,9 @@ int lfs_inode_flush(struct logfs *fs)
 int lfs_inode_release(struct logfs *fs, struct lfs_inode *in)
 {
     struct lfs_imem *m = lfs_imem_of(in);
-    m->dirty = 1;
     if (in->nlink || m->opens)
         return 0;
+    m->dirty = 1;
     in->size = 0;
     lfs_orphan_remove(fs, in->ino);
     return lfs_file_free_from(fs, in, 0); /* data, or a directory's buckets */

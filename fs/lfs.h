@@ -309,10 +309,12 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
                struct lfs_inode **out);
 /* After every public call: commit past the dirty limit, trim the cache. */
 int lfs_op_end(struct logfs *fs, int rc);
+int lfs_op_end_ro(struct logfs *fs, int rc);
 
 /* gc.c */
-/* Clean until enough segments are free (or nothing more can be gained). */
-int lfs_gc(struct logfs *fs, uint32_t want_free);
+/* Clean until want_free segments are free, taking only victims with at
+ * most max_live live bytes, and stopping when rounds stop paying. */
+int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live);
 /* Bytes the fs will hold for users: what the cleaner can always sustain. */
 uint64_t lfs_capacity(const struct logfs *fs);
 /* 0 if new_bytes more may be written (cleaning first if needed), else

@@ -11,15 +11,24 @@ int64_t lfs_now(struct logfs *fs)
     return (int64_t)nand_now(fs->dev);
 }
 
+/* After a call that changed nothing on flash's behalf: no commit, no
+ * cleaning (a stat must not write), only the cache bound. */
+int lfs_op_end_ro(struct logfs *fs, int rc)
+{
+    lfs_cache_trim(fs);
+    return rc;
+}
+
 int lfs_op_end(struct logfs *fs, int rc)
 {
     int crc = 0;
     if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed)
         crc = lfs_commit(fs);
-    /* clean ahead of need, so writers rarely wait for the cleaner */
+    /* clean ahead of need, cheaply: half-empty victims only, so that a
+     * device near its fill level does not clean on every call */
     if (!crc && !fs->failed && !fs->readonly &&
         fs->an.free_segments < fs->reserve + 4)
-        crc = lfs_gc(fs, fs->reserve + 4);
+        crc = lfs_gc(fs, fs->reserve + 4, fs->g.seg_bytes / 2);
     lfs_cache_trim(fs);
     return rc ? rc : crc;
 }

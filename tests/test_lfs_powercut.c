@@ -1,0 +1,303 @@
+/*
+ * test_lfs_powercut.c -- a power cut at every flash operation of a short
+ * workload.  After each cut the device powers on and LogFS must mount
+ * without repair to exactly the state after some operation between the
+ * last completed sync and the cut (never older than that sync, never a
+ * mixture: a renamed file is under one name), and must go on working.
+ */
+#include "logfs.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define MAXCALLS 4096
+#define DUMP_MAX 8192
+
+/* A canonical text of the whole namespace: one line per entry, sorted by
+ * the walk order of a sorted name list, with type, links, size and a hash
+ * of the content. */
+struct dump { char *buf; size_t len; int err; };
+
+static void dump_add(struct dump *d, const char *s)
+{
+    size_t n = strlen(s);
+    if (d->len + n + 1 > DUMP_MAX) {
+        fprintf(stderr, "dump: too long\n");
+        d->err = 1;
+        return;
+    }
+    memcpy(d->buf + d->len, s, n + 1);
+    d->len += n;
+}
+
+struct names { char name[40][64]; int n; };
+static int collect(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct names *l = ctx;
+    (void)ino;
+    (void)type;
+    if (l->n < 40)
+        snprintf(l->name[l->n++], 64, "%s", name);
+    return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+static void dump_dir(logfs *fs, const char *path, struct dump *d)
+{
+    struct names l = {.n = 0};
+    uint64_t cookie = 0;
+    int rrc = logfs_readdir(fs, *path ? path : "/", &cookie, collect, &l);
+    if (rrc) {
+        fprintf(stderr, "dump: readdir %s: %d\n", *path ? path : "/", rrc);
+        d->err = 1;
+        return;
+    }
+    qsort(l.name, (size_t)l.n, sizeof l.name[0], cmp_names);
+    for (int i = 0; i < l.n && !d->err; i++) {
+        char p[256], line[400];
+        snprintf(p, sizeof p, "%s/%s", path, l.name[i]);
+        struct logfs_stat st;
+        int src = logfs_lstat(fs, p, &st);
+        if (src) {
+            fprintf(stderr, "dump: lstat %s: %d\n", p, src);
+            d->err = 1;
+            return;
+        }
+        uint32_t h = 2166136261u;
+        if (S_ISREG(st.mode)) {
+            int fd = logfs_open(fs, p, O_RDONLY, 0);
+            uint8_t buf[4096];
+            for (uint64_t off = 0; fd >= 0 && off < st.size; off += sizeof buf) {
+                int64_t n = logfs_pread(fs, fd, buf, sizeof buf, off);
+                for (int64_t k = 0; k < n; k++)
+                    h = (h ^ buf[k]) * 16777619u;
+                if (n <= 0) {
+                    fprintf(stderr, "dump: read %s: %d\n", p, (int)n);
+                    d->err = 1;
+                }
+            }
+            if (fd < 0)
+                d->err = 1;
+            else
+                logfs_close(fs, fd);
+        }
+        snprintf(line, sizeof line, "%s %o %u %" PRIu64 " %08x\n", p, st.mode, st.nlink,
+                 st.size, h);
+        dump_add(d, line);
+        if (S_ISDIR(st.mode))
+            dump_dir(fs, p, d);
+    }
+}
+
+static char *dump_fs(logfs *fs)
+{
+    struct dump d = {malloc(DUMP_MAX), 0, 0};
+    d.buf[0] = 0;
+    dump_dir(fs, "", &d);
+    if (d.err) {
+        free(d.buf);
+        return NULL;
+    }
+    return d.buf;
+}
+
+/* The workload, one file-system call at a time.  Calls are numbered as
+ * they complete; the fs commits only between calls, so its commit points
+ * are states after some call.  Stops after `stop` calls or when the power
+ * goes; returns the number of calls completed before the one that lost
+ * power (or `stop`), and the number completed by the last sync that did. */
+struct wl {
+    logfs *fs;
+    nand_dev *dev;
+    int done, stop, last_sync, cut;
+    char **record; /* if set: the state after every call */
+};
+
+static char *dump_fs(logfs *fs);
+
+/* After each call: 1 if the workload must stop. */
+static int next(struct wl *w, int is_sync, int rc)
+{
+    if (!nand_is_powered(w->dev)) {
+        w->cut = 1; /* this call may or may not have reached flash */
+        return 1;
+    }
+    w->done++;
+    if (is_sync && rc == 0)
+        w->last_sync = w->done;
+    /* dumping only reads: read-only calls never write flash, so the
+     * reference run does the same flash operations as the cut runs */
+    if (w->record && w->done <= MAXCALLS)
+        w->record[w->done] = dump_fs(w->fs);
+    return w->done >= w->stop;
+}
+
+#define CALL(w, is_sync, expr)                                               \
+    do {                                                                     \
+        int rc_ = (int)(expr);                                               \
+        last_rc = rc_;                                                       \
+        if (next(w, is_sync, rc_))                                           \
+            return;                                                          \
+    } while (0)
+
+static void workload(struct wl *w, int ops)
+{
+    uint8_t buf[6000];
+    int last_rc = 0;
+    w->done = 0;
+    w->last_sync = 0;
+    w->cut = 0;
+    for (int i = 0; i < ops; i++) {
+        char a[64], b[64];
+        int k = i % 16;
+        snprintf(a, sizeof a, "/d%d/f%d", i % 3, i % 7);
+        snprintf(b, sizeof b, "/d%d/g%d", (i + 1) % 3, i % 5);
+        for (size_t j = 0; j < sizeof buf; j++)
+            buf[j] = (uint8_t)(i * 31 + j);
+        if (k == 0 || k == 8) {
+            char dn[16];
+            snprintf(dn, sizeof dn, "/d%d", (i / 8) % 3);
+            CALL(w, 0, logfs_mkdir(w->fs, dn, 0755));
+        } else if (k < 5 || k == 9 || k == 10) {
+            CALL(w, 0, logfs_open(w->fs, a, O_WRONLY | O_CREAT, 0644));
+            int fd = last_rc;
+            if (fd >= 0) {
+                CALL(w, 0, logfs_pwrite(w->fs, fd, buf, 1000 + (uint64_t)(i * 397) % 5000,
+                                        (uint64_t)(i % 4) * 3000));
+                CALL(w, 0, logfs_close(w->fs, fd));
+            }
+        } else if (k == 5 || k == 11) {
+            CALL(w, 0, logfs_rename(w->fs, a, b));
+        } else if (k == 6) {
+            CALL(w, 0, logfs_link(w->fs, a, b));
+        } else if (k == 12) {
+            CALL(w, 0, logfs_unlink(w->fs, b));
+        } else if (k == 13) {
+            CALL(w, 0, logfs_truncate(w->fs, a, 1234));
+        } else {
+            CALL(w, 1, logfs_sync(w->fs));
+        }
+    }
+    w->stop = w->done; /* ran to the end */
+}
+
+/* Run the workload once per cut point (every stride-th flash operation)
+ * and check each outcome. */
+static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = blocks;
+    c.geo.pages_per_block = 16;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    c.factory_bad_fraction = 0.02;
+    c.seed = 3;
+    nand_dev *d;
+    REQUIRE(nand_create(&c, &d) == 0);
+    struct logfs_options opt = {.block_size = 1024, .dirty_bytes = 16 << 10};
+    REQUIRE(logfs_mkfs(d, &opt) == 0);
+    nand_snapshot *start;
+    REQUIRE(nand_snapshot_take(d, &start) == 0);
+
+    /* the reference run: the state after every call */
+    static char *after[MAXCALLS + 1];
+    logfs *fs;
+    REQUIRE(logfs_mount(d, &opt, &fs) == 0);
+    REQUIRE((after[0] = dump_fs(fs)) != NULL);
+    struct wl w = {.fs = fs, .dev = d, .stop = 1 << 30, .record = after};
+    struct nand_stats s0, s1;
+    nand_get_stats(d, &s0);
+    workload(&w, ops);
+    nand_get_stats(d, &s1);
+    int ncalls = w.done;
+    REQUIRE(ncalls <= MAXCALLS);
+    for (int n = 0; n <= ncalls; n++)
+        REQUIRE(after[n] != NULL);
+    REQUIRE(logfs_unmount(fs) == 0);
+
+    int checked = 0, bad = 0;
+    uint64_t total = 0;
+    for (uint64_t cut = 0;; cut += stride) {
+        REQUIRE(nand_snapshot_restore(d, start) == 0);
+        REQUIRE(logfs_mount(d, &opt, &fs) == 0);
+        nand_cut_after_ops(d, cut, -1.0);
+        w = (struct wl){.fs = fs, .dev = d, .stop = 1 << 30};
+        workload(&w, ops);
+        nand_cut_disarm(d);
+        REQUIRE(w.cut || w.done == ncalls); /* the same calls as the reference */
+        logfs_unmount(fs); /* fails when the power is off; frees the fs */
+        if (!w.cut) { /* the cut point lies beyond the workload */
+            total = cut;
+            break;
+        }
+        nand_power_on(d);
+        if (logfs_mount(d, &opt, &fs)) {
+            fprintf(stderr, "cut %" PRIu64 ": mount failed\n", cut);
+            bad++;
+            continue;
+        }
+        /* allowed: after the last completed sync, up to and including the
+         * call that was running when the power went */
+        char *got = dump_fs(fs);
+        int match = 0;
+        for (int j = w.last_sync; got && j <= w.done + 1 && j <= ncalls && !match; j++)
+            match = !strcmp(got, after[j]);
+        if (!match) {
+            fprintf(stderr, "cut %" PRIu64 " (during call %d, last sync after %d): state "
+                    "matches no commit point\n%s", cut, w.done + 1, w.last_sync,
+                    got ? got : "(unreadable)\n");
+            bad++;
+        }
+        /* and it goes on working */
+        int fd = logfs_open(fs, "/after-cut", O_WRONLY | O_CREAT, 0644);
+        int ok = fd >= 0 && logfs_write(fs, fd, "x", 1) == 1 && logfs_close(fs, fd) == 0 &&
+                 logfs_unmount(fs) == 0 && logfs_mount(d, &opt, &fs) == 0;
+        struct logfs_stat sst;
+        ok = ok && logfs_stat(fs, "/after-cut", &sst) == 0 && sst.size == 1;
+        if (!ok) {
+            fprintf(stderr, "cut %" PRIu64 ": fs does not go on working\n", cut);
+            bad++;
+        }
+        logfs_unmount(fs);
+        free(got);
+        checked++;
+    }
+    fprintf(stderr, "power cuts: %d checked (%" PRIu64 " flash operations, %d calls, %"
+            PRIu64 " erases), %d bad\n", checked, total, ncalls, s1.erases - s0.erases, bad);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(checked > 100);
+    /* the reuse campaign must really erase segments it wrote before */
+    if (want_reuse)
+        CHECK(s1.erases - s0.erases > blocks);
+    for (int i = 0; i <= ncalls; i++)
+        free(after[i]);
+    nand_snapshot_free(start);
+    nand_close(d);
+}
+
+TEST(cut_at_every_operation)
+{
+    campaign(96, 80, 1, 0);
+}
+
+/* A small device overwritten until the cleaner reuses segments: cut at
+ * every third flash operation, so that cuts land in cleaning too. */
+TEST(cut_during_cleaning)
+{
+    campaign(64, test_long() ? 2000 : 700, test_long() ? 1 : 7, 1);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    RUN(cut_at_every_operation);
+    RUN(cut_during_cleaning);
+    return test_summary(argv[0]);
+}
