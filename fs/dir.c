@@ -2,8 +2,9 @@
  * dir.c -- directories: a sparse file whose block b is the bucket of the
  * names that hash to b.
  *
- * Bucket payload: u8 flags (bit 0: a name once overflowed into the next
- * bucket), then entries of u64 inode, u8 type, u8 name length, the name.
+ * Buckets: DIR_BUCKETS of them, a name's bucket is its 32-bit FNV-1a hash
+ * modulo that.  Bucket payload: u8 flags (bit 0: a name once overflowed
+ * into the next bucket), then entries of u64 inode, u8 type, u8 name length, the name.
  * Lookup reads one bucket through the tree, whatever the directory's size
  * (plus the next ones while the overflow flag says a name may have moved
  * on, which takes a full bucket of colliding hashes).  The directory's
@@ -25,13 +26,17 @@ static uint64_t name_hash(const char *name, size_t len)
     return h;
 }
 
-/* Buckets are numbered below the largest index a full tree can hold. */
+/* A fixed number of buckets: enough that 100,000 short names average
+ * about 25 to a bucket (one bucket read per lookup), few enough that the
+ * directory's tree stays two levels deep and its indirect blocks are
+ * shared by many entries.  Growing the range with the directory (as Linux
+ * LogFS did) would save small directories their indirect blocks. */
+#define DIR_BUCKETS 4096u
+
 static uint64_t bucket_range(const struct logfs *fs)
 {
-    uint64_t r = 1;
-    for (unsigned l = 0; l < LFS_MAX_HEIGHT && r < (1ull << 31); l++)
-        r *= fs->ptrs_per_block;
-    return r < (1ull << 31) ? r : (1ull << 31);
+    (void)fs;
+    return DIR_BUCKETS;
 }
 
 /* Find name in bucket node n: offset of its entry, or -1. */
