@@ -7,10 +7,9 @@
 
 #include <errno.h>
 
-static int add_ptr(struct logfs *fs, uint64_t *live, lfs_ptr p)
+static int add_ptr(struct logfs *fs, void *ctx, lfs_ptr p)
 {
-    if (p == LFS_PTR_PENDING)
-        return -EBUSY; /* not synced */
+    uint64_t *live = ctx;
     uint32_t seg = lfs_seg_of(fs, p);
     if (seg >= fs->g.nblocks)
         return -EIO;
@@ -18,40 +17,18 @@ static int add_ptr(struct logfs *fs, uint64_t *live, lfs_ptr p)
     return 0;
 }
 
-static int walk_node(struct logfs *fs, struct lfs_inode *in, uint8_t level,
-                     uint64_t n, uint64_t *live)
+/* A pointer only in RAM means the fs was not synced. */
+static int synced(const struct lfs_inode *in)
 {
-    struct lfs_node *node;
-    int rc = lfs_tree_get(fs, in, level, n, 0, &node);
-    if (rc || !node)
-        return rc;
-    for (uint32_t s = 0; s < fs->ptrs_per_block && !rc; s++) {
-        lfs_ptr p = le64_get(node->data + 8 * s);
-        if (!p)
-            continue;
-        if ((rc = add_ptr(fs, live, p)))
-            break;
-        if (level > 1)
-            rc = walk_node(fs, in, (uint8_t)(level - 1), n * fs->ptrs_per_block + s, live);
-        /* the recursion may have evicted node: find it again */
-        if (!rc && (rc = lfs_tree_get(fs, in, level, n, 0, &node)) == 0 && !node)
-            rc = -EIO;
-    }
-    return rc;
+    for (unsigned i = 0; i < LFS_NDIRECT; i++)
+        if (in->direct[i] == LFS_PTR_PENDING)
+            return 0;
+    return in->indirect != LFS_PTR_PENDING;
 }
 
 static int walk_inode(struct logfs *fs, struct lfs_inode *in, uint64_t *live)
 {
-    int rc = 0;
-    for (unsigned i = 0; i < LFS_NDIRECT && !rc; i++)
-        if (in->direct[i])
-            rc = add_ptr(fs, live, in->direct[i]);
-    if (!rc && in->height && in->indirect) {
-        rc = add_ptr(fs, live, in->indirect);
-        if (!rc)
-            rc = walk_node(fs, in, in->height, 0, live);
-    }
-    return rc;
+    return synced(in) ? lfs_tree_walk(fs, in, add_ptr, live) : -EBUSY;
 }
 
 /* 0 if every segment's live count matches the trees; else the number of

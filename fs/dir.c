@@ -51,8 +51,10 @@ static int64_t bucket_find(const struct lfs_node *n, const char *name, size_t le
     return -1;
 }
 
-int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
-                   size_t len, uint64_t *ino, uint8_t *type)
+/* The bucket holding name and the entry's offset in it: follows the
+ * overflow chain from the name's own bucket.  -ENOENT if absent. */
+static int dir_find(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                    size_t len, struct lfs_node **bucket, uint64_t *bix, int64_t *off)
 {
     uint64_t range = bucket_range(fs), b = name_hash(name, len) % range;
     for (unsigned probe = 0; probe < MAX_PROBE; probe++, b = (b + 1) % range) {
@@ -62,17 +64,30 @@ int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
             return rc;
         if (!n || n->len == 0)
             return -ENOENT;
-        int64_t off = bucket_find(n, name, len);
-        if (off >= 0) {
-            *ino = le64_get(n->data + off);
-            if (type)
-                *type = n->data[off + 8];
+        if ((*off = bucket_find(n, name, len)) >= 0) {
+            *bucket = n;
+            *bix = b;
             return 0;
         }
         if (!(n->data[0] & BUCKET_OVERFLOW))
             return -ENOENT;
     }
     return -ENOENT;
+}
+
+int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len, uint64_t *ino, uint8_t *type)
+{
+    struct lfs_node *n;
+    uint64_t b;
+    int64_t off;
+    int rc = dir_find(fs, dir, name, len, &n, &b, &off);
+    if (rc)
+        return rc;
+    *ino = le64_get(n->data + off);
+    if (type)
+        *type = n->data[off + 8];
+    return 0;
 }
 
 int lfs_dir_add(struct logfs *fs, struct lfs_inode *dir, const char *name,
@@ -109,31 +124,22 @@ int lfs_dir_add(struct logfs *fs, struct lfs_inode *dir, const char *name,
 int lfs_dir_remove(struct logfs *fs, struct lfs_inode *dir, const char *name,
                    size_t len)
 {
-    uint64_t range = bucket_range(fs), b = name_hash(name, len) % range;
-    for (unsigned probe = 0; probe < MAX_PROBE; probe++, b = (b + 1) % range) {
-        struct lfs_node *n;
-        int rc = lfs_tree_get(fs, dir, 0, b, 0, &n);
-        if (rc)
-            return rc;
-        if (!n || n->len == 0)
-            return -ENOENT;
-        int64_t off = bucket_find(n, name, len);
-        if (off >= 0) {
-            uint32_t elen = ENT_FIXED + n->data[off + 9];
-            memmove(n->data + off, n->data + off + elen, n->len - off - elen);
-            n->len -= elen;
-            memset(n->data + n->len, 0, elen);
-            dir->size--;
-            lfs_inode_dirty(fs, dir);
-            if (n->len == 1 && !(n->data[0] & BUCKET_OVERFLOW))
-                return lfs_tree_punch(fs, dir, b); /* an empty bucket goes */
-            lfs_node_dirty(fs, n);
-            return 0;
-        }
-        if (!(n->data[0] & BUCKET_OVERFLOW))
-            return -ENOENT;
-    }
-    return -ENOENT;
+    struct lfs_node *n;
+    uint64_t b;
+    int64_t off;
+    int rc = dir_find(fs, dir, name, len, &n, &b, &off);
+    if (rc)
+        return rc;
+    uint32_t elen = ENT_FIXED + n->data[off + 9];
+    memmove(n->data + off, n->data + off + elen, n->len - off - elen);
+    n->len -= elen;
+    memset(n->data + n->len, 0, elen);
+    dir->size--;
+    lfs_inode_dirty(fs, dir);
+    if (n->len == 1 && !(n->data[0] & BUCKET_OVERFLOW))
+        return lfs_tree_punch(fs, dir, b); /* an empty bucket goes */
+    lfs_node_dirty(fs, n);
+    return 0;
 }
 
 /* Call fn for entries from position *cookie on (bucket << 16 | index);

@@ -265,6 +265,11 @@ int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
  * node only in RAM. */
 int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t n, lfs_ptr *out);
+/* Call fn for every on-flash pointer of the file's tree -- to data and to
+ * indirect blocks -- reading only the indirect blocks (pointers only in
+ * RAM are skipped). */
+typedef int (*lfs_ptr_fn)(struct logfs *fs, void *ctx, lfs_ptr p);
+int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *ctx);
 /* The first existing level-0 block at or after bix (UINT64_MAX: none). */
 int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
                   uint64_t *found);

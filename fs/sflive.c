@@ -68,41 +68,17 @@ static int add(struct logfs *fs, lfs_ptr p, int64_t delta)
     return 0;
 }
 
-/* Count every on-flash object of the segment file's tree. */
-static int build_under(struct logfs *fs, uint8_t level, uint64_t n)
+static int count_ptr(struct logfs *fs, void *ctx, lfs_ptr p)
 {
-    struct lfs_inode *in = &fs->an.segfile;
-    struct lfs_node *node;
-    int rc = lfs_tree_get(fs, in, level, n, 0, &node);
-    if (rc || !node)
-        return rc;
-    for (uint32_t s = 0; s < fs->ptrs_per_block && !rc; s++) {
-        lfs_ptr p = le64_get(node->data + 8 * s);
-        if (!p || p == LFS_PTR_PENDING)
-            continue;
-        if ((rc = add(fs, p, lfs_ptr_len(p))))
-            return rc;
-        if (level > 1)
-            rc = build_under(fs, (uint8_t)(level - 1), n * fs->ptrs_per_block + s);
-        if (!rc && ((rc = lfs_tree_get(fs, in, level, n, 0, &node)) || !node))
-            rc = rc ? rc : -EIO;
-    }
-    return rc;
+    (void)ctx;
+    return add(fs, p, lfs_ptr_len(p));
 }
 
+/* Count every on-flash object of the segment file's tree. */
 static int build(struct logfs *fs)
 {
-    struct lfs_inode *in = &fs->an.segfile;
-    int rc = 0;
     fs->sflive.built = 1;
-    for (unsigned i = 0; i < LFS_NDIRECT && !rc; i++)
-        if (in->direct[i] && in->direct[i] != LFS_PTR_PENDING)
-            rc = add(fs, in->direct[i], lfs_ptr_len(in->direct[i]));
-    if (!rc && in->height && in->indirect && in->indirect != LFS_PTR_PENDING) {
-        rc = add(fs, in->indirect, lfs_ptr_len(in->indirect));
-        if (!rc)
-            rc = build_under(fs, in->height, 0);
-    }
+    int rc = lfs_tree_walk(fs, &fs->an.segfile, count_ptr, NULL);
     if (rc)
         fs->sflive.built = 0;
     return rc;

@@ -245,3 +245,41 @@ int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
         return 0;
     return next_under(fs, in, in->height, 0, bix, found);
 }
+
+/* Every on-flash pointer held by node (level, n) and the indirect nodes
+ * below it, depth first; data blocks are not read. */
+static int walk_under(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                      uint64_t n, lfs_ptr_fn fn, void *ctx)
+{
+    struct lfs_node *node;
+    int rc = lfs_tree_get(fs, in, level, n, 0, &node);
+    if (rc || !node)
+        return rc;
+    for (uint32_t s = 0; s < fs->ptrs_per_block && !rc; s++) {
+        lfs_ptr p = le64_get(node->data + 8 * s);
+        if (!p || p == LFS_PTR_PENDING)
+            continue;
+        if ((rc = fn(fs, ctx, p)))
+            return rc;
+        if (level > 1)
+            rc = walk_under(fs, in, (uint8_t)(level - 1), n * fs->ptrs_per_block + s,
+                            fn, ctx);
+        /* the recursion may have evicted node: find it again */
+        if (!rc && (rc = lfs_tree_get(fs, in, level, n, 0, &node)) == 0 && !node)
+            rc = -EIO;
+    }
+    return rc;
+}
+
+int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *ctx)
+{
+    int rc = 0;
+    for (unsigned i = 0; i < LFS_NDIRECT && !rc; i++)
+        if (in->direct[i] && in->direct[i] != LFS_PTR_PENDING)
+            rc = fn(fs, ctx, in->direct[i]);
+    if (rc || !in->height || !in->indirect || in->indirect == LFS_PTR_PENDING)
+        return rc;
+    if ((rc = fn(fs, ctx, in->indirect)))
+        return rc;
+    return walk_under(fs, in, in->height, 0, fn, ctx);
+}
