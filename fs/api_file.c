@@ -202,6 +202,8 @@ int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence)
 
 static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 {
+    if (fs->readonly)
+        return -EROFS;
     if (S_ISDIR(in->mode))
         return -EISDIR;
     int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
@@ -242,6 +244,8 @@ int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len)
         return rc;
     if ((f->flags & O_ACCMODE) == O_RDONLY)
         return -EBADF;
+    if (fs->readonly)
+        return -EROFS;
     uint64_t end = off + len < off ? UINT64_MAX : off + len;
     rc = lfs_file_zero(fs, in, off, end);
     in->mtime = in->ctime = lfs_now(fs);
@@ -275,6 +279,9 @@ static void fill_stat(const struct lfs_inode *in, struct logfs_stat *st)
 static int path_inode(struct logfs *fs, const char *path, int follow,
                       struct lfs_inode **in)
 {
+    if (follow < 0 && fs->readonly)
+        return -EROFS;
+    follow = follow < 0 ? 1 : follow;
     struct lfs_path r;
     int rc = lfs_resolve(fs, path, follow, &r);
     if (!rc && !r.ino)
@@ -310,10 +317,11 @@ int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st)
     return rc;
 }
 
+/* follow = -1: follow, and the call will modify the inode */
 int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
 {
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, 1, &in);
+    int rc = path_inode(fs, path, -1, &in);
     if (!rc) {
         in->mode = (in->mode & S_IFMT) | (mode & 07777);
         in->ctime = lfs_now(fs);
@@ -325,7 +333,7 @@ int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, 1, &in);
+    int rc = path_inode(fs, path, -1, &in);
     if (!rc) {
         in->uid = uid;
         in->gid = gid;
@@ -338,7 +346,7 @@ int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
 {
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, 1, &in);
+    int rc = path_inode(fs, path, -1, &in);
     if (!rc) {
         in->atime = atime;
         in->mtime = mtime;

@@ -248,10 +248,11 @@ int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
 
 int logfs_statfs(logfs *fs, struct logfs_statfs *st)
 {
-    uint64_t seg = fs->g.seg_bytes, free = fs->an.free_segments;
+    /* what writers may still add: the cleaner makes room up to capacity */
+    uint64_t cap = lfs_capacity(fs), used = fs->an.live_bytes + fs->cache.dirty_bytes;
     st->block_size = fs->g.block_size;
-    st->total_bytes = (fs->g.nblocks - fs->sb.anchor_count - 2) * seg;
-    st->free_bytes = free > fs->reserve ? (free - fs->reserve) * seg : 0;
+    st->total_bytes = cap;
+    st->free_bytes = used < cap ? cap - used : 0;
     st->files = fs->an.next_ino - LFS_INO_FIRST_FREE;
     return 0;
 }

@@ -90,6 +90,11 @@ static int class_dirty(const struct logfs *fs, int cls)
 
 int lfs_commit(struct logfs *fs)
 {
+    return lfs_commit_flags(fs, 0);
+}
+
+int lfs_commit_flags(struct logfs *fs, uint32_t flags)
+{
     int rc;
     if (fs->readonly)
         return -EROFS;
@@ -112,12 +117,14 @@ int lfs_commit(struct logfs *fs)
     if ((rc = lfs_area_flush_all(fs)))
         goto fail;
     fs->an.seq++;
+    fs->an.flags = flags;
+    /* the segments this commit freed are free on flash with this anchor:
+     * count them in it (they join the pool only once it is written) */
+    fs->an.free_segments += fs->nfreed;
     for (unsigned i = 0; i < LFS_NAREAS; i++)
         fs->an.area[i] = (struct lfs_area_pos){fs->area[i].seg, fs->area[i].off};
-    if ((rc = lfs_ring_write(fs->dev, &fs->ring, &fs->an))) {
-        fs->an.seq--;
+    if ((rc = lfs_ring_write(fs->dev, &fs->ring, &fs->an)))
         goto fail;
-    }
     lfs_seg_commit_done(fs);
     return 0;
 fail:

@@ -77,8 +77,10 @@ struct lfs_free_seg {
 };
 
 /* The anchor record: everything mount needs, written once per commit. */
+#define LFS_ANCHOR_CLEAN 1u     /* the last commit before an unmount */
 struct lfs_anchor {
     uint64_t seq;                /* commit number, grows by one */
+    uint32_t flags;
     struct lfs_inode inodefile;  /* the master inode */
     struct lfs_inode segfile;
     uint64_t next_ino;
@@ -332,5 +334,7 @@ int lfs_check_live(struct logfs *fs, uint32_t *bad_seg, uint64_t *want, uint32_t
 
 /* commit.c */
 int lfs_commit(struct logfs *fs);
+/* A commit whose anchor carries flags (LFS_ANCHOR_CLEAN at unmount). */
+int lfs_commit_flags(struct logfs *fs, uint32_t flags);
 
 #endif

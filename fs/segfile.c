@@ -199,7 +199,8 @@ int lfs_seg_mark_freed(struct logfs *fs)
     return 0;
 }
 
-/* The anchor is on flash: the emptied segments may be reused. */
+/* The anchor is on flash: the emptied segments (already counted free in
+ * it) may be reused. */
 void lfs_seg_commit_done(struct logfs *fs)
 {
     struct lfs_anchor *a = &fs->an;
@@ -207,7 +208,6 @@ void lfs_seg_commit_done(struct logfs *fs)
         struct lfs_segent e;
         if (a->npool < LFS_POOL_MAX && !lfs_seg_get(fs, fs->freed[i], &e))
             a->pool[a->npool++] = (struct lfs_free_seg){fs->freed[i], e.erases};
-        a->free_segments++;
     }
     fs->nfreed = fs->nmarked = 0;
 }

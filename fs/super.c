@@ -31,6 +31,15 @@ static void options_default(const struct logfs_options *in, struct logfs_options
 
 static void fs_free(struct logfs *fs);
 
+/* Writers stop while the next commit could still need every area to open
+ * a segment and the dirty data to fill more, beyond the cleaner's reserve
+ * chosen at mkfs. */
+static void set_reserve(struct logfs *fs, uint32_t reserve_segments)
+{
+    fs->reserve = reserve_segments + LFS_NAREAS +
+                  (uint32_t)(fs->dirty_limit / fs->g.seg_bytes) + 1;
+}
+
 /* A fresh in-RAM fs over dev with geometry g (no flash access). */
 static int fs_new(nand_dev *dev, const struct lfs_geo *g,
                   const struct logfs_options *o, struct logfs **out)
@@ -43,10 +52,6 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
     fs->dirty_limit = o->dirty_bytes;
-    /* writers stop while the next commit could still need every area to
-     * open a segment and the dirty data to fill more */
-    fs->reserve = o->reserve_segments + LFS_NAREAS +
-                  (uint32_t)(o->dirty_bytes / g->seg_bytes) + 1;
     int ok = !lfs_cache_init(fs, o->cache_bytes);
     ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
     for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
@@ -151,6 +156,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         return rc;
     }
     fs->sb = sb;
+    set_reserve(fs, sb.reserve_segments);
     fs->an.next_ino = LFS_INO_FIRST_FREE;
     fs->an.inodefile.ino = LFS_INO_INODEFILE;
     fs->an.segfile.ino = LFS_INO_SEGFILE;
@@ -225,6 +231,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
         return rc;
     fs->sb = sb;
     fs->readonly = readonly;
+    set_reserve(fs, sb.reserve_segments); /* mkfs's choice holds */
     fs->ring.count = sb.anchor_count;
     memcpy(fs->ring.blocks, sb.anchor_blocks, sizeof fs->ring.blocks);
     if ((rc = lfs_ring_find(dev, &fs->ring, &fs->an))) {
@@ -236,6 +243,29 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
         fs_free(fs);
         return -EINVAL;
     }
+    /* after a clean unmount nothing follows the recorded positions: go on
+     * filling the open segments; after a crash, pages past them may hold
+     * uncommitted or torn data, so those segments stay closed */
+    if ((fs->an.flags & LFS_ANCHOR_CLEAN) && !readonly) {
+        /* first say on flash that this is no longer a clean state: a
+         * crash from here on must not resume past what gets written */
+        fs->an.flags = 0;
+        fs->an.seq++;
+        if ((rc = lfs_ring_write(dev, &fs->ring, &fs->an))) {
+            fs_free(fs);
+            return rc;
+        }
+        fs->an.flags = LFS_ANCHOR_CLEAN; /* for the loop below only */
+    }
+    for (unsigned i = 0; i < LFS_NAREAS && (fs->an.flags & LFS_ANCHOR_CLEAN) && !readonly; i++) {
+        const struct lfs_area_pos *ap = &fs->an.area[i];
+        if (ap->seg && ap->seg < g.nblocks && ap->off < g.seg_bytes &&
+            ap->off % g.page_size == 0) {
+            fs->area[i].seg = ap->seg;
+            fs->area[i].off = ap->off;
+        }
+    }
+    fs->an.flags = 0;
     /* files unlinked while open when the power went: delete them now */
     uint64_t orphans[LFS_ORPHAN_MAX];
     uint32_t norphans = fs->an.norphans;
@@ -270,9 +300,14 @@ int logfs_sync(logfs *fs)
     return rc;
 }
 
+/* The last commit says it was the last: the next mount may then go on
+ * writing the open segments where they stand, since nothing was written
+ * after this anchor. */
 int logfs_unmount(logfs *fs)
 {
-    int rc = fs->readonly || fs->failed ? 0 : logfs_sync(fs);
+    int rc = 0;
+    if (!fs->readonly && !fs->failed && (anything_dirty(fs) || !(fs->an.flags & LFS_ANCHOR_CLEAN)))
+        rc = lfs_commit_flags(fs, LFS_ANCHOR_CLEAN);
     fs_free(fs);
     return rc;
 }

@@ -161,9 +161,39 @@ TEST(enospc_delete_and_go_on)
     nand_close(d);
 }
 
+/* Many short mounts (as the CLI does: one per command) neither leak free
+ * space nor abandon their open segments: free space falls only by what is
+ * stored. */
+TEST(remount_cycles_keep_space)
+{
+    nand_dev *d = small_dev();
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
+    logfs *fs;
+    struct logfs_statfs a, b;
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_statfs(fs, &a) == 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    for (int i = 0; i < 300; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "/d%d", i);
+        REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+        REQUIRE(logfs_mkdir(fs, name, 0755) == 0);
+        REQUIRE(logfs_unmount(fs) == 0);
+    }
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_statfs(fs, &b) == 0);
+    struct logfs_stats st;
+    logfs_get_stats(fs, &st);
+    CHECK(a.free_bytes - b.free_bytes <= st.live_bytes);
+    CHECK(b.free_bytes > a.free_bytes / 2);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
+    RUN(remount_cycles_keep_space);
     RUN(overwrite_many_device_sizes);
     RUN(enospc_delete_and_go_on);
     return test_summary(argv[0]);
