@@ -28,4 +28,18 @@ int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
 
 int cmd_sim(int argc, char **argv);
 
+/* The LogFS commands (cmd_fs.c); each takes IMAGE or IMAGE:/path args. */
+int cmd_mkfs(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_put(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_mkdir(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_rmdir(int argc, char **argv);
+int cmd_ln(int argc, char **argv);
+int cmd_mv(int argc, char **argv);
+int cmd_df(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
 #endif

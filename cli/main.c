@@ -13,6 +13,18 @@ static int cmd_version(int argc, char **argv)
 
 static const struct cli_cmd commands[] = {
     {"sim", "create, inspect and exercise simulated NAND devices", cmd_sim},
+    {"mkfs", "make an empty LogFS on a device image", cmd_mkfs},
+    {"ls", "list a LogFS directory (IMAGE[:/path])", cmd_ls},
+    {"cat", "print LogFS files (IMAGE:/path)", cmd_cat},
+    {"put", "copy a host file into a LogFS image", cmd_put},
+    {"get", "copy a file out of a LogFS image", cmd_get},
+    {"mkdir", "make LogFS directories", cmd_mkdir},
+    {"rm", "remove LogFS files and directories", cmd_rm},
+    {"rmdir", "remove empty LogFS directories", cmd_rmdir},
+    {"ln", "make a hard or symbolic link in a LogFS image", cmd_ln},
+    {"mv", "rename or move a LogFS file or directory", cmd_mv},
+    {"df", "show a LogFS image's space, files and commits", cmd_df},
+    {"stat", "show a LogFS file's inode", cmd_stat},
     {"version", "print the program version", cmd_version},
     {NULL, NULL, NULL},
 };
@@ -21,7 +33,8 @@ static const char help[] =
     "usage: flashlab <command> [options] [args]\n"
     "\n"
     "A NAND flash simulator and LogFS research testbed.\n"
-    "Every command takes --help.\n"
+    "Every command takes --help.  LogFS commands name a file on an image\n"
+    "as IMAGE:/path (split at the first ':' followed by '/').\n"
     "\n"
     "commands:\n";
 

@@ -1,0 +1,1061 @@
+/* cmd_fs.c -- the LogFS commands: mkfs, ls, cat, put, get, mkdir, rm, rmdir,
+ * ln, mv, df and stat on simulator images.
+ *
+ * Every command opens the image, mounts it, does its work and unmounts
+ * (which commits).  Commands that change the file system then save the
+ * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
+ * that fails does not save either, so IMAGE is left as it was. */
+#include "cli.h"
+#include "logfs.h"
+#include "nand.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (64u * 1024u) /* bytes per read/write when streaming a file */
+
+/* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
+static int fs_fail(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fs_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "flashlab %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+/* A LogFS error code (negative errno) as a short lower-case phrase. */
+static const char *errmsg(int rc)
+{
+    static char buf[128];
+    if (rc == -ENOENT)
+        return "no such file";
+    snprintf(buf, sizeof buf, "%s", strerror(-rc));
+    if (buf[0] >= 'A' && buf[0] <= 'Z')
+        buf[0] = (char)(buf[0] - 'A' + 'a');
+    return buf;
+}
+
+/* Whether path has a "." or ".." component (LogFS paths are canonical). */
+static int has_dots(const char *path)
+{
+    for (const char *p = path; *p;) {
+        p += strspn(p, "/");
+        size_t n = strcspn(p, "/");
+        if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
+static int path_fail(const char *cmd, int rc, const char *path)
+{
+    if (rc == -EINVAL && has_dots(path))
+        return fs_fail(cmd, "invalid path (no '.' or '..' components): %s", path);
+    return fs_fail(cmd, "%s: %s", errmsg(rc), path);
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* ---- IMAGE:/path --------------------------------------------------------- */
+
+struct target {
+    char *image;       /* allocated */
+    const char *path;  /* inside the argument */
+};
+
+/* Split arg at its first ':' followed by '/'.  Without one, allow_bare
+ * makes the whole argument the image and the path "/". */
+static int parse_target(const char *cmd, const char *arg, int allow_bare,
+                        struct target *t)
+{
+    const char *sep = strstr(arg, ":/");
+    if (!sep && allow_bare) {
+        sep = arg + strlen(arg);
+        t->path = "/";
+    } else if (!sep || sep == arg) {
+        return cli_usage_error(cmd, "'%s' is not IMAGE:/path", arg);
+    } else {
+        t->path = sep + 1;
+    }
+    size_t n = (size_t)(sep - arg);
+    if (!n)
+        return cli_usage_error(cmd, "'%s' names no image", arg);
+    t->image = malloc(n + 1);
+    if (!t->image)
+        return fs_fail(cmd, "out of memory");
+    memcpy(t->image, arg, n);
+    t->image[n] = 0;
+    return CLI_OK;
+}
+
+/* Whether two image names are the same file. */
+static int same_image(const char *a, const char *b)
+{
+    struct stat x, y;
+    if (!strcmp(a, b))
+        return 1;
+    return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev &&
+           x.st_ino == y.st_ino;
+}
+
+/* Parse argv[first..argc) as IMAGE:/path arguments on one image. */
+static int parse_targets(const char *cmd, int argc, char **argv, int first,
+                         struct target *t)
+{
+    for (int i = first; i < argc; i++) {
+        struct target *p = &t[i - first];
+        p->image = NULL;
+        if (parse_target(cmd, argv[i], 0, p))
+            return CLI_USAGE;
+        if (i > first && !same_image(t[0].image, p->image))
+            return cli_usage_error(cmd, "'%s' and '%s' are on different images",
+                                   argv[first], argv[i]);
+    }
+    return CLI_OK;
+}
+
+static void free_targets(struct target *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(t[i].image);
+    free(t);
+}
+
+/* ---- a mounted image ------------------------------------------------------ */
+
+struct session {
+    const char *cmd, *image;
+    nand_dev *dev;
+    logfs *fs;
+};
+
+static int session_open(struct session *s, const char *cmd, const char *image)
+{
+    char err[512];
+    s->cmd = cmd;
+    s->image = image;
+    s->fs = NULL;
+    if (nand_open(image, &s->dev, err, sizeof err))
+        return fs_fail(cmd, "%s", err);
+    int rc = logfs_mount(s->dev, NULL, &s->fs);
+    if (rc) {
+        nand_close(s->dev);
+        if (rc == -EINVAL)
+            return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
+                           image);
+        return fs_fail(cmd, "%s: cannot mount: %s", image, errmsg(rc));
+    }
+    return CLI_OK;
+}
+
+/* Unmount (which commits), save the image when save and all went well,
+ * close.  rc is the command's exit code so far. */
+static int session_close(struct session *s, int rc, int save)
+{
+    int urc = logfs_unmount(s->fs);
+    if (!rc && urc)
+        rc = fs_fail(s->cmd, "%s: cannot commit: %s", s->image, errmsg(urc));
+    if (!rc && save) {
+        int nrc = nand_save(s->dev, s->image);
+        if (nrc)
+            rc = fs_fail(s->cmd, "%s: cannot save image: %s", s->image,
+                         nand_strerror(nrc));
+    }
+    nand_close(s->dev);
+    return rc;
+}
+
+/* ---- paths and directory listings ----------------------------------------- */
+
+/* dir + "/" + name, as a new string (NULL when out of memory). */
+static char *join(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    while (dl > 0 && dir[dl - 1] == '/')
+        dl--;
+    char *p = malloc(dl + nl + 2);
+    if (p) {
+        memcpy(p, dir, dl);
+        p[dl] = '/';
+        memcpy(p + dl + 1, name, nl + 1);
+    }
+    return p;
+}
+
+/* The last component of path ("" for the root); trailing slashes are
+ * dropped into *len. */
+static const char *base_name(const char *path, size_t *len)
+{
+    size_t n = strlen(path);
+    while (n > 0 && path[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    *len = n - b;
+    return path + b;
+}
+
+static int is_root(const char *path)
+{
+    return path[strspn(path, "/")] == 0;
+}
+
+struct entry {
+    char *name;
+    uint32_t type; /* S_IFMT bits */
+};
+
+struct listing {
+    struct entry *v;
+    size_t n, cap;
+    int nomem;
+};
+
+static int collect_one(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct listing *l = ctx;
+    (void)ino;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct entry *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            l->nomem = 1;
+            return 1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n].name = strdup(name))) {
+        l->nomem = 1;
+        return 1;
+    }
+    l->v[l->n++].type = type;
+    return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+static void listing_free(struct listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].name);
+    free(l->v);
+    *l = (struct listing){0};
+}
+
+/* The entries of directory path, sorted by name. */
+static int list_dir(logfs *fs, const char *path, struct listing *l)
+{
+    uint64_t cookie = 0;
+    *l = (struct listing){0};
+    int rc = logfs_readdir(fs, path, &cookie, collect_one, l);
+    if (!rc && l->nomem)
+        rc = -ENOMEM;
+    if (rc)
+        listing_free(l);
+    else if (l->n)
+        qsort(l->v, l->n, sizeof *l->v, entry_cmp);
+    return rc;
+}
+
+static void mode_string(uint32_t mode, char out[11])
+{
+    out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : '?';
+    static const char rwx[] = "rwxrwxrwx";
+    for (int i = 0; i < 9; i++)
+        out[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
+    out[10] = 0;
+}
+
+static const char *type_name(uint32_t mode)
+{
+    return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link"
+         : S_ISREG(mode) ? "regular file" : "other";
+}
+
+/* The target of symlink path, as a new string. */
+static int read_link(logfs *fs, const char *path, uint64_t size, char **out)
+{
+    char *buf = malloc(size + 1);
+    if (!buf)
+        return -ENOMEM;
+    int64_t n = logfs_readlink(fs, path, buf, size);
+    if (n < 0) {
+        free(buf);
+        return (int)n;
+    }
+    buf[n] = 0;
+    *out = buf;
+    return 0;
+}
+
+/* ---- mkfs ------------------------------------------------------------------ */
+
+static const char mkfs_help[] =
+    "usage: flashlab mkfs [--block-size N] [--anchor-blocks N] [--reserve N] IMAGE\n"
+    "\n"
+    "Make an empty LogFS on a simulator image (made with `flashlab sim\n"
+    "create`), destroying what the device held.  --block-size is the fs\n"
+    "block, a power of two 512..32768 (4096); --anchor-blocks the erase\n"
+    "blocks of the anchor ring, 2..16 (4); --reserve the segments kept\n"
+    "back for the cleaner (8).\n";
+
+int cmd_mkfs(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"block-size", required_argument, 0, 'b'},
+        {"anchor-blocks", required_argument, 0, 'a'},
+        {"reserve", required_argument, 0, 'r'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    struct logfs_options o = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "b:a:r:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (parse_u32(optarg, &o.block_size) || o.block_size < 512 ||
+                o.block_size > 32768 || (o.block_size & (o.block_size - 1)))
+                return cli_usage_error("mkfs", "bad block size '%s' (a power of "
+                                       "two, 512..32768)", optarg);
+            break;
+        case 'a':
+            if (parse_u32(optarg, &o.anchor_blocks) || o.anchor_blocks < 2 ||
+                o.anchor_blocks > 16)
+                return cli_usage_error("mkfs", "bad anchor block count '%s' "
+                                       "(2..16)", optarg);
+            break;
+        case 'r':
+            if (parse_u32(optarg, &o.reserve_segments) || !o.reserve_segments)
+                return cli_usage_error("mkfs", "bad reserve '%s' (at least 1)",
+                                       optarg);
+            break;
+        case 'h': fputs(mkfs_help, stdout); return CLI_OK;
+        default: return cli_usage_error("mkfs", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("mkfs", "expected one IMAGE argument");
+    const char *image = argv[optind];
+    char err[512];
+    nand_dev *dev;
+    if (nand_open(image, &dev, err, sizeof err))
+        return fs_fail("mkfs", "%s", err);
+    int rc = logfs_mkfs(dev, &o);
+    if (rc == -ENOSPC) {
+        nand_close(dev);
+        return fs_fail("mkfs", "%s: too few good blocks (or block 0 is bad)",
+                       image);
+    }
+    if (rc == -EINVAL) {
+        const struct nand_geometry *g = &nand_get_config(dev)->geo;
+        uint32_t bs = o.block_size ? o.block_size : 4096;
+        fs_fail("mkfs", "%s: block size %u does not suit the device (%u B "
+                "pages, %u KiB erase blocks: an erase block must hold 4 fs "
+                "blocks)", image, bs, g->page_size,
+                g->page_size * g->pages_per_block / 1024);
+        nand_close(dev);
+        return CLI_FAIL;
+    }
+    if (rc) {
+        nand_close(dev);
+        return fs_fail("mkfs", "%s: cannot make a file system: %s", image,
+                       errmsg(rc));
+    }
+    logfs *fs;
+    struct logfs_statfs st = {0};
+    if ((rc = logfs_mount(dev, &o, &fs))) {
+        nand_close(dev);
+        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
+                       errmsg(rc));
+    }
+    logfs_statfs(fs, &st);
+    rc = logfs_unmount(fs);
+    int nrc = rc ? 0 : nand_save(dev, image);
+    nand_close(dev);
+    if (rc)
+        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
+    if (nrc)
+        return fs_fail("mkfs", "%s: cannot save image: %s", image,
+                       nand_strerror(nrc));
+    printf("%s: LogFS, block size %u, %.1f MiB free of %.1f MiB\n", image,
+           st.block_size, (double)st.free_bytes / 1048576.0,
+           (double)st.total_bytes / 1048576.0);
+    return CLI_OK;
+}
+
+/* ---- ls ---------------------------------------------------------------------- */
+
+static const char ls_help[] =
+    "usage: flashlab ls [-l] IMAGE[:/path]\n"
+    "\n"
+    "List a directory of the LogFS on IMAGE (the root without a path), by\n"
+    "name; a file lists just itself.  -l shows mode, links, size (entries,\n"
+    "for a directory) and name, and where a symbolic link points.\n";
+
+static int ls_line(struct session *s, const char *path, const char *name, int lng)
+{
+    if (!lng) {
+        printf("%s\n", name);
+        return CLI_OK;
+    }
+    struct logfs_stat st;
+    int rc = logfs_lstat(s->fs, path, &st);
+    if (rc)
+        return path_fail(s->cmd, rc, path);
+    char mode[11], *target = NULL;
+    mode_string(st.mode, mode);
+    if (S_ISLNK(st.mode) && (rc = read_link(s->fs, path, st.size, &target)))
+        return path_fail(s->cmd, rc, path);
+    printf("%s %3" PRIu32 " %10" PRIu64 " %s%s%s\n", mode, st.nlink, st.size, name,
+           target ? " -> " : "", target ? target : "");
+    free(target);
+    return CLI_OK;
+}
+
+int cmd_ls(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"long", no_argument, 0, 'l'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int lng = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "lh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l': lng = 1; break;
+        case 'h': fputs(ls_help, stdout); return CLI_OK;
+        default: return cli_usage_error("ls", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("ls", "expected one IMAGE[:/path] argument");
+    struct target t;
+    if (parse_target("ls", argv[optind], 1, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "ls", t.image);
+    if (rc) {
+        free(t.image);
+        return rc;
+    }
+    /* like ls(1): -l shows a symlink itself, plain ls what it points to */
+    struct logfs_stat st;
+    int frc = lng ? logfs_lstat(s.fs, t.path, &st) : logfs_stat(s.fs, t.path, &st);
+    if (frc) {
+        rc = path_fail("ls", frc, t.path);
+    } else if (!S_ISDIR(st.mode)) {
+        rc = ls_line(&s, t.path, t.path, lng);
+    } else {
+        struct listing l;
+        if ((frc = list_dir(s.fs, t.path, &l)))
+            rc = path_fail("ls", frc, t.path);
+        for (size_t i = 0; i < l.n && !rc && !frc; i++) {
+            char *p = join(t.path, l.v[i].name);
+            rc = p ? ls_line(&s, p, l.v[i].name, lng) : fs_fail("ls", "out of memory");
+            free(p);
+        }
+        if (!frc)
+            listing_free(&l);
+    }
+    rc = session_close(&s, rc, 0);
+    free(t.image);
+    return rc;
+}
+
+/* ---- cat / get: copy a file out ----------------------------------------------- */
+
+static int copy_out(struct session *s, const char *path, FILE *out,
+                    const char *outname)
+{
+    struct logfs_stat st;
+    int rc = logfs_stat(s->fs, path, &st);
+    if (!rc && S_ISDIR(st.mode))
+        rc = -EISDIR;
+    int fd = rc ? rc : logfs_open(s->fs, path, O_RDONLY, 0);
+    if (fd < 0)
+        return path_fail(s->cmd, fd, path);
+    char *buf = malloc(CHUNK);
+    rc = buf ? CLI_OK : fs_fail(s->cmd, "out of memory");
+    for (int64_t n; !rc && (n = logfs_read(s->fs, fd, buf, CHUNK)) != 0;) {
+        if (n < 0)
+            rc = path_fail(s->cmd, (int)n, path);
+        else if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
+            rc = fs_fail(s->cmd, "%s: write error: %s", outname, strerror(errno));
+    }
+    free(buf);
+    int crc = logfs_close(s->fs, fd);
+    if (!rc && crc)
+        rc = path_fail(s->cmd, crc, path);
+    return rc;
+}
+
+static const char cat_help[] =
+    "usage: flashlab cat IMAGE:/path...\n"
+    "\n"
+    "Write files of the LogFS on IMAGE to standard output.\n";
+
+int cmd_cat(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(cat_help, stdout); return CLI_OK;
+        default: return cli_usage_error("cat", "bad option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("cat", "expected IMAGE:/path");
+    int n = argc - optind;
+    struct target *t = calloc((size_t)n, sizeof *t);
+    if (!t)
+        return fs_fail("cat", "out of memory");
+    int rc = parse_targets("cat", argc, argv, optind, t);
+    struct session s;
+    if (!rc && !(rc = session_open(&s, "cat", t[0].image))) {
+        for (int i = 0; i < n && !rc; i++)
+            rc = copy_out(&s, t[i].path, stdout, "standard output");
+        if (fflush(stdout) && !rc)
+            rc = fs_fail("cat", "standard output: write error: %s", strerror(errno));
+        rc = session_close(&s, rc, 0);
+    }
+    free_targets(t, n);
+    return rc;
+}
+
+static const char get_help[] =
+    "usage: flashlab get IMAGE:/path HOSTFILE\n"
+    "\n"
+    "Copy a file out of the LogFS on IMAGE into HOSTFILE (\"-\": standard\n"
+    "output), replacing what HOSTFILE held.\n";
+
+int cmd_get(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(get_help, stdout); return CLI_OK;
+        default: return cli_usage_error("get", "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error("get", "expected IMAGE:/path and HOSTFILE");
+    const char *host = argv[optind + 1];
+    struct target t;
+    if (parse_target("get", argv[optind], 0, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "get", t.image);
+    if (rc) {
+        free(t.image);
+        return rc;
+    }
+    /* check the source before touching HOSTFILE */
+    struct logfs_stat st;
+    int frc = logfs_stat(s.fs, t.path, &st);
+    if (!frc && S_ISDIR(st.mode))
+        frc = -EISDIR;
+    int to_stdout = !strcmp(host, "-");
+    FILE *out = NULL;
+    if (frc)
+        rc = path_fail("get", frc, t.path);
+    else if (!(out = to_stdout ? stdout : fopen(host, "wb")))
+        rc = fs_fail("get", "%s: cannot create: %s", host, strerror(errno));
+    if (!rc)
+        rc = copy_out(&s, t.path, out, to_stdout ? "standard output" : host);
+    if (out && (to_stdout ? fflush(out) : fclose(out)) && !rc)
+        rc = fs_fail("get", "%s: write error: %s", host, strerror(errno));
+    if (rc && out && !to_stdout)
+        remove(host); /* no half-copied files */
+    rc = session_close(&s, rc, 0);
+    free(t.image);
+    return rc;
+}
+
+/* ---- put ---------------------------------------------------------------------- */
+
+static const char put_help[] =
+    "usage: flashlab put HOSTFILE IMAGE:/path\n"
+    "\n"
+    "Copy HOSTFILE (\"-\": standard input) into the LogFS on IMAGE, creating\n"
+    "/path or replacing its content, and save the image.\n";
+
+int cmd_put(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(put_help, stdout); return CLI_OK;
+        default: return cli_usage_error("put", "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error("put", "expected HOSTFILE and IMAGE:/path");
+    const char *host = argv[optind];
+    struct target t;
+    if (parse_target("put", argv[optind + 1], 0, &t))
+        return CLI_USAGE;
+    int from_stdin = !strcmp(host, "-");
+    FILE *in = from_stdin ? stdin : fopen(host, "rb");
+    struct stat hst;
+    uint32_t mode = 0644;
+    int rc = CLI_OK;
+    if (!in)
+        rc = fs_fail("put", "%s: cannot open: %s", host, strerror(errno));
+    else if (fstat(fileno(in), &hst))
+        rc = fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
+    else if (S_ISDIR(hst.st_mode))
+        rc = fs_fail("put", "%s: is a directory", host);
+    else if (S_ISREG(hst.st_mode))
+        mode = (uint32_t)hst.st_mode & 0777;
+    struct session s;
+    if (rc || (rc = session_open(&s, "put", t.image))) {
+        if (in && !from_stdin)
+            fclose(in);
+        free(t.image);
+        return rc;
+    }
+    uint64_t total = 0;
+    char *buf = malloc(CHUNK);
+    int fd = logfs_open(s.fs, t.path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0)
+        rc = path_fail("put", fd, t.path);
+    else if (!buf)
+        rc = fs_fail("put", "out of memory");
+    while (!rc) {
+        size_t got = fread(buf, 1, CHUNK, in);
+        if (got) {
+            int64_t n = logfs_write(s.fs, fd, buf, got);
+            if (n < 0)
+                rc = path_fail("put", (int)n, t.path);
+            else if ((uint64_t)n != got)
+                rc = fs_fail("put", "%s: short write (%" PRId64 " of %zu bytes)",
+                             t.path, n, got);
+            total += got;
+        }
+        if (!rc && got < CHUNK) {
+            if (ferror(in))
+                rc = fs_fail("put", "%s: read error: %s", host, strerror(errno));
+            break;
+        }
+    }
+    if (fd >= 0) {
+        int crc = logfs_close(s.fs, fd);
+        if (!rc && crc)
+            rc = path_fail("put", crc, t.path);
+    }
+    free(buf);
+    if (!from_stdin)
+        fclose(in);
+    rc = session_close(&s, rc, 1);
+    if (!rc)
+        printf("%s: %" PRIu64 " bytes\n", t.path, total);
+    free(t.image);
+    return rc;
+}
+
+/* ---- mkdir ------------------------------------------------------------------------ */
+
+static const char mkdir_help[] =
+    "usage: flashlab mkdir [-p] IMAGE:/path...\n"
+    "\n"
+    "Make directories in the LogFS on IMAGE.  -p makes missing parents too\n"
+    "and accepts directories that already exist.\n";
+
+static int mkdir_one(struct session *s, const char *path, int parents)
+{
+    if (!parents) {
+        int rc = logfs_mkdir(s->fs, path, 0755);
+        return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+    }
+    char *p = strdup(path);
+    if (!p)
+        return fs_fail(s->cmd, "out of memory");
+    size_t n = strlen(p);
+    int rc = CLI_OK;
+    for (size_t i = 1; i <= n && !rc; i++) {
+        if (p[i] != '/' && p[i] != 0)
+            continue;
+        if (p[i - 1] == '/')
+            continue; /* a run of slashes */
+        char save = p[i];
+        p[i] = 0;
+        int frc = logfs_mkdir(s->fs, p, 0755);
+        if (frc == -EEXIST) {
+            struct logfs_stat st;
+            frc = logfs_stat(s->fs, p, &st);
+            if (!frc && !S_ISDIR(st.mode))
+                frc = -ENOTDIR;
+        }
+        if (frc)
+            rc = path_fail(s->cmd, frc, p);
+        p[i] = save;
+    }
+    free(p);
+    return rc;
+}
+
+int cmd_mkdir(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"parents", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int parents = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': parents = 1; break;
+        case 'h': fputs(mkdir_help, stdout); return CLI_OK;
+        default: return cli_usage_error("mkdir", "bad option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("mkdir", "expected IMAGE:/path");
+    int n = argc - optind;
+    struct target *t = calloc((size_t)n, sizeof *t);
+    if (!t)
+        return fs_fail("mkdir", "out of memory");
+    int rc = parse_targets("mkdir", argc, argv, optind, t);
+    struct session s;
+    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image))) {
+        for (int i = 0; i < n && !rc; i++)
+            rc = mkdir_one(&s, t[i].path, parents);
+        rc = session_close(&s, rc, 1);
+    }
+    free_targets(t, n);
+    return rc;
+}
+
+/* ---- rm / rmdir --------------------------------------------------------------------- */
+
+static const char rm_help[] =
+    "usage: flashlab rm [-r] IMAGE:/path...\n"
+    "\n"
+    "Remove files, symbolic links and empty directories from the LogFS on\n"
+    "IMAGE.  -r removes directories with everything in them.\n";
+
+static int rm_one(struct session *s, const char *path, int recursive)
+{
+    struct logfs_stat st;
+    int rc = logfs_lstat(s->fs, path, &st);
+    if (rc)
+        return path_fail(s->cmd, rc, path);
+    if (!S_ISDIR(st.mode)) {
+        rc = logfs_unlink(s->fs, path);
+        return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+    }
+    if (is_root(path))
+        return fs_fail(s->cmd, "cannot remove the root directory");
+    if (recursive) {
+        struct listing l;
+        if ((rc = list_dir(s->fs, path, &l)))
+            return path_fail(s->cmd, rc, path);
+        for (size_t i = 0; i < l.n && !rc; i++) {
+            char *p = join(path, l.v[i].name);
+            rc = p ? rm_one(s, p, 1) : fs_fail(s->cmd, "out of memory");
+            free(p);
+        }
+        listing_free(&l);
+        if (rc)
+            return rc;
+    }
+    rc = logfs_rmdir(s->fs, path);
+    if (rc == -ENOTEMPTY && !recursive)
+        return fs_fail(s->cmd, "%s (use rm -r): %s", errmsg(rc), path);
+    return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+}
+
+static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
+{
+    static const struct option opts[] = {
+        {"recursive", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int recursive = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, is_rmdir ? "h" : "rRh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': case 'R':
+            if (is_rmdir)
+                return cli_usage_error(cmd, "bad option");
+            recursive = 1;
+            break;
+        case 'h': fputs(is_rmdir ? "usage: flashlab rmdir IMAGE:/path...\n\n"
+                        "Remove empty directories from the LogFS on IMAGE.\n"
+                        : rm_help, stdout);
+            return CLI_OK;
+        default: return cli_usage_error(cmd, "bad option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(cmd, "expected IMAGE:/path");
+    int n = argc - optind;
+    struct target *t = calloc((size_t)n, sizeof *t);
+    if (!t)
+        return fs_fail(cmd, "out of memory");
+    int rc = parse_targets(cmd, argc, argv, optind, t);
+    struct session s;
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image))) {
+        for (int i = 0; i < n && !rc; i++) {
+            if (!is_rmdir) {
+                rc = rm_one(&s, t[i].path, recursive);
+            } else if (is_root(t[i].path)) {
+                rc = fs_fail(cmd, "cannot remove the root directory");
+            } else {
+                int frc = logfs_rmdir(s.fs, t[i].path);
+                rc = frc ? path_fail(cmd, frc, t[i].path) : CLI_OK;
+            }
+        }
+        rc = session_close(&s, rc, 1);
+    }
+    free_targets(t, n);
+    return rc;
+}
+
+int cmd_rm(int argc, char **argv)
+{
+    return rm_main(argc, argv, "rm", 0);
+}
+
+int cmd_rmdir(int argc, char **argv)
+{
+    return rm_main(argc, argv, "rmdir", 1);
+}
+
+/* ---- ln / mv -------------------------------------------------------------------------- */
+
+static const char ln_help[] =
+    "usage: flashlab ln [-s] IMAGE:/target IMAGE:/linkname\n"
+    "\n"
+    "Make a hard link /linkname to the file /target in the LogFS on IMAGE;\n"
+    "-s makes a symbolic link holding the path /target instead (which need\n"
+    "not exist).  When /linkname is a directory the link goes into it.\n";
+
+static const char mv_help[] =
+    "usage: flashlab mv IMAGE:/from IMAGE:/to\n"
+    "\n"
+    "Rename /from to /to in the LogFS on IMAGE, replacing a file (or empty\n"
+    "directory) /to.  When /to is a directory, /from moves into it.\n";
+
+/* dst, or dst/basename(src) when dst is an existing directory. */
+static char *destination(struct session *s, const char *src, const char *dst)
+{
+    struct logfs_stat st;
+    size_t bl;
+    const char *b = base_name(src, &bl);
+    if (logfs_stat(s->fs, dst, &st) || !S_ISDIR(st.mode) || !bl)
+        return strdup(dst);
+    char *name = strndup(b, bl);
+    char *p = name ? join(dst, name) : NULL;
+    free(name);
+    return p;
+}
+
+static int link_main(int argc, char **argv, const char *cmd)
+{
+    static const struct option opts[] = {
+        {"symbolic", no_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int is_mv = !strcmp(cmd, "mv"), sym = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, is_mv ? "h" : "sh", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (is_mv)
+                return cli_usage_error(cmd, "bad option");
+            sym = 1;
+            break;
+        case 'h': fputs(is_mv ? mv_help : ln_help, stdout); return CLI_OK;
+        default: return cli_usage_error(cmd, "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(cmd, is_mv ? "expected IMAGE:/from and IMAGE:/to"
+                                          : "expected IMAGE:/target and IMAGE:/linkname");
+    struct target *t = calloc(2, sizeof *t);
+    if (!t)
+        return fs_fail(cmd, "out of memory");
+    int rc = parse_targets(cmd, argc, argv, optind, t);
+    struct session s;
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image))) {
+        const char *src = t[0].path;
+        char *dst = destination(&s, src, t[1].path);
+        int frc = !dst ? -ENOMEM
+                : is_mv ? logfs_rename(s.fs, src, dst)
+                : sym ? logfs_symlink(s.fs, src, dst)
+                : logfs_link(s.fs, src, dst);
+        struct logfs_stat st;
+        int src_rc = sym || !frc ? 0 : logfs_lstat(s.fs, src, &st);
+        if (!frc)
+            rc = CLI_OK;
+        else if (!dst)
+            rc = fs_fail(cmd, "out of memory");
+        else if (src_rc) /* the source is what is wrong */
+            rc = path_fail(cmd, src_rc, src);
+        else if (is_mv && frc == -EINVAL)
+            rc = fs_fail(cmd, "cannot move a directory into itself: %s -> %s",
+                         src, dst);
+        else if (frc == -EBUSY)
+            rc = fs_fail(cmd, "cannot %s the root directory",
+                         is_mv ? "move or replace" : "link");
+        else if (!is_mv && frc == -EPERM)
+            rc = fs_fail(cmd, "cannot hard-link a directory: %s", src);
+        else
+            rc = path_fail(cmd, frc, dst);
+        free(dst);
+        rc = session_close(&s, rc, 1);
+    }
+    free_targets(t, 2);
+    return rc;
+}
+
+int cmd_ln(int argc, char **argv)
+{
+    return link_main(argc, argv, "ln");
+}
+
+int cmd_mv(int argc, char **argv)
+{
+    return link_main(argc, argv, "mv");
+}
+
+/* ---- df ----------------------------------------------------------------------------------- */
+
+static const char df_help[] =
+    "usage: flashlab df IMAGE\n"
+    "\n"
+    "Show the space of the LogFS on IMAGE: total and free bytes (free leaves\n"
+    "out the cleaner's reserve), the bytes the tree references, inodes\n"
+    "allocated, and the number of the last commit.\n";
+
+static void print_bytes(const char *what, uint64_t n)
+{
+    int mib = n >= 1048576;
+    printf("%-11s %" PRIu64 " bytes (%.1f %s)\n", what, n,
+           (double)n / (mib ? 1048576.0 : 1024.0), mib ? "MiB" : "KiB");
+}
+
+int cmd_df(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(df_help, stdout); return CLI_OK;
+        default: return cli_usage_error("df", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("df", "expected one IMAGE argument");
+    struct session s;
+    int rc = session_open(&s, "df", argv[optind]);
+    if (rc)
+        return rc;
+    struct logfs_statfs sf;
+    struct logfs_stats st;
+    int frc = logfs_statfs(s.fs, &sf);
+    logfs_get_stats(s.fs, &st);
+    if (frc) {
+        rc = fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
+    } else {
+        printf("%-11s %u\n", "block size:", sf.block_size);
+        print_bytes("total:", sf.total_bytes);
+        print_bytes("free:", sf.free_bytes);
+        print_bytes("live:", st.live_bytes);
+        printf("%-11s %" PRIu64 "\n", "files:", sf.files);
+        printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
+    }
+    return session_close(&s, rc, 0);
+}
+
+/* ---- stat ---------------------------------------------------------------------------------- */
+
+static const char stat_help[] =
+    "usage: flashlab stat IMAGE:/path\n"
+    "\n"
+    "Show the inode of /path in the LogFS on IMAGE (a symbolic link itself,\n"
+    "not what it points to).  Times are seconds of the device's simulated\n"
+    "clock.\n";
+
+int cmd_stat(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(stat_help, stdout); return CLI_OK;
+        default: return cli_usage_error("stat", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("stat", "expected one IMAGE:/path argument");
+    struct target t;
+    if (parse_target("stat", argv[optind], 0, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "stat", t.image);
+    if (rc) {
+        free(t.image);
+        return rc;
+    }
+    struct logfs_stat st;
+    char *target = NULL;
+    int frc = logfs_lstat(s.fs, t.path, &st);
+    if (!frc && S_ISLNK(st.mode))
+        frc = read_link(s.fs, t.path, st.size, &target);
+    if (frc) {
+        rc = path_fail("stat", frc, t.path);
+    } else {
+        char mode[11];
+        mode_string(st.mode, mode);
+        printf("path:   %s\n", t.path);
+        printf("type:   %s\n", type_name(st.mode));
+        if (target)
+            printf("target: %s\n", target);
+        printf("inode:  %" PRIu64 "\n", st.ino);
+        printf("mode:   %04o (%s)\n", st.mode & 07777u, mode);
+        printf("nlink:  %" PRIu32 "\n", st.nlink);
+        printf("uid:    %" PRIu32 "\ngid:    %" PRIu32 "\n", st.uid, st.gid);
+        printf("size:   %" PRIu64 "%s\n", st.size,
+               S_ISDIR(st.mode) ? " entries" : " bytes");
+        printf("atime:  %.9f\n", (double)st.atime / 1e9);
+        printf("mtime:  %.9f\n", (double)st.mtime / 1e9);
+        printf("ctime:  %.9f\n", (double)st.ctime / 1e9);
+    }
+    free(target);
+    rc = session_close(&s, rc, 0);
+    free(t.image);
+    return rc;
+}

@@ -1,0 +1,224 @@
+#!/bin/sh
+# The flashlab CLI's LogFS commands: mkfs, put/get round trips, ls, cat,
+# mkdir, rm, ln, mv, df, stat; clear errors with the right exit codes; and
+# read-only commands leaving the image file byte-identical.
+FL=./build/flashlab
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+passed=0; failed=0
+ok()   { passed=$((passed + 1)); }
+bad()  { failed=$((failed + 1)); echo "FAIL: $1"; }
+# expect CODE DESCRIPTION PATTERN -- command...: exit code and output match
+expect() {
+    code=$1; what=$2; pat=$3; shift 4
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$what: exit $rc, expected $code: $out"; return; fi
+    if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -- "$pat"; then
+        bad "$what: output lacks '$pat': $out"; return
+    fi
+    ok
+}
+# lacks DESCRIPTION PATTERN -- command...: the command succeeds, output lacks PATTERN
+lacks() {
+    what=$1; pat=$2; shift 3
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -ne 0 ]; then bad "$what: exit $rc: $out"; return; fi
+    if printf '%s\n' "$out" | grep -q -- "$pat"; then bad "$what: output has '$pat': $out"; return; fi
+    ok
+}
+# same DESCRIPTION FILE1 FILE2: byte-identical files
+same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+# df_field IMAGE FIELD: the number after "FIELD:" in `flashlab df`
+df_field() { $FL df "$1" | sed -n "s/^$2: *\([0-9]*\).*/\1/p"; }
+DEV=configs/devices/test-64m.yaml
+I="$T/fs.img"
+
+# ---- help ------------------------------------------------------------------
+expect 0 "top-level help lists mkfs" "mkfs " -- $FL --help
+expect 0 "top-level help lists put" "put " -- $FL --help
+for c in mkfs ls cat put get mkdir rm rmdir ln mv df stat; do
+    expect 0 "$c --help" "usage: flashlab $c" -- $FL $c --help
+done
+
+# ---- mkfs ------------------------------------------------------------------
+expect 0 "sim create" "created" -- $FL sim create --device $DEV "$I"
+cp "$I" "$T/raw.img"
+expect 1 "not a LogFS image" "raw.img: not a LogFS file system (run flashlab mkfs)" -- $FL ls "$T/raw.img"
+expect 1 "not a LogFS image (put)" "not a LogFS file system" -- $FL mkdir "$T/raw.img:/a"
+expect 1 "missing image" "missing.img: cannot open" -- $FL ls "$T/missing.img"
+expect 1 "missing image (cat)" "missing.img: cannot open" -- $FL cat "$T/missing.img:/a"
+expect 1 "missing image (mkfs)" "cannot open" -- $FL mkfs "$T/missing.img"
+expect 2 "mkfs bad block size" "bad block size" -- $FL mkfs --block-size 1000 "$I"
+expect 2 "mkfs bad anchor blocks" "bad anchor block count" -- $FL mkfs --anchor-blocks 1 "$I"
+expect 2 "mkfs bad reserve" "bad reserve" -- $FL mkfs --reserve x "$I"
+expect 2 "mkfs without image" "expected one IMAGE" -- $FL mkfs
+expect 1 "mkfs block size too big for the erase block" "does not suit the device" -- $FL mkfs --block-size 32768 "$I"
+same "a failed mkfs leaves the image alone" "$I" "$T/raw.img"
+expect 0 "mkfs" "LogFS, block size 4096" -- $FL mkfs "$I"
+expect 0 "ls of an empty fs" "" -- $FL ls "$I"
+[ -z "$($FL ls "$I")" ] && ok || bad "empty fs lists nothing"
+cp "$T/raw.img" "$T/small.img"
+expect 0 "mkfs with options" "block size 512" -- $FL mkfs --block-size 512 --anchor-blocks 2 --reserve 10 "$T/small.img"
+expect 0 "df of the options" "block size: *512" -- $FL df "$T/small.img"
+
+# ---- put / get / cat --------------------------------------------------------
+head -c 307200 /dev/urandom > "$T/rand.bin"
+printf 'hello, flash\n' > "$T/hello.txt"
+live0=$(df_field "$I" live)
+expect 0 "put 300 KiB" "/rand.bin: 307200 bytes" -- $FL put "$T/rand.bin" "$I:/rand.bin"
+live1=$(df_field "$I" live)
+[ -n "$live1" ] && [ "$live1" -ge $((live0 + 307200)) ] && ok || bad "df live grows by the file: $live0 -> $live1"
+expect 0 "df files" "files: *1" -- $FL df "$I"
+expect 0 "df commits" "commits: *[1-9]" -- $FL df "$I"
+expect 0 "get" "" -- $FL get "$I:/rand.bin" "$T/back.bin"
+same "get returns what put stored" "$T/rand.bin" "$T/back.bin"
+expect 0 "get to stdout" "" -- sh -c "$FL get '$I:/rand.bin' - > '$T/back2.bin'"
+same "get - returns what put stored" "$T/rand.bin" "$T/back2.bin"
+expect 0 "put over an existing file" "/rand.bin: 13 bytes" -- $FL put "$T/hello.txt" "$I:/rand.bin"
+expect 0 "cat after overwrite" "^hello, flash$" -- $FL cat "$I:/rand.bin"
+expect 0 "ls -l size after overwrite" " 13 rand.bin" -- $FL ls -l "$I"
+expect 0 "put back the big file" "307200 bytes" -- $FL put "$T/rand.bin" "$I:/rand.bin"
+$FL get "$I:/rand.bin" "$T/back3.bin"
+same "overwrite with a bigger file" "$T/rand.bin" "$T/back3.bin"
+expect 0 "put from stdin" "/stdin.txt: 13 bytes" -- sh -c "$FL put - '$I:/stdin.txt' < '$T/hello.txt'"
+expect 0 "cat of the stdin file" "hello, flash" -- $FL cat "$I:/stdin.txt"
+
+# ---- mkdir / ls ---------------------------------------------------------------
+expect 0 "mkdir -p nested" "" -- $FL mkdir -p "$I:/a/b/c"
+expect 0 "mkdir -p of existing dirs" "" -- $FL mkdir -p "$I:/a/b"
+expect 0 "mkdir two at once" "" -- $FL mkdir "$I:/d1" "$I:/d2"
+expect 0 "put into a nested dir" "" -- $FL put "$T/hello.txt" "$I:/a/b/c/f.txt"
+expect 0 "ls root lists a" "^a$" -- $FL ls "$I"
+expect 0 "ls root lists rand.bin" "^rand.bin$" -- $FL ls "$I:/"
+expect 0 "ls nested" "^c$" -- $FL ls "$I:/a/b"
+expect 0 "ls deepest" "^f.txt$" -- $FL ls "$I:/a/b/c"
+lacks "ls lists only the directory's entries" "f.txt" -- $FL ls "$I:/a"
+[ "$($FL ls "$I" | tr '\n' ' ')" = "a d1 d2 rand.bin stdin.txt " ] && ok ||
+    bad "ls sorts by name: $($FL ls "$I" | tr '\n' ' ')"
+expect 0 "ls -l shows a file's size" "^-rw-r--r-- *1 *307200 rand.bin$" -- $FL ls -l "$I"
+expect 0 "ls -l shows a directory" "^drwxr-xr-x .* a$" -- $FL ls -l "$I"
+expect 0 "ls of a file lists just it" "^/rand.bin$" -- $FL ls "$I:/rand.bin"
+expect 0 "ls -l of a file" "307200 /rand.bin" -- $FL ls -l "$I:/rand.bin"
+
+# ---- ln / stat -------------------------------------------------------------------
+expect 0 "ln hard link" "" -- $FL ln "$I:/rand.bin" "$I:/a/hard"
+expect 0 "stat shows nlink 2" "nlink: *2" -- $FL stat "$I:/rand.bin"
+expect 0 "stat of the link too" "nlink: *2" -- $FL stat "$I:/a/hard"
+expect 0 "stat type" "type: *regular file" -- $FL stat "$I:/a/hard"
+expect 0 "stat size" "size: *307200 bytes" -- $FL stat "$I:/a/hard"
+expect 0 "stat of a directory" "type: *directory" -- $FL stat "$I:/a"
+$FL get "$I:/a/hard" "$T/hard.bin"
+same "a hard link reads the same data" "$T/rand.bin" "$T/hard.bin"
+expect 0 "ln -s" "" -- $FL ln -s "$I:/a/b" "$I:/sl"
+expect 0 "ls -l shows the symlink" "^lrwxrwxrwx .* sl -> /a/b$" -- $FL ls -l "$I"
+expect 0 "stat of a symlink" "target: /a/b" -- $FL stat "$I:/sl"
+expect 0 "ls through a symlink" "^c$" -- $FL ls "$I:/sl"
+expect 0 "cat through a symlink" "hello, flash" -- $FL cat "$I:/sl/c/f.txt"
+expect 0 "ln into a directory" "" -- $FL ln "$I:/stdin.txt" "$I:/d1"
+expect 0 "ln into a directory uses the name" "^stdin.txt$" -- $FL ls "$I:/d1"
+expect 0 "stat after the third link" "nlink: *2" -- $FL stat "$I:/stdin.txt"
+
+# ---- mv -------------------------------------------------------------------------------
+expect 0 "mv across directories" "" -- $FL mv "$I:/a/b/c/f.txt" "$I:/d2/g.txt"
+lacks "mv: the old name is gone" "f.txt" -- $FL ls "$I:/a/b/c"
+expect 0 "mv: the new name reads the data" "hello, flash" -- $FL cat "$I:/d2/g.txt"
+expect 0 "mv into a directory" "" -- $FL mv "$I:/d2/g.txt" "$I:/a"
+expect 0 "mv into a directory keeps the name" "^g.txt$" -- $FL ls "$I:/a"
+expect 0 "mv a directory" "" -- $FL mv "$I:/d2" "$I:/a/b/d2"
+expect 0 "mv a directory: it moved" "^d2$" -- $FL ls "$I:/a/b"
+expect 0 "mv replaces a file" "" -- $FL mv "$I:/a/g.txt" "$I:/stdin.txt"
+expect 0 "mv replaced the file" "^hello, flash$" -- $FL cat "$I:/stdin.txt"
+
+# ---- df ---------------------------------------------------------------------------------
+free0=$(df_field "$I" free); files0=$(df_field "$I" files)
+expect 0 "put for df" "" -- $FL put "$T/rand.bin" "$I:/second.bin"
+free1=$(df_field "$I" free); files1=$(df_field "$I" files)
+[ -n "$free1" ] && [ "$free1" -lt "$free0" ] && ok || bad "df free shrinks after put: $free0 -> $free1"
+[ "$files1" -eq $((files0 + 1)) ] && ok || bad "df files grows after put: $files0 -> $files1"
+expect 0 "df total" "total: *[0-9]* bytes" -- $FL df "$I"
+
+# ---- read-only commands leave the image alone ---------------------------------------------
+cp "$I" "$T/before.img"
+expect 0 "ls (read-only)" "" -- $FL ls "$I"
+expect 0 "ls -l (read-only)" "" -- $FL ls -l "$I:/a"
+expect 0 "cat (read-only)" "" -- $FL cat "$I:/stdin.txt"
+expect 0 "get (read-only)" "" -- $FL get "$I:/rand.bin" "$T/ro.bin"
+expect 0 "df (read-only)" "" -- $FL df "$I"
+expect 0 "stat (read-only)" "" -- $FL stat "$I:/sl"
+expect 1 "cat of a missing file (read-only)" "" -- $FL cat "$I:/nope"
+expect 1 "failed mkdir" "" -- $FL mkdir "$I:/a"
+same "read-only and failed commands leave the image byte-identical" "$I" "$T/before.img"
+expect 0 "a changing command" "" -- $FL mkdir "$I:/new"
+if cmp -s "$I" "$T/before.img"; then bad "mkdir did not save the image"; else ok; fi
+
+# ---- rm / rmdir --------------------------------------------------------------------------
+expect 0 "rm a file" "" -- $FL rm "$I:/second.bin"
+lacks "rm: gone from ls" "second.bin" -- $FL ls "$I"
+expect 1 "rm: cat fails" "no such file: /second.bin" -- $FL cat "$I:/second.bin"
+expect 0 "rm a hard link" "" -- $FL rm "$I:/a/hard"
+expect 0 "rm a link drops nlink" "nlink: *1" -- $FL stat "$I:/rand.bin"
+expect 0 "rm a symlink" "" -- $FL rm "$I:/sl"
+expect 0 "rm a symlink leaves its target" "^c$" -- $FL ls "$I:/a/b"
+expect 0 "rm an empty directory" "" -- $FL rm "$I:/new"
+expect 0 "rmdir an empty directory" "" -- $FL rmdir "$I:/a/b/c"
+expect 0 "build a tree" "" -- $FL mkdir -p "$I:/t/u/v" "$I:/t/w"
+expect 0 "a file in the tree" "" -- $FL put "$T/rand.bin" "$I:/t/u/v/x.bin"
+expect 0 "a link in the tree" "" -- $FL ln -s "$I:/t/w" "$I:/t/u/l"
+expect 1 "rm of a non-empty dir without -r" "flashlab rm: directory not empty (use rm -r): /t" -- $FL rm "$I:/t"
+expect 1 "rmdir of a non-empty dir" "directory not empty: /t" -- $FL rmdir "$I:/t"
+expect 0 "rm -r of a tree" "" -- $FL rm -r "$I:/t"
+lacks "rm -r: the tree is gone" "^t$" -- $FL ls "$I"
+expect 1 "rm -r: its files are gone" "no such file: /t/u/v/x.bin" -- $FL cat "$I:/t/u/v/x.bin"
+
+# ---- errors ---------------------------------------------------------------------------------
+expect 1 "cat of a missing file" "flashlab cat: no such file: /nope" -- $FL cat "$I:/nope"
+expect 1 "cat below a missing dir" "no such file: /x/y" -- $FL cat "$I:/x/y"
+expect 1 "cat below a file" "not a directory: /rand.bin/x" -- $FL cat "$I:/rand.bin/x"
+expect 1 "cat of a directory" "flashlab cat: is a directory: /a" -- $FL cat "$I:/a"
+expect 1 "get of a directory" "is a directory: /a" -- $FL get "$I:/a" "$T/dir.out"
+expect 1 "get of a missing file" "no such file: /nope" -- $FL get "$I:/nope" "$T/nope.out"
+[ ! -e "$T/nope.out" ] && ok || bad "a failed get left a host file"
+expect 1 "ls of a missing path" "flashlab ls: no such file: /nope" -- $FL ls "$I:/nope"
+expect 1 "stat of a missing path" "no such file: /nope" -- $FL stat "$I:/nope"
+expect 1 "mkdir of an existing path" "flashlab mkdir: file exists: /a" -- $FL mkdir "$I:/a"
+expect 1 "mkdir of the root" "file exists: /" -- $FL mkdir "$I:/"
+expect 1 "mkdir without its parent" "no such file: /q/r" -- $FL mkdir "$I:/q/r"
+expect 1 "mkdir -p through a file" "not a directory: /rand.bin" -- $FL mkdir -p "$I:/rand.bin/x"
+expect 1 "rmdir of a file" "not a directory: /rand.bin" -- $FL rmdir "$I:/rand.bin"
+expect 1 "rm of a missing file" "flashlab rm: no such file: /nope" -- $FL rm "$I:/nope"
+expect 1 "rm -r of the root" "cannot remove the root directory" -- $FL rm -r "$I:/"
+expect 1 "ln to a missing file" "no such file: /nope" -- $FL ln "$I:/nope" "$I:/x"
+expect 1 "ln over an existing name" "file exists: /stdin.txt" -- $FL ln "$I:/rand.bin" "$I:/stdin.txt"
+expect 1 "ln of a directory" "cannot hard-link a directory: /a" -- $FL ln "$I:/a" "$I:/x"
+expect 1 "mv of a missing file" "flashlab mv: no such file: /nope" -- $FL mv "$I:/nope" "$I:/x"
+expect 1 "mv a directory into itself" "cannot move a directory into itself" -- $FL mv "$I:/a" "$I:/a/b"
+expect 1 "mv a directory over a file" "not a directory: /rand.bin" -- $FL mv "$I:/a" "$I:/rand.bin"
+expect 1 "put of a missing host file" "nohost: cannot open" -- $FL put "$T/nohost" "$I:/x"
+expect 1 "put of a host directory" "is a directory" -- $FL put "$T" "$I:/x"
+expect 1 "put without the parent" "no such file: /nodir/x" -- $FL put "$T/hello.txt" "$I:/nodir/x"
+expect 1 "put onto a directory" "is a directory: /a" -- $FL put "$T/hello.txt" "$I:/a"
+expect 1 "a '..' path" "invalid path (no '.' or '..' components): /a/../rand.bin" -- $FL cat "$I:/a/../rand.bin"
+expect 2 "bad IMAGE:path syntax" "'$I' is not IMAGE:/path" -- $FL cat "$I"
+expect 2 "bad IMAGE:path syntax (relative path)" "is not IMAGE:/path" -- $FL mkdir "$I:a"
+expect 2 "IMAGE:path without an image" "':/a' is not IMAGE:/path" -- $FL stat ":/a"
+expect 2 "ln across images" "are on different images" -- $FL ln "$I:/rand.bin" "$T/small.img:/x"
+expect 2 "mv across images" "are on different images" -- $FL mv "$I:/rand.bin" "$T/small.img:/x"
+expect 2 "ln with one argument" "expected IMAGE:/target and IMAGE:/linkname" -- $FL ln "$I:/rand.bin"
+expect 2 "put with one argument" "expected HOSTFILE and IMAGE:/path" -- $FL put "$T/hello.txt"
+expect 2 "unknown option (ls)" "Try 'flashlab ls --help'" -- $FL ls --bogus "$I"
+expect 2 "unknown option (rm)" "Try 'flashlab rm --help'" -- $FL rm -x "$I:/a"
+expect 2 "unknown option (mv -s)" "Try 'flashlab mv --help'" -- $FL mv -s "$I:/a" "$I:/b"
+expect 2 "unknown option (df)" "Try 'flashlab df --help'" -- $FL df --long "$I"
+
+# ---- no space: a small device, a file bigger than it ------------------------------------
+sed 's/blocks_per_plane: 512/blocks_per_plane: 96/' $DEV > "$T/tiny.yaml"
+expect 0 "tiny device" "created" -- $FL sim create --device "$T/tiny.yaml" "$T/tiny.img"
+expect 0 "mkfs tiny" "LogFS" -- $FL mkfs "$T/tiny.img"
+head -c 16000000 /dev/zero | tr '\0' 'x' > "$T/big.bin"
+cp "$T/tiny.img" "$T/tiny-before.img"
+expect 1 "put more than fits" "flashlab put: no space left on device: /big" -- $FL put "$T/big.bin" "$T/tiny.img:/big"
+same "a failed put leaves the image unchanged" "$T/tiny.img" "$T/tiny-before.img"
+expect 0 "the fs is usable after ENOSPC" "/h: 13 bytes" -- $FL put "$T/hello.txt" "$T/tiny.img:/h"
+
+echo "test_fs_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
