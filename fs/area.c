@@ -7,6 +7,11 @@
  * starts on a fresh page and no page is ever programmed twice.  Objects do
  * not cross segment boundaries.  A read of an object still in a page
  * buffer is served from it.
+ *
+ * When a page fails to program (a worn block), the segment is retired as
+ * bad and every object that had bytes in that page is dirtied again, so
+ * that the commit writes it elsewhere; objects in pages programmed before
+ * stay readable where they are, and the cleaner moves them later.
  */
 #include "lfs.h"
 
@@ -17,10 +22,45 @@ uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p)
     return (uint32_t)(lfs_ptr_addr(p) / fs->g.seg_bytes);
 }
 
+/* The page failed: retire the segment, requeue what was in the page. */
+static int retire(struct logfs *fs, struct lfs_areaw *a)
+{
+    struct lfs_segent e;
+    int rc = lfs_seg_get(fs, a->seg, &e);
+    if (rc)
+        return rc;
+    e.state = LFS_SEG_BAD;
+    nand_mark_bad(fs->dev, a->seg);
+    if ((rc = lfs_seg_put(fs, a->seg, &e)))
+        return rc;
+    for (uint32_t i = 0; i < a->npend; i++) {
+        struct lfs_pend *p = &a->pend[i];
+        struct lfs_node *n = lfs_cache_find(fs, p->ino, p->level, p->bix);
+        if (n && n->ptr == p->ptr)
+            lfs_node_dirty(fs, n); /* its next write replaces p->ptr */
+    }
+    a->npend = 0;
+    a->seg = 0;
+    a->off = 0;
+    memset(a->page, 0xff, fs->g.page_size);
+    fs->relocated++;
+    return 0;
+}
+
+/* Program the buffered page; objects wholly before the next page are then
+ * safe on flash. */
 static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
 {
     int rc = nand_program(fs->dev, a->seg, page, a->page, NULL, NULL);
+    if (rc == NAND_E_PROGRAM_FAIL)
+        return retire(fs, a);
     memset(a->page, 0xff, fs->g.page_size);
+    uint64_t end = (uint64_t)a->seg * fs->g.seg_bytes + (uint64_t)(page + 1) * fs->g.page_size;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < a->npend; i++)
+        if (lfs_ptr_addr(a->pend[i].ptr) + lfs_ptr_len(a->pend[i].ptr) > end)
+            a->pend[k++] = a->pend[i];
+    a->npend = k;
     return lfs_errno(rc);
 }
 
@@ -30,8 +70,10 @@ int lfs_area_flush(struct logfs *fs, unsigned area)
     uint32_t ps = fs->g.page_size;
     if (!a->seg || a->off % ps == 0)
         return 0;
+    uint32_t next = (a->off / ps + 1) * ps;
     int rc = program_page(fs, a, a->off / ps);
-    a->off = (a->off / ps + 1) * ps;
+    if (a->seg) /* not retired */
+        a->off = next;
     return rc;
 }
 
@@ -66,13 +108,17 @@ int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
     struct lfs_areaw *a = &fs->area[area];
     uint32_t ps = fs->g.page_size, total = LFS_OBJ_HDR + o->len;
     int rc;
+again:
     if (!a->seg || a->off + total > fs->g.seg_bytes)
         if ((rc = area_open(fs, area)))
             return rc;
+    uint32_t seg = a->seg;
     uint8_t hdr[LFS_OBJ_HDR];
     o->payload_crc = lfs_crc(payload, o->len);
     lfs_obj_encode(o, hdr);
     uint64_t addr = (uint64_t)a->seg * fs->g.seg_bytes + a->off;
+    *out = lfs_ptr_make(addr, total);
+    a->pend[a->npend++] = (struct lfs_pend){o->ino, o->bix, o->level, *out};
     for (uint32_t done = 0; done < total;) {
         const uint8_t *src = done < LFS_OBJ_HDR ? hdr + done
                                                 : payload + (done - LFS_OBJ_HDR);
@@ -85,8 +131,9 @@ int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
         done += part;
         if (a->off % ps == 0 && (rc = program_page(fs, a, a->off / ps - 1)))
             return rc;
+        if (a->seg != seg)
+            goto again; /* retired under us: this object starts over */
     }
-    *out = lfs_ptr_make(addr, total);
     return 0;
 }
 

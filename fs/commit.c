@@ -100,22 +100,32 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
         return -EROFS;
     if (fs->failed)
         return -EIO;
-    if ((rc = write_class(fs, 0)) || (rc = lfs_inode_flush(fs)) ||
-        (rc = write_class(fs, 1)))
-        goto fail;
-    /* writing the segment file may open segments and empty some of its
-     * own, which changes entries again; each round dirties at most a few
-     * blocks, so this ends */
-    for (int round = 0; class_dirty(fs, 2) || fs->nmarked < fs->nfreed; round++) {
-        if (round > 64) {
+    /* a page that fails to program sends what was in it back to the dirty
+     * lists (area.c), so the whole sequence runs until nothing is left */
+    for (int pass = 0;; pass++) {
+        if (pass > 16) {
             rc = -EIO;
             goto fail;
         }
-        if ((rc = lfs_seg_mark_freed(fs)) || (rc = write_class(fs, 2)))
+        if ((rc = write_class(fs, 0)) || (rc = lfs_inode_flush(fs)) ||
+            (rc = write_class(fs, 1)))
             goto fail;
+        /* writing the segment file may open segments and empty some of its
+         * own, which changes entries again; each round dirties at most a few
+         * blocks, so this ends */
+        for (int round = 0; class_dirty(fs, 2) || fs->nmarked < fs->nfreed; round++) {
+            if (round > 64) {
+                rc = -EIO;
+                goto fail;
+            }
+            if ((rc = lfs_seg_mark_freed(fs)) || (rc = write_class(fs, 2)))
+                goto fail;
+        }
+        if ((rc = lfs_area_flush_all(fs)))
+            goto fail;
+        if (!class_dirty(fs, 0) && !class_dirty(fs, 1) && !class_dirty(fs, 2))
+            break;
     }
-    if ((rc = lfs_area_flush_all(fs)))
-        goto fail;
     fs->an.seq++;
     fs->an.flags = flags;
     /* the segments this commit freed are free on flash with this anchor:

@@ -167,6 +167,10 @@ struct lfs_imem {
 struct lfs_areaw {
     uint32_t seg, off;          /* seg 0: none open */
     uint8_t *page;              /* bytes of the page holding `off` */
+    /* objects with bytes not yet programmed: rewritten elsewhere if the
+     * page fails to program */
+    struct lfs_pend { uint64_t ino, bix; uint8_t level; lfs_ptr ptr; } *pend;
+    uint32_t npend;
 };
 
 struct logfs {
@@ -192,6 +196,7 @@ struct logfs {
     uint8_t *scratch;           /* one object: header + block */
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
+    uint64_t relocated;         /* segments retired by a failed program */
     uint64_t dirty_limit;
     uint32_t reserve;           /* free segments kept back from writers */
     struct lfs_fd *fds;

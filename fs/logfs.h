@@ -101,6 +101,7 @@ struct logfs_stats {
     uint64_t mem_bytes;        /* RAM held by the fs (counting allocator) */
     uint64_t cache_hits, cache_misses;
     uint64_t next_ino;
+    uint64_t relocations;      /* segments retired after a failed program */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 

@@ -17,6 +17,9 @@
 #include <sys/stat.h>
 
 #define SB_BACKUP_SEARCH 64 /* blocks searched from the end for the copy */
+/* objects with bytes in one page: at most one per header's worth, plus
+ * the one running in from the page before */
+#define PEND_MAX(g) ((g)->page_size / LFS_OBJ_HDR + 2)
 
 static void options_default(const struct logfs_options *in, struct logfs_options *o)
 {
@@ -55,7 +58,8 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     int ok = !lfs_cache_init(fs, o->cache_bytes);
     ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
     for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
-        ok = (fs->area[i].page = lfs_alloc(fs, g->page_size)) != NULL;
+        ok = (fs->area[i].page = lfs_alloc(fs, g->page_size)) != NULL &&
+             (fs->area[i].pend = lfs_alloc(fs, PEND_MAX(g) * sizeof *fs->area[i].pend));
         if (ok)
             memset(fs->area[i].page, 0xff, g->page_size);
     }
@@ -72,8 +76,10 @@ static void fs_free(struct logfs *fs)
     lfs_cache_destroy(fs);
     lfs_inode_free_all(fs);
     lfs_sflive_free(fs);
-    for (unsigned i = 0; i < LFS_NAREAS; i++)
+    for (unsigned i = 0; i < LFS_NAREAS; i++) {
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
+        lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
+    }
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     lfs_free(fs, fs->fds, fs->nfds * sizeof *fs->fds);
@@ -320,4 +326,5 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->cache_hits = fs->cache.hits;
     st->cache_misses = fs->cache.misses;
     st->next_ino = fs->an.next_ino;
+    st->relocations = fs->relocated;
 }
