@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#define RECORD_READ_TRIES 8
+
 /* Record layout (docs/FORMAT.md):
  *   0 u32 magic  4 u32 length  8 u64 sequence  16 u32 CRC (over the record
  *   with these 4 bytes zero)  20 u32 flags (bit 0: written by unmount)
@@ -127,7 +129,13 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
                        uint8_t *buf, struct lfs_anchor *a)
 {
     const struct nand_config *c = nand_get_config(dev);
-    int rc = nand_read(dev, block, page, buf, NULL, NULL);
+    /* An uncorrectable read is retried (as a controller's read retry
+     * would): noise passes, while a page torn by a power cut stays
+     * unreadable and is then taken for what it is.  Giving up on a page
+     * that only read badly once would mount an older commit. */
+    int rc = NAND_E_ECC;
+    for (int tries = 0; rc == NAND_E_ECC && tries < RECORD_READ_TRIES; tries++)
+        rc = nand_read(dev, block, page, buf, NULL, NULL);
     if (rc == NAND_E_POWER || rc == NAND_E_NOMEM)
         return lfs_errno(rc);
     if (rc == NAND_OK && page_erased(buf, c->geo.page_size))

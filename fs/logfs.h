@@ -34,7 +34,10 @@ struct logfs_options {
                                   mount uses what mkfs recorded */
     uint64_t cache_bytes;      /* node cache bound (4 MiB) */
     uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
+    int readonly;              /* mount without writing anything */
 };
+/* A mount is also read-only when the superblock's write version is
+ * unknown, or when the flash refuses the mount's own anchor record. */
 
 typedef struct logfs logfs;
 

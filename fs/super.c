@@ -223,7 +223,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     struct lfs_super sb;
     struct lfs_geo g;
     options_default(opt, &o);
-    int rc = read_super(dev, &sb), readonly = rc == -EROFS;
+    int rc = read_super(dev, &sb), readonly = rc == -EROFS || o.readonly;
     if (rc && !readonly)
         return rc == -EINVAL ? -EINVAL : rc;
     if (geo_from(dev, sb.block_size, &g) || sb.page_size != g.page_size ||
@@ -257,9 +257,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
          * crash from here on must not resume past what gets written */
         fs->an.flags = 0;
         fs->an.seq++;
-        if ((rc = lfs_ring_write(dev, &fs->ring, &fs->an))) {
-            fs_free(fs);
-            return rc;
+        if (lfs_ring_write(dev, &fs->ring, &fs->an)) {
+            /* flash that cannot take the record: offer what is there,
+             * read-only */
+            fs->an.seq--;
+            readonly = fs->readonly = 1;
         }
         fs->an.flags = LFS_ANCHOR_CLEAN; /* for the loop below only */
     }
