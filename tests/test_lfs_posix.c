@@ -1,0 +1,188 @@
+/*
+ * test_lfs_posix.c -- POSIX details the model test does not cover: open
+ * flags (O_EXCL, O_TRUNC, O_APPEND), lseek, attributes through remount,
+ * punch-hole, and an unlinked file that stays readable while open and is
+ * deleted at close, or at the next mount when the power went first.
+ */
+#include "logfs.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static nand_dev *mkdev(void)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = 128;
+    c.geo.pages_per_block = 64;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    c.seed = 8;
+    nand_dev *d = NULL;
+    if (nand_create(&c, &d) || logfs_mkfs(d, NULL)) {
+        nand_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+TEST(open_flags_and_seek)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/f", O_RDWR | O_CREAT | O_EXCL, 0600);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(logfs_open(fs, "/f", O_RDWR | O_CREAT | O_EXCL, 0600), -EEXIST);
+    CHECK_EQ_INT(logfs_open(fs, "/missing", O_RDONLY, 0), -ENOENT);
+    CHECK_EQ_INT(logfs_write(fs, fd, "hello", 5), 5);
+    CHECK_EQ_INT(logfs_lseek(fs, fd, 1, SEEK_SET), 1);
+    char buf[16] = {0};
+    CHECK_EQ_INT(logfs_read(fs, fd, buf, 3), 3);
+    CHECK(!memcmp(buf, "ell", 3));
+    CHECK_EQ_INT(logfs_lseek(fs, fd, -1, SEEK_END), 4);
+    CHECK_EQ_INT(logfs_lseek(fs, fd, -10, SEEK_CUR), -EINVAL);
+    CHECK_EQ_INT(logfs_close(fs, fd), 0);
+    CHECK_EQ_INT(logfs_close(fs, fd), -EBADF);
+    fd = logfs_open(fs, "/f", O_WRONLY | O_APPEND, 0);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(logfs_lseek(fs, fd, 0, SEEK_SET), 0);
+    CHECK_EQ_INT(logfs_write(fs, fd, "!", 1), 1); /* appends whatever the position */
+    CHECK_EQ_INT(logfs_read(fs, fd, buf, 1), -EBADF); /* write-only */
+    logfs_close(fs, fd);
+    struct logfs_stat st;
+    REQUIRE(logfs_stat(fs, "/f", &st) == 0);
+    CHECK_EQ_INT(st.size, 6);
+    fd = logfs_open(fs, "/f", O_WRONLY | O_TRUNC, 0);
+    REQUIRE(fd >= 0);
+    logfs_close(fs, fd);
+    REQUIRE(logfs_stat(fs, "/f", &st) == 0);
+    CHECK_EQ_INT(st.size, 0);
+    CHECK_EQ_INT(logfs_open(fs, "/", O_WRONLY, 0), -EISDIR);
+    REQUIRE(logfs_mkdir(fs, "/d", 0755) == 0);
+    CHECK_EQ_INT(logfs_open(fs, "/f/x", O_RDONLY, 0), -ENOTDIR);
+    CHECK_EQ_INT(logfs_rmdir(fs, "/"), -EBUSY);
+    CHECK_EQ_INT(logfs_rename(fs, "/d", "/d/e"), -EINVAL);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(attributes_survive_remount)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/a", O_WRONLY | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    logfs_close(fs, fd);
+    CHECK_EQ_INT(logfs_chmod(fs, "/a", 04711), 0);
+    CHECK_EQ_INT(logfs_chown(fs, "/a", 1000, 100), 0);
+    CHECK_EQ_INT(logfs_utimens(fs, "/a", 111, 222), 0);
+    CHECK_EQ_INT(logfs_symlink(fs, "/a", "/l"), 0);
+    CHECK_EQ_INT(logfs_chmod(fs, "/l", 0600), 0); /* follows the link */
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    struct logfs_stat st;
+    REQUIRE(logfs_stat(fs, "/a", &st) == 0);
+    CHECK_EQ_INT(st.mode, S_IFREG | 0600);
+    CHECK_EQ_INT(st.uid, 1000);
+    CHECK_EQ_INT(st.gid, 100);
+    CHECK_EQ_INT(st.atime, 111);
+    CHECK_EQ_INT(st.mtime, 222);
+    REQUIRE(logfs_lstat(fs, "/l", &st) == 0);
+    CHECK(S_ISLNK(st.mode));
+    REQUIRE(logfs_unmount(fs) == 0);
+    struct logfs_options ro = {.readonly = 1};
+    REQUIRE(logfs_mount(d, &ro, &fs) == 0);
+    CHECK_EQ_INT(logfs_chmod(fs, "/a", 0), -EROFS);
+    CHECK_EQ_INT(logfs_mkdir(fs, "/x", 0755), -EROFS);
+    CHECK_EQ_INT(logfs_open(fs, "/a", O_WRONLY, 0), -EROFS);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(punch_hole_frees_and_reads_zero)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/p", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    static uint8_t buf[64 << 10], got[64 << 10];
+    memset(buf, 0xab, sizeof buf);
+    REQUIRE(logfs_pwrite(fs, fd, buf, sizeof buf, 0) == sizeof buf);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct logfs_stats a, b;
+    logfs_get_stats(fs, &a);
+    CHECK_EQ_INT(logfs_punch(fs, fd, 1000, 40000), 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &b);
+    CHECK(b.live_bytes + 8 * 4096 <= a.live_bytes); /* whole blocks were freed */
+    REQUIRE(logfs_pread(fs, fd, got, sizeof got, 0) == sizeof got);
+    memset(buf + 1000, 0, 40000);
+    CHECK(!memcmp(got, buf, sizeof got));
+    struct logfs_stat st;
+    REQUIRE(logfs_fstat(fs, fd, &st) == 0);
+    CHECK_EQ_INT(st.size, sizeof buf); /* size unchanged */
+    logfs_close(fs, fd);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(unlinked_open_file)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/tmp", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    static uint8_t buf[20000], got[20000];
+    memset(buf, 0x42, sizeof buf);
+    REQUIRE(logfs_write(fs, fd, buf, sizeof buf) == sizeof buf);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct logfs_stats before;
+    logfs_get_stats(fs, &before);
+    CHECK_EQ_INT(logfs_unlink(fs, "/tmp"), 0);
+    struct logfs_stat st;
+    CHECK_EQ_INT(logfs_stat(fs, "/tmp", &st), -ENOENT);
+    REQUIRE(logfs_sync(fs) == 0);
+    CHECK_EQ_INT(logfs_pread(fs, fd, got, sizeof got, 0), sizeof got);
+    CHECK(!memcmp(got, buf, sizeof got));
+    REQUIRE(logfs_fstat(fs, fd, &st) == 0);
+    CHECK_EQ_INT(st.nlink, 0);
+    /* the power goes while it is open: the next mount deletes it */
+    nand_power_cut(d);
+    logfs_unmount(fs);
+    nand_power_on(d);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct logfs_stats after;
+    logfs_get_stats(fs, &after);
+    CHECK(after.live_bytes + sizeof buf <= before.live_bytes);
+    REQUIRE(logfs_unmount(fs) == 0);
+    /* and without a crash: deleted at close */
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    fd = logfs_open(fs, "/tmp2", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0 && logfs_write(fs, fd, buf, sizeof buf) == sizeof buf);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &before);
+    REQUIRE(logfs_unlink(fs, "/tmp2") == 0);
+    REQUIRE(logfs_close(fs, fd) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &after);
+    CHECK(after.live_bytes + sizeof buf <= before.live_bytes);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    RUN(open_flags_and_seek);
+    RUN(attributes_survive_remount);
+    RUN(punch_hole_frees_and_reads_zero);
+    RUN(unlinked_open_file);
+    return test_summary(argv[0]);
+}
