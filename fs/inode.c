@@ -185,3 +185,22 @@ void lfs_inode_free_all(struct logfs *fs)
     fs->itab = NULL;
     fs->itab_size = fs->icount = 0;
 }
+
+/* Forget clean inodes that no file holds open, while more than `keep` are
+ * in memory: they are read again from the inode file when needed.  Only
+ * between calls, when no caller holds an inode pointer. */
+void lfs_inode_trim(struct logfs *fs, uint64_t keep)
+{
+    for (uint64_t i = 0; i < fs->itab_size && fs->icount > keep; i++) {
+        for (struct lfs_imem **pm = &fs->itab[i]; *pm && fs->icount > keep;) {
+            struct lfs_imem *m = *pm;
+            if (m->dirty || m->opens) {
+                pm = &m->hnext;
+                continue;
+            }
+            *pm = m->hnext;
+            fs->icount--;
+            lfs_free(fs, m, sizeof *m);
+        }
+    }
+}

@@ -263,6 +263,7 @@ struct lfs_imem *lfs_imem_of(struct lfs_inode *in);
 int lfs_inode_release(struct logfs *fs, struct lfs_inode *in);
 void lfs_orphan_remove(struct logfs *fs, uint64_t ino);
 void lfs_inode_free_all(struct logfs *fs);
+void lfs_inode_trim(struct logfs *fs, uint64_t keep);
 
 /* tree.c: the blocks of a file, whatever its class */
 int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,

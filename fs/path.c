@@ -13,9 +13,17 @@ int64_t lfs_now(struct logfs *fs)
 
 /* After a call that changed nothing on flash's behalf: no commit, no
  * cleaning (a stat must not write), only the cache bound. */
-int lfs_op_end_ro(struct logfs *fs, int rc)
+/* The memory bound: the node cache keeps cache_bytes of clean nodes, and
+ * in-memory inodes get the same budget. */
+static void trim(struct logfs *fs)
 {
     lfs_cache_trim(fs);
+    lfs_inode_trim(fs, fs->cache.max_bytes / sizeof(struct lfs_imem) + 16);
+}
+
+int lfs_op_end_ro(struct logfs *fs, int rc)
+{
+    trim(fs);
     return rc;
 }
 
@@ -29,7 +37,7 @@ int lfs_op_end(struct logfs *fs, int rc)
     if (!crc && !fs->failed && !fs->readonly &&
         fs->an.free_segments < fs->reserve + 4)
         crc = lfs_gc(fs, fs->reserve + 4, fs->g.seg_bytes / 2);
-    lfs_cache_trim(fs);
+    trim(fs);
     return rc ? rc : crc;
 }
 

@@ -304,8 +304,7 @@ static int anything_dirty(const struct logfs *fs)
 int logfs_sync(logfs *fs)
 {
     int rc = anything_dirty(fs) ? lfs_commit(fs) : 0;
-    lfs_cache_trim(fs);
-    return rc;
+    return lfs_op_end_ro(fs, rc);
 }
 
 /* The last commit says it was the last: the next mount may then go on

@@ -121,6 +121,12 @@ TEST(hundred_thousand_names)
     struct logfs_stat st;
     REQUIRE(logfs_stat(fs, "/many", &st) == 0);
     CHECK_EQ_INT(st.size, n);
+    /* RAM stays bounded: clean nodes and inodes are dropped past the
+     * cache bound (4 MiB of each), whatever the number of files */
+    struct logfs_stats ms;
+    logfs_get_stats(fs, &ms);
+    fprintf(stderr, "fs memory with %u files: %.1f MiB\n", n, ms.mem_bytes / 1048576.0);
+    CHECK(ms.mem_bytes < (12u << 20));
     REQUIRE(logfs_unmount(fs) == 0);
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     /* lookups from a cold cache: the pages read per lookup stay small */
