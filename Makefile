@@ -25,7 +25,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HDRS    := $(wildcard sim/*.h fs/*.h workloads/*.h analysis/*.h cli/*.h tests/*.h)
+HDRS    := $(wildcard sim/*.h fs/*.h workloads/*.h analysis/*.h cli/*.h tests/*.h bench/*.h)
 
 .PHONY: all test run bench check-long deps clean
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so

@@ -16,6 +16,7 @@
  * nand_get_stats).  Appends rows to results/bench.csv.
  */
 #include "logfs.h"
+#include "bench_util.h"
 #include "nand.h"
 
 #include <fcntl.h>
@@ -39,22 +40,6 @@
 #define GOAL_WPS 200000.0
 
 #define POOL_BYTES (4u << 20) /* random bytes the writes are cut from */
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void record(const char *name, double value, const char *unit)
-{
-    FILE *f = fopen("results/bench.csv", "a");
-    if (!f)
-        return;
-    fprintf(f, "%ld,%s,%.6g,%s\n", (long)time(NULL), name, value, unit);
-    fclose(f);
-}
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next_rand(void)

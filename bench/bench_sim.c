@@ -7,6 +7,7 @@
  * the heap the simulator holds per GiB of programmed data.  Appends rows
  * to results/bench.csv.
  */
+#include "bench_util.h"
 #include "nand.h"
 
 #include <inttypes.h>
@@ -15,22 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void record(const char *name, double value, const char *unit)
-{
-    FILE *f = fopen("results/bench.csv", "a");
-    if (!f)
-        return;
-    fprintf(f, "%ld,%s,%.6g,%s\n", (long)time(NULL), name, value, unit);
-    fclose(f);
-}
 
 static int run(uint32_t page_size, uint32_t oob, uint32_t blocks)
 {

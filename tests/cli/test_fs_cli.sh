@@ -2,22 +2,7 @@
 # The flashlab CLI's LogFS commands: mkfs, put/get round trips, ls, cat,
 # mkdir, rm, ln, mv, df, stat; clear errors with the right exit codes; and
 # read-only commands leaving the image file byte-identical.
-FL=./build/flashlab
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-passed=0; failed=0
-ok()   { passed=$((passed + 1)); }
-bad()  { failed=$((failed + 1)); echo "FAIL: $1"; }
-# expect CODE DESCRIPTION PATTERN -- command...: exit code and output match
-expect() {
-    code=$1; what=$2; pat=$3; shift 4
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$what: exit $rc, expected $code: $out"; return; fi
-    if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -- "$pat"; then
-        bad "$what: output lacks '$pat': $out"; return
-    fi
-    ok
-}
+. "$(dirname "$0")/lib.sh"
 # lacks DESCRIPTION PATTERN -- command...: the command succeeds, output lacks PATTERN
 lacks() {
     what=$1; pat=$2; shift 3

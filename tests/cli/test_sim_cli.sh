@@ -1,22 +1,7 @@
 #!/bin/sh
 # The flashlab CLI's sim commands: help, create/info/write/read round trips,
 # and clear errors with non-zero exits for bad input.
-FL=./build/flashlab
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-passed=0; failed=0
-ok()   { passed=$((passed + 1)); }
-bad()  { failed=$((failed + 1)); echo "FAIL: $1"; }
-# expect CODE DESCRIPTION PATTERN -- command...: exit code and output match
-expect() {
-    code=$1; what=$2; pat=$3; shift 4
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "$what: exit $rc, expected $code: $out"; return; fi
-    if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -- "$pat"; then
-        bad "$what: output lacks '$pat': $out"; return
-    fi
-    ok
-}
+. "$(dirname "$0")/lib.sh"
 DEV=configs/devices/test-64m.yaml
 
 expect 0 "top-level help" "usage: flashlab" -- $FL --help
