@@ -86,9 +86,11 @@ static int keep_if_live(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
 static int clean_segment(struct logfs *fs, uint32_t seg)
 {
     uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
-    uint8_t *buf = lfs_alloc(fs, sb);
-    if (!buf)
+    /* kept between rounds: a fresh segment-sized buffer each time costs
+     * page faults that dominated cleaning */
+    if (!fs->gc_buf && !(fs->gc_buf = lfs_alloc(fs, sb)))
         return -ENOMEM;
+    uint8_t *buf = fs->gc_buf;
     int rc = 0;
     /* read the whole segment; unreadable pages read as garbage */
     for (uint32_t p = 0; p < fs->g.pages_per_block && !rc; p++) {
@@ -111,7 +113,6 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
         rc = keep_if_live(fs, &o, p);
         off += total;
     }
-    lfs_free(fs, buf, sb);
     return rc;
 }
 

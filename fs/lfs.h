@@ -194,6 +194,7 @@ struct logfs {
     } sflive;
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
+    uint8_t *gc_buf;            /* one segment, for the cleaner */
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
     uint64_t relocated;         /* segments retired by a failed program */

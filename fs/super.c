@@ -81,6 +81,7 @@ static void fs_free(struct logfs *fs)
         lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
     }
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
+    lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     lfs_free(fs, fs->fds, fs->nfds * sizeof *fs->fds);
     free(fs);

@@ -6,6 +6,7 @@
  * apart, and that a power cut at any flash operation of a commit leaves
  * either the old or the new version of every block, never a mixture.
  */
+#include "crc32.h"
 #include "lfs.h"
 #include "logfs.h"
 #include "test.h"
@@ -70,6 +71,22 @@ static int check_block(struct logfs *fs, struct lfs_inode *in, uint64_t bix, uin
 static const uint64_t sample_bix[] = {0, 5, 15, 16, 17, 79, 80, 81, 4175, 4176,
                                       4177, 200000, 266319, 266320, 300001};
 #define NSAMPLE (sizeof sample_bix / sizeof sample_bix[0])
+
+/* The check value of CRC-32/IEEE, whole and in pieces of every length. */
+TEST(crc32_check_value)
+{
+    const char *s = "123456789";
+    CHECK_EQ_INT(flashlab_crc32(0, s, 9), 0xcbf43926u);
+    for (size_t k = 0; k <= 9; k++)
+        CHECK_EQ_INT(flashlab_crc32(flashlab_crc32(0, s, k), s + k, 9 - k), 0xcbf43926u);
+    uint8_t big[1000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 7);
+    uint32_t whole = flashlab_crc32(0, big, sizeof big), parts = 0;
+    for (size_t off = 0; off < sizeof big; off += 13)
+        parts = flashlab_crc32(parts, big + off, off + 13 <= sizeof big ? 13 : sizeof big - off);
+    CHECK_EQ_INT(parts, whole);
+}
 
 TEST(mkfs_mount_empty)
 {
@@ -304,6 +321,7 @@ TEST(power_cut_every_op_of_a_commit)
 int main(int argc, char **argv)
 {
     (void)argc;
+    RUN(crc32_check_value);
     RUN(mkfs_mount_empty);
     RUN(mount_rejects_garbage);
     RUN(tree_round_trip_all_heights);
