@@ -19,6 +19,8 @@
 #include "bench_util.h"
 #include "nand.h"
 
+#include <malloc.h>
+
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -148,6 +150,10 @@ static int fail(const char *what, int64_t rc)
 
 int main(void)
 {
+    /* As bench_sim: keep freed memory in the heap, so that the simulator's
+     * page buffers, freed by erases and allocated again by programs, are
+     * not handed back to the kernel and zeroed afresh each time. */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     uint8_t *pool = malloc(POOL_BYTES);
     if (!pool)
         return 1;
