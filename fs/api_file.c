@@ -317,41 +317,47 @@ int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st)
     return rc;
 }
 
-/* follow = -1: follow, and the call will modify the inode */
-int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
+/* What chmod, chown and utimens change; each sets one group. */
+struct attr_change {
+    int set_mode, set_owner, set_times;
+    uint32_t mode, uid, gid;
+    int64_t atime, mtime;
+};
+
+static int change_attrs(struct logfs *fs, const char *path, const struct attr_change *c)
 {
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, -1, &in);
+    int rc = path_inode(fs, path, -1, &in); /* -1: follow, will modify */
     if (!rc) {
-        in->mode = (in->mode & S_IFMT) | (mode & 07777);
+        if (c->set_mode)
+            in->mode = (in->mode & S_IFMT) | (c->mode & 07777);
+        if (c->set_owner) {
+            in->uid = c->uid;
+            in->gid = c->gid;
+        }
+        if (c->set_times) {
+            in->atime = c->atime;
+            in->mtime = c->mtime;
+        }
         in->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
     }
     return lfs_op_end(fs, rc);
+}
+
+int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
+{
+    return change_attrs(fs, path, &(struct attr_change){.set_mode = 1, .mode = mode});
 }
 
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
-    struct lfs_inode *in;
-    int rc = path_inode(fs, path, -1, &in);
-    if (!rc) {
-        in->uid = uid;
-        in->gid = gid;
-        in->ctime = lfs_now(fs);
-        lfs_inode_dirty(fs, in);
-    }
-    return lfs_op_end(fs, rc);
+    return change_attrs(fs, path,
+                        &(struct attr_change){.set_owner = 1, .uid = uid, .gid = gid});
 }
 
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
 {
-    struct lfs_inode *in;
-    int rc = path_inode(fs, path, -1, &in);
-    if (!rc) {
-        in->atime = atime;
-        in->mtime = mtime;
-        in->ctime = lfs_now(fs);
-        lfs_inode_dirty(fs, in);
-    }
-    return lfs_op_end(fs, rc);
+    return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .atime = atime,
+                                                        .mtime = mtime});
 }
