@@ -66,4 +66,25 @@ static inline int tu_all(const void *buf, size_t n, uint8_t v)
     return 1;
 }
 
+/* The page geometry of tu_small_config. */
+#define PS 2048u
+#define OS 64u
+#define PB (PS + OS)
+
+/* A device for config c, or NULL. */
+static inline nand_dev *mk(const struct nand_config *c)
+{
+    nand_dev *d = NULL;
+    if (nand_create(c, &d) != NAND_OK)
+        return NULL;
+    return d;
+}
+
+static inline nand_dev *mk_small(void)
+{
+    struct nand_config c;
+    tu_small_config(&c);
+    return mk(&c);
+}
+
 #endif

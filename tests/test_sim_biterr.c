@@ -8,19 +8,8 @@
 #include "sim_testutil.h"
 #include "test.h"
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
 #define CWB 512u
 #define NS_PER_HOUR 3600000000000ull
-
-static nand_dev *mk(const struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
-}
 
 static void eps_config(struct nand_config *c, double eps, uint32_t t)
 {

@@ -11,23 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
 
 static char tmpdir[256];
 
 static void path_in_tmp(char *out, size_t n, const char *name)
 {
     snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
-static nand_dev *mk(const struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
 }
 
 static long long file_size(const char *path)

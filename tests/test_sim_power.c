@@ -8,25 +8,7 @@
 #include "sim_testutil.h"
 #include "test.h"
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
 #define CWB 512u
-
-static nand_dev *mk(const struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
-}
-
-static nand_dev *mk_small(void)
-{
-    struct nand_config c;
-    tu_small_config(&c);
-    return mk(&c);
-}
 
 /* Every device call that touches the flash fails while the power is off. */
 static int all_calls_fail(nand_dev *d)

@@ -7,24 +7,6 @@
 #include "sim_testutil.h"
 #include "test.h"
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
-
-static nand_dev *mk(const struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
-}
-
-static nand_dev *mk_small(void)
-{
-    struct nand_config c;
-    tu_small_config(&c);
-    return mk(&c);
-}
 
 TEST(fresh_page_reads_erased)
 {

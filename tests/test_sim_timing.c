@@ -8,9 +8,6 @@
 #include "sim_testutil.h"
 #include "test.h"
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
 
 /* The documented model, from the finished configuration. */
 static uint64_t t_cmd(const struct nand_timing *t)
@@ -36,14 +33,6 @@ static uint64_t t_program(const struct nand_timing *t, uint64_t bytes, int upper
 static uint64_t t_erase(const struct nand_timing *t)
 {
     return (uint64_t)t->addr_cycles * t->t_cycle_ns + t->t_bers_ns;
-}
-
-static nand_dev *mk(struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
 }
 
 /* Timing parameters that are all distinct, so that a wrong term shows. */

@@ -7,17 +7,6 @@
 #include "sim_testutil.h"
 #include "test.h"
 
-#define PS 2048u
-#define OS 64u
-#define PB (PS + OS)
-
-static nand_dev *mk(const struct nand_config *c)
-{
-    nand_dev *d = NULL;
-    if (nand_create(c, &d) != NAND_OK)
-        return NULL;
-    return d;
-}
 
 static uint64_t pe_of(nand_dev *d, nand_block_t b)
 {
