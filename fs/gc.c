@@ -46,13 +46,15 @@ static int pick_victim(struct logfs *fs, uint32_t *victim, uint32_t *live)
         int rc = lfs_seg_get(fs, s, &e);
         if (rc)
             return rc;
-        /* a retired (bad) segment is cleaned while it still holds data */
-        int retired = e.state == LFS_SEG_BAD && e.live > 0;
-        if ((e.state != LFS_SEG_USED && !retired) || is_open(fs, s) || pending(fs, s))
+        if ((e.state != LFS_SEG_USED && e.state != LFS_SEG_BAD) || is_open(fs, s) ||
+            pending(fs, s))
             continue;
         uint32_t l = e.live;
         if (e.area == LFS_AREA_SEGFILE && (rc = lfs_sflive_get(fs, s, &l)))
             return rc;
+        /* a retired (bad) segment is cleaned while it still holds data */
+        if (e.state == LFS_SEG_BAD && l == 0)
+            continue;
         if (l < *live) {
             *live = l;
             *victim = s;

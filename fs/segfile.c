@@ -166,6 +166,8 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         if (rc == NAND_E_ERASE_FAIL) {
             nand_mark_bad(fs->dev, seg);
             e.state = LFS_SEG_BAD;
+            if (a->free_segments) /* it was counted free in the pool */
+                a->free_segments--;
             if ((rc = lfs_seg_put(fs, seg, &e)))
                 return rc;
             continue;

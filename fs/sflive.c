@@ -63,9 +63,12 @@ static int add(struct logfs *fs, lfs_ptr p, int64_t delta)
     uint32_t *live = &m->live[s - m->seg];
     int64_t v = (int64_t)*live + delta;
     *live = v > 0 ? (uint32_t)v : 0;
-    if (*live == 0)
-        return lfs_seg_freed_add(fs, seg);
-    return 0;
+    if (*live)
+        return 0;
+    /* empty: free it, unless it was retired (bad) -- that one stays out */
+    struct lfs_segent e;
+    int rc = lfs_seg_get(fs, seg, &e);
+    return rc ? rc : e.state == LFS_SEG_USED ? lfs_seg_freed_add(fs, seg) : 0;
 }
 
 static int count_ptr(struct logfs *fs, void *ctx, lfs_ptr p)
