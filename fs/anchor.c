@@ -19,8 +19,9 @@
 
 /* Record layout (docs/FORMAT.md):
  *   0 u32 magic  4 u32 length  8 u64 sequence  16 u32 CRC (over the record
- *   with these 4 bytes zero)  20 u32 flags (bit 0: written by unmount)
- *   24 u64 reserved
+ *   with these 4 bytes zero)  20 u32 flags (bit 0: written by unmount, bit 1: orphans
+ *   beyond the list, scan at mount)
+ *   24 u64 segment clock
  *   32 master inode  240 segment-file inode  448 u64 next inode
  *   456 u64 live bytes  464 u64 free segments  472 u64 host bytes written
  *   480 areas: 13 x (u32 segment, u32 offset)
@@ -35,6 +36,7 @@ uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out)
     le32_put(p + 4, LFS_ANCHOR_BYTES);
     le64_put(p + 8, a->seq);
     le32_put(p + 20, a->flags);
+    le64_put(p + 24, a->seg_clock);
     p += 32;
     lfs_inode_encode(&a->inodefile, p);
     p += LFS_INODE_BYTES;
@@ -81,7 +83,8 @@ int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a)
     memset(a, 0, sizeof *a);
     a->seq = le64_get(p + 8);
     a->flags = le32_get(p + 20);
-    if (a->flags & ~LFS_ANCHOR_CLEAN)
+    a->seg_clock = le64_get(p + 24);
+    if (a->flags & ~(LFS_ANCHOR_CLEAN | LFS_ANCHOR_ORPHAN_SCAN))
         return -EINVAL;
     p += 32;
     if (lfs_inode_decode(p, LFS_INODE_BYTES, &a->inodefile) ||

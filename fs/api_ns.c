@@ -13,11 +13,14 @@ static uint8_t dtype_of(uint32_t mode)
 }
 
 /* An unlinked file still open is listed in the anchor, so that the mount
- * after a crash deletes it. */
+ * after a crash deletes it; when the list is full, the anchor asks that
+ * mount to scan for them instead. */
 static void orphan_add(struct logfs *fs, uint64_t ino)
 {
     if (fs->an.norphans < LFS_ORPHAN_MAX)
         fs->an.orphans[fs->an.norphans++] = ino;
+    else
+        fs->orphan_scan = 1;
 }
 
 void lfs_orphan_remove(struct logfs *fs, uint64_t ino)

@@ -127,7 +127,7 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
             break;
     }
     fs->an.seq++;
-    fs->an.flags = flags;
+    fs->an.flags = flags | (fs->orphan_scan ? LFS_ANCHOR_ORPHAN_SCAN : 0);
     /* the segments this commit freed are free on flash with this anchor:
      * count them in it (they join the pool only once it is written) */
     fs->an.free_segments += fs->nfreed;

@@ -77,10 +77,12 @@ struct lfs_free_seg {
 };
 
 /* The anchor record: everything mount needs, written once per commit. */
-#define LFS_ANCHOR_CLEAN 1u     /* the last commit before an unmount */
+#define LFS_ANCHOR_CLEAN 1u       /* the last commit before an unmount */
+#define LFS_ANCHOR_ORPHAN_SCAN 2u /* more orphans than the list holds */
 struct lfs_anchor {
     uint64_t seq;                /* commit number, grows by one */
     uint32_t flags;
+    uint64_t seg_clock;          /* segments opened since mkfs: the log's age clock */
     struct lfs_inode inodefile;  /* the master inode */
     struct lfs_inode segfile;
     uint64_t next_ino;
@@ -130,6 +132,7 @@ enum lfs_seg_state {
 struct lfs_segent {
     uint32_t erases, live;
     uint8_t state, area;
+    uint32_t stamp;     /* seg_clock (mod 2^32) when it was last opened */
 };
 
 /* A cached block of a file: data (level 0) or indirect (level >= 1). The
@@ -197,6 +200,7 @@ struct logfs {
     uint8_t *gc_buf;            /* one segment, for the cleaner */
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
+    int orphan_scan;            /* orphans overflowed the anchor's list */
     uint64_t relocated;         /* segments retired by a failed program */
     uint64_t dirty_limit;
     uint32_t reserve;           /* free segments kept back from writers */

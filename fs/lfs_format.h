@@ -11,8 +11,8 @@
 #define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
 #define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
 #define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
-#define LFS_READ_VERSION 1u
-#define LFS_WRITE_VERSION 1u
+#define LFS_READ_VERSION 2u
+#define LFS_WRITE_VERSION 2u
 
 #define LFS_SB_SIZE 256u
 #define LFS_MAX_ANCHOR_BLOCKS 16u
@@ -45,6 +45,7 @@ enum lfs_area {
 
 /* A block pointer: device byte address << 16 | object length. 0 = hole. */
 typedef uint64_t lfs_ptr;
+#define LFS_MAX_DEVICE_BYTES (1ULL << 48) /* what the address field holds */
 /* In RAM only, never on flash: the block exists in the cache and has not
  * been written yet. */
 #define LFS_PTR_PENDING ((lfs_ptr)1)

@@ -44,6 +44,7 @@ int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e)
     e->live = le32_get(p + 4);
     e->state = p[8];
     e->area = p[9];
+    e->stamp = le32_get(p + 12);
     return 0;
 }
 
@@ -59,6 +60,7 @@ int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e)
     le32_put(p + 4, e->live);
     p[8] = e->state;
     p[9] = e->area;
+    le32_put(p + 12, e->stamp);
     lfs_node_dirty(fs, n);
     return 0;
 }
@@ -175,6 +177,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         if (rc)
             return lfs_errno(rc);
         e.state = LFS_SEG_USED;
+        e.stamp = (uint32_t)++a->seg_clock;
         if (a->free_segments)
             a->free_segments--;
         if ((rc = lfs_seg_put(fs, seg, &e)))

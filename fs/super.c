@@ -11,6 +11,7 @@
  */
 #include "logfs.h"
 #include "lfs.h"
+#include "rng.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -97,7 +98,8 @@ static int geo_from(nand_dev *dev, uint32_t block_size, struct lfs_geo *g)
     g->block_size = block_size;
     if (block_size < 512 || block_size > 32768 || (block_size & (block_size - 1)) ||
         g->page_size < LFS_ANCHOR_BYTES || g->page_size < LFS_SB_SIZE ||
-        g->seg_bytes < 4 * (block_size + LFS_OBJ_HDR) || g->nblocks > 0xffffffffu)
+        g->seg_bytes < 4 * (block_size + LFS_OBJ_HDR) || g->nblocks > 0xffffffffu ||
+        g->nblocks * g->seg_bytes > LFS_MAX_DEVICE_BYTES)
         return -EINVAL;
     return 0;
 }
@@ -134,7 +136,8 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         .block_size = g.block_size, .page_size = g.page_size,
         .pages_per_block = g.pages_per_block, .nblocks = g.nblocks,
         .anchor_count = o.anchor_blocks, .reserve_segments = o.reserve_segments,
-        .fs_id = nand_now(dev) ^ 0x5eed5eedULL,
+        /* differs per device seed and per mkfs (the clock has moved on) */
+        .fs_id = rng_mix(nand_get_config(dev)->seed ^ rng_mix(nand_now(dev) + 1)),
     };
     int rc = 0;
     uint64_t good = 0;
@@ -151,11 +154,17 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     for (uint32_t b = 1; b < g.nblocks && na < o.anchor_blocks; b++)
         if (!bad[b])
             sb.anchor_blocks[na++] = b;
-    for (uint64_t b = g.nblocks; b-- > 1;)
+    /* the copy goes where mount looks for it: the last good block among
+     * the last SB_BACKUP_SEARCH */
+    for (uint64_t b = g.nblocks; b-- > 1 && b + SB_BACKUP_SEARCH >= g.nblocks;)
         if (!bad[b]) {
             sb.backup_block = (uint32_t)b;
             break;
         }
+    if (!sb.backup_block || na < o.anchor_blocks) {
+        free(bad);
+        return -EIO;
+    }
 
     struct logfs *fs;
     if ((rc = fs_new(dev, &g, &o, &fs))) {
@@ -218,6 +227,40 @@ static int read_super(nand_dev *dev, struct lfs_super *sb)
     return rc;
 }
 
+/* Files unlinked while open when the power went: delete them now.  The
+ * anchor lists LFS_ORPHAN_MAX of them; past that it asks for a scan of the
+ * inode file (linear in the inodes, only after such a crash). */
+static int delete_orphans(struct logfs *fs)
+{
+    uint64_t orphans[LFS_ORPHAN_MAX];
+    uint32_t norphans = fs->an.norphans;
+    memcpy(orphans, fs->an.orphans, sizeof orphans);
+    for (uint32_t i = 0; i < norphans; i++) {
+        struct lfs_inode *in;
+        int rc = lfs_inode_get(fs, orphans[i], &in);
+        if (!rc && in->nlink == 0)
+            rc = lfs_inode_release(fs, in);
+        if (rc && rc != -ENOENT)
+            return rc;
+    }
+    for (uint64_t ino = LFS_INO_FIRST_FREE; fs->orphan_scan;) {
+        uint64_t found;
+        struct lfs_inode *in;
+        int rc = lfs_tree_next(fs, &fs->an.inodefile, ino, &found);
+        if (!rc && found == UINT64_MAX) {
+            fs->orphan_scan = 0; /* the next commit clears the flag */
+            break;
+        }
+        if (!rc && !(rc = lfs_inode_get(fs, found, &in)) && in->nlink == 0)
+            rc = lfs_inode_release(fs, in);
+        if (rc && rc != -ENOENT)
+            return rc;
+        lfs_op_end_ro(fs, 0); /* keep the memory bound */
+        ino = found + 1;
+    }
+    return 0;
+}
+
 int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
 {
     struct logfs_options o;
@@ -256,7 +299,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     if ((fs->an.flags & LFS_ANCHOR_CLEAN) && !readonly) {
         /* first say on flash that this is no longer a clean state: a
          * crash from here on must not resume past what gets written */
-        fs->an.flags = 0;
+        fs->an.flags &= ~LFS_ANCHOR_CLEAN;
         fs->an.seq++;
         if (lfs_ring_write(dev, &fs->ring, &fs->an)) {
             /* flash that cannot take the record: offer what is there,
@@ -274,18 +317,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
             fs->area[i].off = ap->off;
         }
     }
+    fs->orphan_scan = (fs->an.flags & LFS_ANCHOR_ORPHAN_SCAN) != 0;
     fs->an.flags = 0;
-    /* files unlinked while open when the power went: delete them now */
-    uint64_t orphans[LFS_ORPHAN_MAX];
-    uint32_t norphans = fs->an.norphans;
-    memcpy(orphans, fs->an.orphans, sizeof orphans);
-    for (uint32_t i = 0; i < norphans && !readonly; i++) {
-        struct lfs_inode *in;
-        if (lfs_inode_get(fs, orphans[i], &in) == 0 && in->nlink == 0 &&
-            (rc = lfs_inode_release(fs, in))) {
-            fs_free(fs);
-            return rc;
-        }
+    if (!readonly && (rc = delete_orphans(fs))) {
+        fs_free(fs);
+        return rc;
     }
     *out = fs;
     return 0;

@@ -177,6 +177,53 @@ TEST(unlinked_open_file)
     nand_close(d);
 }
 
+/* More open unlinked files than the anchor's orphan list holds: the mount
+ * after the crash still deletes every one (by scanning), and only then. */
+TEST(many_orphans_after_crash)
+{
+    enum { N = 3 * 32 / 2 };
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    static uint8_t buf[6000];
+    memset(buf, 0x5a, sizeof buf);
+    int fds[N];
+    char name[32];
+    struct logfs_stats empty, full, after;
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &empty);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "/o%d", i);
+        fds[i] = logfs_open(fs, name, O_RDWR | O_CREAT, 0644);
+        REQUIRE(fds[i] >= 0 && logfs_write(fs, fds[i], buf, sizeof buf) == sizeof buf);
+    }
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &full);
+    CHECK(full.live_bytes >= empty.live_bytes + N * sizeof buf);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "/o%d", i);
+        REQUIRE(logfs_unlink(fs, name) == 0);
+    }
+    REQUIRE(logfs_sync(fs) == 0);
+    nand_power_cut(d);
+    logfs_unmount(fs);
+    nand_power_on(d);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &after);
+    /* every file's data is gone: what is left is what an empty fs holds,
+     * give or take the directory's and inode file's blocks */
+    CHECK(after.live_bytes < empty.live_bytes + sizeof buf);
+    /* and a clean remount has nothing left to scan or delete */
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    struct logfs_stats again;
+    logfs_get_stats(fs, &again);
+    CHECK_EQ_INT(again.live_bytes, after.live_bytes);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -184,5 +231,6 @@ int main(int argc, char **argv)
     RUN(attributes_survive_remount);
     RUN(punch_hole_frees_and_reads_zero);
     RUN(unlinked_open_file);
+    RUN(many_orphans_after_crash);
     return test_summary(argv[0]);
 }
