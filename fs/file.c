@@ -50,7 +50,7 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
         if (part > len - done)
             part = (uint32_t)(len - done);
         struct lfs_node *n;
-        int rc = lfs_tree_get(fs, in, 0, bix, 1, &n);
+        int rc = lfs_tree_get(fs, in, 0, bix, part == bs ? LFS_TREE_OVERWRITE : 1, &n);
         if (rc)
             return done ? (int64_t)done : rc;
         memcpy(n->data + boff, src + done, part);

@@ -270,7 +270,11 @@ void lfs_orphan_remove(struct logfs *fs, uint64_t ino);
 void lfs_inode_free_all(struct logfs *fs);
 void lfs_inode_trim(struct logfs *fs, uint64_t keep);
 
-/* tree.c: the blocks of a file, whatever its class */
+/* tree.c: the blocks of a file, whatever its class.  lfs_tree_get's
+ * create: 0 = only if it exists (else *out = NULL), 1 = create a hole,
+ * LFS_TREE_OVERWRITE = the caller replaces every byte of this level-0
+ * block, so an uncached old copy need not be read. */
+#define LFS_TREE_OVERWRITE 2
 int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t bix, int create, struct lfs_node **out);
 int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);

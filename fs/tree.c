@@ -147,6 +147,8 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
             lfs_cache_remove(fs, n);
             return rc;
         }
+    } else if (create == LFS_TREE_OVERWRITE && level == 0) {
+        n->ptr = p; /* its bytes stop being live when the new copy lands */
     } else {
         fs->cache.misses++;
         rc = lfs_obj_read(fs, p, node_type(in->ino, level), in->ino, level, bix,
