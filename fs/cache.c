@@ -145,13 +145,14 @@ static void cache_grow(struct logfs *fs)
 
 /* A new, clean, zeroed node; the caller fills it in. */
 struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
-                               uint64_t bix)
+                               uint64_t bix, int zero)
 {
     struct lfs_cache *c = &fs->cache;
     struct lfs_node *n = lfs_zalloc(fs, sizeof *n);
     if (!n)
         return NULL;
-    if (!(n->data = lfs_zalloc(fs, fs->g.block_size))) {
+    n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
+    if (!n->data) {
         lfs_free(fs, n, sizeof *n);
         return NULL;
     }

@@ -224,8 +224,9 @@ int lfs_cache_init(struct logfs *fs, uint64_t max_bytes);
 void lfs_cache_destroy(struct logfs *fs);
 struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
                                 uint64_t bix);
+/* A new clean node; its data zeroed unless the caller overwrites all of it. */
 struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
-                               uint64_t bix);
+                               uint64_t bix, int zero);
 void lfs_cache_remove(struct logfs *fs, struct lfs_node *n);
 void lfs_node_dirty(struct logfs *fs, struct lfs_node *n);
 void lfs_node_clean(struct logfs *fs, struct lfs_node *n);

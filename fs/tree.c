@@ -58,7 +58,7 @@ static int grow(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
     if (need > LFS_MAX_HEIGHT)
         return -EFBIG;
     while (in->height < need) {
-        struct lfs_node *top = lfs_cache_add(fs, in->ino, (uint8_t)(in->height + 1), 0);
+        struct lfs_node *top = lfs_cache_add(fs, in->ino, (uint8_t)(in->height + 1), 0, 1);
         if (!top)
             return -ENOMEM;
         top->len = fs->g.block_size;
@@ -137,7 +137,10 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
         return -EIO; /* a pending block is always cached */
     if (!p && level == 0 && (rc = grow(fs, in, bix)))
         return rc;
-    if (!(n = lfs_cache_add(fs, in->ino, level, bix)))
+    /* a block the caller overwrites whole needs neither its old copy
+     * read nor its buffer zeroed */
+    int whole = create == LFS_TREE_OVERWRITE && level == 0;
+    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !whole)))
         return -ENOMEM;
     n->len = level ? fs->g.block_size : 0;
     if (!p) {
@@ -147,7 +150,7 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
             lfs_cache_remove(fs, n);
             return rc;
         }
-    } else if (create == LFS_TREE_OVERWRITE && level == 0) {
+    } else if (whole) {
         n->ptr = p; /* its bytes stop being live when the new copy lands */
     } else {
         fs->cache.misses++;

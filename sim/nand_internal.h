@@ -110,6 +110,7 @@ int dev_alloc(const struct nand_config *cfg, nand_dev **out);
 int store_init(nand_dev *dev);
 void store_free(nand_dev *dev);
 struct pbuf *pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
+struct pbuf *pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
 struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg); /* dedup */
 void pbuf_ref(struct pbuf *pg);
 void pbuf_unref(nand_dev *dev, struct pbuf *pg);

@@ -218,6 +218,15 @@ static int check_program_rules(nand_dev *dev, nand_block_t b, nand_page_t p)
     return NAND_OK;
 }
 
+/* How many bytes from column 0 on segs give without a gap. */
+static uint32_t segs_prefix(const struct seg *segs, int nseg)
+{
+    uint32_t at = 0;
+    for (int i = 0; i < nseg && segs[i].col == at; i++)
+        at += segs[i].len;
+    return at;
+}
+
 static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                       const struct seg *segs, int nseg, int queued,
                       struct nand_result *res)
@@ -246,16 +255,21 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return cut_now(dev, &s, 0.0);
 
     struct bpages *bp = bpages_own(dev, b);
-    struct pbuf *pg = pbuf_new(dev);
+    struct pbuf *pg = pbuf_new_uninit(dev);
     if (!bp || !pg) {
         pbuf_unref(dev, pg);
         return NAND_E_NOMEM;
     }
     struct slot *sl = &bp->slot[p];
     const uint8_t *before = sl->pg ? sl->pg->bytes : dev->ff;
-    /* programming can only clear bits: the result is old AND new */
+    /* programming can only clear bits: the result is old AND new; on an
+     * erased page only bytes the segments do not give from column 0 on
+     * need the erased 0xFF first */
+    uint32_t given = sl->pg ? 0 : segs_prefix(segs, nseg);
     if (sl->pg)
         memcpy(pg->bytes, before, dev->page_bytes);
+    else if (given < dev->page_bytes)
+        memset(pg->bytes + given, 0xff, dev->page_bytes - given);
     for (int i = 0; i < nseg; i++) {
         uint8_t *dst = pg->bytes + segs[i].col;
         if (sl->pg)

@@ -13,6 +13,14 @@
 
 struct pbuf *pbuf_new(nand_dev *dev)
 {
+    struct pbuf *pg = pbuf_new_uninit(dev);
+    if (pg)
+        memset(pg->bytes, 0xff, dev->page_bytes);
+    return pg;
+}
+
+struct pbuf *pbuf_new_uninit(nand_dev *dev)
+{
     struct pbuf *pg = malloc(sizeof *pg + dev->page_bytes);
     if (!pg)
         return NULL;
@@ -20,7 +28,6 @@ struct pbuf *pbuf_new(nand_dev *dev)
     pg->in_dedup = 0;
     pg->hash = 0;
     pg->dnext = NULL;
-    memset(pg->bytes, 0xff, dev->page_bytes);
     dev->st.pages_stored++;
     dev->st.bytes_stored += dev->page_bytes;
     return pg;
