@@ -21,6 +21,7 @@ enum rng_domain {
     RNG_TEAR,
     RNG_TEAR_FRAC,
     RNG_PAIRED,
+    RNG_GC_POLICY, /* the cleaner's random choices (fs/gcp_*.c) */
 };
 
 /* The splitmix64 finaliser: a bijective 64-bit mixer with good avalanche. */
