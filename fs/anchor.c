@@ -217,6 +217,7 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
     if (ring->next_page >= c->geo.pages_per_block) {
         ring->cur = (ring->cur + 1) % ring->count;
         ring->next_page = 0;
+        ring->erases++;
         if ((rc = nand_erase(dev, ring->blocks[ring->cur], NULL))) {
             rc = lfs_errno(rc);
             goto out;
@@ -225,6 +226,7 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
     rc = lfs_errno(nand_program(dev, ring->blocks[ring->cur], ring->next_page,
                                 buf, NULL, NULL));
     ring->next_page++; /* a failed page is never retried */
+    ring->pages++;
 out:
     free(buf);
     return rc;

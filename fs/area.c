@@ -52,6 +52,7 @@ static int retire(struct logfs *fs, struct lfs_areaw *a)
 static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
 {
     int rc = nand_program(fs->dev, a->seg, page, a->page, NULL, NULL);
+    fs->ctr.pages[a - fs->area]++;
     if (rc == NAND_E_PROGRAM_FAIL)
         return retire(fs, a);
     memset(a->page, 0xff, fs->g.page_size);

@@ -188,6 +188,7 @@ void lfs_cache_remove(struct logfs *fs, struct lfs_node *n)
 
 void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)
 {
+    n->moved = 0; /* the cleaner marks its own after this */
     if (n->dirty)
         return;
     list_of(fs, n)->count--;

@@ -42,6 +42,8 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
         };
         unsigned area = cls == 2 ? LFS_AREA_SEGFILE
                       : (cls == 1 ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
+        if (cls == 0 && n->level == 0 && n->moved && fs->gc.separate)
+            area = LFS_AREA_MOVED; /* cold by age: apart from fresh data */
         if ((rc = lfs_area_write(fs, area, &o, n->data, &p)))
             return rc;
         n->ptr = p;

@@ -1,7 +1,8 @@
 /*
- * gc.c -- the cleaner (greedy; issue 5 makes the policy pluggable).
+ * gc.c -- the cleaner and static wear leveling.
  *
- * A victim is the closed segment with the fewest live bytes.  Its objects
+ * The victim is the mount's policy's choice (gc_policy.h) among the closed
+ * segments, seen through the in-RAM segment table.  Its objects
  * are read front to back; each header says which file, level and block it
  * is, and the object is live when the tree's pointer at that place is this
  * very object.  Live objects are loaded into the cache and dirtied, so the
@@ -21,46 +22,57 @@ uint64_t lfs_capacity(const struct logfs *fs)
     return segs * fs->g.seg_bytes / 100 * 85;
 }
 
-static int is_open(const struct logfs *fs, uint32_t seg)
+/* Fill fs->gc.cand with every segment the cleaner may take: closed ones
+ * holding objects, and retired (bad) ones still holding some, in segment
+ * order.  Returns the count, or a negative errno. */
+static int64_t collect(struct logfs *fs)
 {
-    for (unsigned i = 0; i < LFS_NAREAS; i++)
-        if (fs->area[i].seg == seg)
-            return 1;
-    return 0;
-}
-
-static int pending(const struct logfs *fs, uint32_t seg)
-{
-    for (uint32_t i = 0; i < fs->nfreed; i++)
-        if (fs->freed[i] == seg)
-            return 1;
-    return 0;
-}
-
-/* The used, closed segment with the fewest live bytes. */
-static int pick_victim(struct logfs *fs, uint32_t *victim, uint32_t *live)
-{
-    *live = UINT32_MAX;
+    int rc = lfs_segtab_build(fs);
+    if (rc)
+        return rc;
+    if (!fs->gc.cand &&
+        !(fs->gc.cand = lfs_alloc(fs, (size_t)fs->g.nblocks * sizeof *fs->gc.cand)))
+        return -ENOMEM;
+    uint64_t clock = fs->an.seg_clock;
+    int64_t n = 0;
     for (uint32_t s = 0; s < fs->g.nblocks; s++) {
-        struct lfs_segent e;
-        int rc = lfs_seg_get(fs, s, &e);
-        if (rc)
-            return rc;
-        if ((e.state != LFS_SEG_USED && e.state != LFS_SEG_BAD) || is_open(fs, s) ||
-            pending(fs, s))
+        const struct lfs_segent *e = &fs->segtab.e[s];
+        if ((e->state != LFS_SEG_USED && e->state != LFS_SEG_BAD) ||
+            fs->segtab.flags[s] || lfs_seg_is_open(fs, s)) /* freed or picked */
             continue;
-        uint32_t l = e.live;
-        if (e.area == LFS_AREA_SEGFILE && (rc = lfs_sflive_get(fs, s, &l)))
+        uint32_t live = e->live;
+        if (e->area == LFS_AREA_SEGFILE && (rc = lfs_sflive_get(fs, s, &live)))
             return rc;
-        /* a retired (bad) segment is cleaned while it still holds data */
-        if (e.state == LFS_SEG_BAD && l == 0)
+        if (e->state == LFS_SEG_BAD && live == 0)
             continue;
-        if (l < *live) {
-            *live = l;
-            *victim = s;
-        }
+        /* stamps hold the clock mod 2^32: unwrap against the clock */
+        fs->gc.cand[n++] = (struct gc_seg){
+            .id = s, .live = live, .size = fs->g.seg_bytes,
+            .stamp = clock - (uint32_t)((uint32_t)clock - e->stamp),
+            .erases = e->erases,
+        };
     }
-    return *live == UINT32_MAX ? -ENOSPC : 0;
+    return n;
+}
+
+/* The policy's victim among the candidates, or the emptiest one when
+ * `greedy` (see lfs_gc). */
+static int pick_victim(struct logfs *fs, int greedy, uint32_t *victim, uint32_t *live)
+{
+    int64_t n = collect(fs);
+    if (n <= 0)
+        return n ? (int)n : -ENOSPC;
+    fs->gc.ctx.now = fs->an.seg_clock;
+    size_t i = greedy ? gcp_min_live(fs->gc.cand, NULL, (size_t)n)
+                      : fs->gc.policy->pick(&fs->gc.ctx, fs->gc.cand, (size_t)n);
+    fs->gc.ctx.round++;
+    /* a victim that would free less than a page (FIFO's oldest may be
+     * full) costs a segment of copying for nothing: take the emptiest */
+    if (fs->gc.cand[i].live >= fs->g.seg_bytes - fs->g.page_size)
+        i = gcp_min_live(fs->gc.cand, NULL, (size_t)n);
+    *victim = fs->gc.cand[i].id;
+    *live = fs->gc.cand[i].live;
+    return 0;
 }
 
 /* Dirty the object at p (header o) if the tree still points to it. */
@@ -80,8 +92,12 @@ static int keep_if_live(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
     struct lfs_node *n;
     if ((rc = lfs_tree_get(fs, in, o->level, o->bix, 0, &n)))
         return rc;
-    if (n)
+    if (n && !n->dirty) { /* a dirty one is rewritten anyway */
         lfs_node_dirty(fs, n);
+        n->moved = 1; /* after dirtying, which clears it */
+        fs->ctr.gc_objects++;
+        fs->ctr.gc_bytes += lfs_ptr_len(p);
+    }
     return 0;
 }
 
@@ -118,24 +134,101 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
     return rc;
 }
 
+/* Clean one victim: its live objects are dirtied, so that the next
+ * commit writes them elsewhere, which frees it. */
+static int clean_one(struct logfs *fs, uint32_t victim, uint32_t live)
+{
+    int rc = clean_segment(fs, victim);
+    if (!rc && !live)
+        rc = lfs_seg_freed_add(fs, victim); /* an empty victim is freed at once */
+    fs->segtab.flags[victim] |= LFS_SEGT_PICKED;
+    fs->ctr.gc_rounds++;
+    return rc;
+}
+
+/* Commit what the cleaned victims left dirty; they leave the batch. */
+static int batch_commit(struct logfs *fs, const uint32_t *picked, uint32_t n)
+{
+    int rc = lfs_commit(fs);
+    for (uint32_t i = 0; i < n; i++)
+        fs->segtab.flags[picked[i]] &= (uint8_t)~LFS_SEGT_PICKED;
+    return rc;
+}
+
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
 {
-    /* stop when rounds stop paying: a victim's live data refilling as
-     * much as it frees means the device is as full as it can get */
-    for (int stalls = 0; fs->an.free_segments < want_free && stalls < 3;) {
-        uint64_t before = fs->an.free_segments;
-        uint32_t victim = 0, live;
-        int rc = pick_victim(fs, &victim, &live);
-        if (rc == -ENOSPC || live > max_live || live >= fs->g.seg_bytes - fs->g.page_size)
-            return 0; /* nothing (worth it) to gain */
-        /* an empty victim is freed at once; otherwise moving its objects
-         * takes its count to zero, which frees it */
-        if (rc || (rc = clean_segment(fs, victim)) ||
-            (!live && (rc = lfs_seg_freed_add(fs, victim))) || (rc = lfs_commit(fs)))
-            return rc;
+    nand_time_t t0 = nand_now(fs->dev);
+    int rc = 0;
+    /* victims are cleaned in batches, one commit each: the moved objects
+     * of several victims share the tree and anchor writes.  A batch takes
+     * as many victims as segments are missing, while their live data fits
+     * in a segment or in what is left of the dirty limit */
+    uint64_t budget = fs->dirty_limit > fs->cache.dirty_bytes + fs->g.seg_bytes
+                          ? fs->dirty_limit - fs->cache.dirty_bytes : fs->g.seg_bytes;
+    uint32_t picked[64];
+    /* A batch that frees nothing (the policy chose full victims: FIFO or
+     * random near the reserve) is followed by greedy ones until one pays,
+     * as firmware falls back to greedy in foreground cleaning; stop when
+     * even those do not: the device is as full as it can get. */
+    for (int stalls = 0; !rc && fs->an.free_segments < want_free && stalls < 3;) {
+        uint64_t before = fs->an.free_segments, moved = 0;
+        uint32_t n = 0;
+        while (n < 64 && before + n < want_free) {
+            uint32_t victim = 0, live = 0;
+            rc = pick_victim(fs, stalls > 0, &victim, &live);
+            if (rc == -ENOSPC || (!rc && (live > max_live || (n && moved + live > budget) ||
+                                          live >= fs->g.seg_bytes - fs->g.page_size))) {
+                rc = 0; /* nothing (more, worth it) to gain */
+                break;
+            }
+            if (rc || (rc = clean_one(fs, victim, live)))
+                break;
+            picked[n++] = victim;
+            moved += live;
+        }
+        if (!n)
+            break;
+        int crc = batch_commit(fs, picked, n);
+        rc = rc ? rc : crc;
         stalls = fs->an.free_segments > before ? 0 : stalls + 1;
+        fs->ctr.gc_fallbacks += stalls > 0;
     }
-    return 0;
+    fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;
+    return rc;
+}
+
+/* Static wear leveling: when the most-worn segment has wl_threshold more
+ * erases than the least-worn one holding data, that data is cold (it sat
+ * while the rest wore): move it, so that the little-worn segment returns
+ * to the pool and takes hot data.  Checked every 32 segment allocations. */
+int lfs_wear_level(struct logfs *fs)
+{
+    if (fs->wear_leveling != LOGFS_WL_STATIC ||
+        fs->an.seg_clock < fs->gc.wl_checked + 32)
+        return 0;
+    fs->gc.wl_checked = fs->an.seg_clock;
+    int64_t n = collect(fs);
+    int rc;
+    if (n <= 0)
+        return n < 0 ? (int)n : 0;
+    uint32_t max = 0;
+    for (uint32_t s = 0; s < fs->g.nblocks; s++)
+        if (fs->segtab.e[s].state != LFS_SEG_BAD &&
+            fs->segtab.e[s].state != LFS_SEG_RESERVED && fs->segtab.e[s].erases > max)
+            max = fs->segtab.e[s].erases;
+    size_t cold = 0;
+    for (size_t i = 1; i < (size_t)n; i++)
+        if (fs->gc.cand[i].erases < fs->gc.cand[cold].erases)
+            cold = i;
+    if (max - fs->gc.cand[cold].erases <= fs->gc.wl_threshold)
+        return 0;
+    fs->ctr.wl_moves++;
+    nand_time_t t0 = nand_now(fs->dev);
+    uint32_t victim = fs->gc.cand[cold].id;
+    rc = clean_one(fs, victim, fs->gc.cand[cold].live);
+    int crc = batch_commit(fs, &victim, 1);
+    fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;
+    return rc ? rc : crc;
 }
 
 int lfs_space_check(struct logfs *fs, uint64_t new_bytes)

@@ -6,7 +6,9 @@
 #ifndef FLASHLAB_LFS_H
 #define FLASHLAB_LFS_H
 
+#include "gc_policy.h"
 #include "lfs_format.h"
+#include "logfs.h"
 #include "nand.h"
 
 #include <stddef.h>
@@ -108,6 +110,7 @@ struct lfs_ring {
     uint32_t blocks[LFS_MAX_ANCHOR_BLOCKS];
     uint32_t cur;        /* index into blocks of the block being written */
     uint32_t next_page;  /* next page to program in it; pages_per_block = full */
+    uint64_t pages, erases; /* programmed and erased since mount */
 };
 /* Find the newest valid anchor in the ring (a bounded number of reads);
  * -ENOENT if there is none. Leaves the ring ready to write the next
@@ -140,6 +143,7 @@ struct lfs_segent {
 struct lfs_node {
     uint64_t ino, bix;
     uint8_t level, dirty;
+    uint8_t moved;             /* dirtied by the cleaner, not by a write */
     uint32_t len;              /* payload bytes that matter */
     lfs_ptr ptr;               /* where it is on flash; 0 = not yet */
     uint8_t *data;             /* block_size bytes */
@@ -190,6 +194,10 @@ struct logfs {
     uint32_t nfreed, freed_cap;
     uint32_t nmarked;           /* of those, recorded free in the segfile */
     uint32_t ptrs_per_block;    /* block_size / 8 */
+    struct lfs_segtab {         /* see segtab.c; e NULL until built */
+        struct lfs_segent *e;
+        uint8_t *flags;         /* LFS_SEGT_* */
+    } segtab;
     struct lfs_sflive {         /* see sflive.c */
         uint32_t *seg, *live;
         uint32_t size, count;
@@ -198,6 +206,20 @@ struct logfs {
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
+    struct lfs_gc {             /* see gc.c */
+        const struct gc_policy *policy;
+        struct gc_ctx ctx;      /* ctx.round counts victims picked */
+        struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
+        uint32_t free_min, wl_threshold;
+        int separate;
+        uint64_t wl_checked;    /* seg_clock at the last static WL check */
+    } gc;
+    struct lfs_counters {       /* since mount, for logfs_get_stats */
+        uint64_t pages[LFS_NAREAS]; /* programmed per area */
+        uint64_t erases;        /* segment erases */
+        uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
+    } ctr;
+    int wear_leveling;          /* LOGFS_WL_* */
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
     int orphan_scan;            /* orphans overflowed the anchor's list */
@@ -249,6 +271,14 @@ int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e);
 int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e);
 int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add);
 int lfs_seg_freed_add(struct logfs *fs, uint32_t seg);
+int lfs_seg_is_open(const struct logfs *fs, uint32_t seg);
+int lfs_seg_pending(const struct logfs *fs, uint32_t seg); /* in the freed list */
+
+/* segtab.c: all entries in RAM, built on first need */
+#define LFS_SEGT_FREED 1u  /* in the freed list */
+#define LFS_SEGT_PICKED 2u /* cleaned in the cleaner's current batch */
+int lfs_segtab_build(struct logfs *fs);
+void lfs_segtab_free(struct logfs *fs);
 
 /* sflive.c: live bytes of the segment file's own segments, in RAM */
 int lfs_sflive_get(struct logfs *fs, uint32_t seg, uint32_t *live);
@@ -338,6 +368,8 @@ int lfs_op_end_ro(struct logfs *fs, int rc);
 /* Clean until want_free segments are free, taking only victims with at
  * most max_live live bytes, and stopping when rounds stop paying. */
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live);
+/* Static wear leveling's check (a no-op unless LOGFS_WL_STATIC). */
+int lfs_wear_level(struct logfs *fs);
 /* Bytes the fs will hold for users: what the cleaner can always sustain. */
 uint64_t lfs_capacity(const struct logfs *fs);
 /* 0 if new_bytes more may be written (cleaning first if needed), else

@@ -11,8 +11,8 @@
 #define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
 #define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
 #define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
-#define LFS_READ_VERSION 2u
-#define LFS_WRITE_VERSION 2u
+#define LFS_READ_VERSION 3u
+#define LFS_WRITE_VERSION 3u
 
 #define LFS_SB_SIZE 256u
 #define LFS_MAX_ANCHOR_BLOCKS 16u
@@ -34,7 +34,8 @@ enum lfs_area {
     LFS_AREA_DATA = 0,        /* + level 0..5: file data and indirect */
     LFS_AREA_INODE = 6,       /* + level 0..5: inodes and inode-file indirect */
     LFS_AREA_SEGFILE = 12,    /* the segment file, all levels */
-    LFS_NAREAS = 13,
+    LFS_AREA_MOVED = 13,      /* file data the cleaner moved (when separating) */
+    LFS_NAREAS = 14,
 };
 
 /* Well-known inode numbers. */

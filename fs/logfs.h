@@ -35,7 +35,28 @@ struct logfs_options {
     uint64_t cache_bytes;      /* node cache bound (4 MiB) */
     uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
     int readonly;              /* mount without writing anything */
+    /* Cleaning and wear leveling: chosen at each mount, nothing on flash. */
+    const char *gc_policy;     /* victim selection by name, see
+                                  logfs_gc_policy_name() ("greedy") */
+    uint32_t gc_window;        /* "window": among the W oldest segments (64) */
+    uint32_t gc_choices;       /* "d-choices": among d random segments (8) */
+    uint64_t gc_seed;          /* seed of the random policies (0: 1) */
+    uint32_t gc_free_min;      /* clean ahead when fewer free segments than
+                                  the writers' reserve plus this (4) */
+    int gc_separate;           /* 1: file data moved by the cleaner goes to
+                                  segments of its own (hot/cold by age) */
+    int wear_leveling;         /* LOGFS_WL_*; 0 = LOGFS_WL_DYNAMIC */
+    uint32_t wl_threshold;     /* static: the erase-count gap that makes the
+                                  cleaner move cold data (100) */
 };
+enum {
+    LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
+    LOGFS_WL_NONE = 1,    /* free segments in the order they were freed */
+    LOGFS_WL_STATIC = 2,  /* dynamic, and move cold data off little-worn
+                             segments when the gap exceeds wl_threshold */
+};
+/* The i-th victim-selection policy's name and summary, NULL past the end. */
+const char *logfs_gc_policy_name(unsigned i, const char **summary);
 /* A mount is also read-only when the superblock's write version is
  * unknown, or when the flash refuses the mount's own anchor record. */
 
@@ -105,6 +126,21 @@ struct logfs_stats {
     uint64_t cache_hits, cache_misses;
     uint64_t next_ino;
     uint64_t relocations;      /* segments retired after a failed program */
+    /* since mount: where the flash writes went (pages programmed) */
+    uint64_t host_bytes;       /* bytes given to write calls, since mkfs */
+    uint64_t pages_data;       /* file-data segments (incl. the cleaner's) */
+    uint64_t pages_meta;       /* indirect, inode-file and segment-file segments */
+    uint64_t pages_anchor;     /* anchor records */
+    uint64_t pages_gc;         /* of those above, filled by the cleaner's copies
+                                  (bytes moved / page size) */
+    uint64_t erases;           /* segment and anchor erases */
+    uint64_t gc_rounds;        /* victims cleaned */
+    uint64_t gc_objects, gc_bytes; /* live objects moved, their bytes */
+    uint64_t gc_time_ns;       /* simulated time inside the cleaner */
+    uint64_t wl_moves;         /* victims chosen by static wear leveling */
+    uint64_t gc_fallbacks;     /* batches that freed nothing, so that the
+                                  next was greedy (see docs/logfs-design.md) */
+    uint64_t free_segments;    /* now */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 

@@ -35,8 +35,10 @@ int lfs_op_end(struct logfs *fs, int rc)
     /* clean ahead of need, cheaply: half-empty victims only, so that a
      * device near its fill level does not clean on every call */
     if (!crc && !fs->failed && !fs->readonly &&
-        fs->an.free_segments < fs->reserve + 4)
-        crc = lfs_gc(fs, fs->reserve + 4, fs->g.seg_bytes / 2);
+        fs->an.free_segments < fs->reserve + fs->gc.free_min)
+        crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
+    if (!crc && !fs->failed && !fs->readonly)
+        crc = lfs_wear_level(fs);
     trim(fs);
     return rc ? rc : crc;
 }

@@ -34,6 +34,10 @@ static int entry_node(struct logfs *fs, uint32_t seg, int create,
 
 int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e)
 {
+    if (fs->segtab.e && seg < fs->g.nblocks) {
+        *e = fs->segtab.e[seg];
+        return 0;
+    }
     struct lfs_node *n;
     int rc = entry_node(fs, seg, 0, &n);
     memset(e, 0, sizeof *e);
@@ -62,10 +66,12 @@ int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e)
     p[9] = e->area;
     le32_put(p + 12, e->stamp);
     lfs_node_dirty(fs, n);
+    if (fs->segtab.e)
+        fs->segtab.e[seg] = *e;
     return 0;
 }
 
-static int is_open(const struct logfs *fs, uint32_t seg)
+int lfs_seg_is_open(const struct logfs *fs, uint32_t seg)
 {
     for (unsigned i = 0; i < LFS_NAREAS; i++)
         if (fs->area[i].seg == seg)
@@ -73,10 +79,12 @@ static int is_open(const struct logfs *fs, uint32_t seg)
     return 0;
 }
 
-static int in_list(const uint32_t *v, uint32_t n, uint32_t seg)
+int lfs_seg_pending(const struct logfs *fs, uint32_t seg)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (v[i] == seg)
+    if (fs->segtab.flags)
+        return (fs->segtab.flags[seg] & LFS_SEGT_FREED) != 0;
+    for (uint32_t i = 0; i < fs->nfreed; i++)
+        if (fs->freed[i] == seg)
             return 1;
     return 0;
 }
@@ -85,7 +93,7 @@ static int in_list(const uint32_t *v, uint32_t n, uint32_t seg)
  * (unless it is open, when the cleaner will find it empty later). */
 int lfs_seg_freed_add(struct logfs *fs, uint32_t seg)
 {
-    if (is_open(fs, seg) || in_list(fs->freed, fs->nfreed, seg))
+    if (lfs_seg_is_open(fs, seg) || lfs_seg_pending(fs, seg))
         return 0;
     if (fs->nfreed == fs->freed_cap) {
         uint32_t cap = fs->freed_cap ? fs->freed_cap * 2 : 64;
@@ -99,6 +107,8 @@ int lfs_seg_freed_add(struct logfs *fs, uint32_t seg)
         fs->freed_cap = cap;
     }
     fs->freed[fs->nfreed++] = seg;
+    if (fs->segtab.flags)
+        fs->segtab.flags[seg] |= LFS_SEGT_FREED;
     return 0;
 }
 
@@ -123,26 +133,51 @@ int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
     return lfs_seg_put(fs, seg, &e);
 }
 
-/* Refill the pool from the segment file (reads all of it: only when the
- * pool runs dry, never at mount). */
+/* Refill the pool from the segment table (built from all of the segment
+ * file on first need: only when the pool runs dry, never at mount).  With
+ * wear leveling the pool gets the least-worn free segments, else the
+ * first ones in segment order. */
 static int pool_refill(struct logfs *fs)
 {
     struct lfs_anchor *a = &fs->an;
-    for (uint32_t s = 0; s < fs->g.nblocks && a->npool < LFS_POOL_MAX; s++) {
-        struct lfs_segent e;
-        int rc = lfs_seg_get(fs, s, &e);
-        if (rc)
-            return rc;
-        if (e.state != LFS_SEG_FREE || is_open(fs, s) ||
-            in_list(fs->freed, fs->nfreed, s))
+    int rc = lfs_segtab_build(fs);
+    if (rc)
+        return rc;
+    for (uint32_t s = 0; s < fs->g.nblocks; s++) {
+        const struct lfs_segent *e = &fs->segtab.e[s];
+        if (e->state != LFS_SEG_FREE || lfs_seg_is_open(fs, s) || lfs_seg_pending(fs, s))
             continue;
-        int pooled = 0;
-        for (uint32_t i = 0; i < a->npool; i++)
+        uint32_t worst = 0, pooled = 0;
+        for (uint32_t i = 0; i < a->npool; i++) {
             pooled |= a->pool[i].seg == s;
-        if (!pooled)
-            a->pool[a->npool++] = (struct lfs_free_seg){s, e.erases};
+            if (a->pool[i].erases > a->pool[worst].erases)
+                worst = i;
+        }
+        if (pooled)
+            continue;
+        if (a->npool < LFS_POOL_MAX)
+            a->pool[a->npool++] = (struct lfs_free_seg){s, e->erases};
+        else if (fs->wear_leveling == LOGFS_WL_NONE)
+            break;
+        else if (e->erases < a->pool[worst].erases)
+            a->pool[worst] = (struct lfs_free_seg){s, e->erases};
     }
     return a->npool ? 0 : -ENOSPC;
+}
+
+/* Take the next segment out of the pool: the least worn (dynamic wear
+ * leveling), or the oldest entry when wear leveling is off. */
+static uint32_t pool_take(struct logfs *fs)
+{
+    struct lfs_anchor *a = &fs->an;
+    uint32_t best = 0;
+    for (uint32_t i = 1; fs->wear_leveling != LOGFS_WL_NONE && i < a->npool; i++)
+        if (a->pool[i].erases < a->pool[best].erases)
+            best = i;
+    uint32_t seg = a->pool[best].seg;
+    memmove(&a->pool[best], &a->pool[best + 1], (a->npool - best - 1) * sizeof a->pool[0]);
+    a->npool--;
+    return seg;
 }
 
 int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
@@ -152,12 +187,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         int rc;
         if (!a->npool && (rc = pool_refill(fs)))
             return rc;
-        uint32_t best = 0; /* dynamic wear leveling: least worn first */
-        for (uint32_t i = 1; i < a->npool; i++)
-            if (a->pool[i].erases < a->pool[best].erases)
-                best = i;
-        uint32_t seg = a->pool[best].seg;
-        a->pool[best] = a->pool[--a->npool];
+        uint32_t seg = pool_take(fs);
         struct lfs_segent e;
         if ((rc = lfs_seg_get(fs, seg, &e)))
             return rc;
@@ -165,6 +195,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         e.live = 0;
         e.area = (uint8_t)area;
         rc = nand_erase(fs->dev, seg, NULL);
+        fs->ctr.erases++;
         if (rc == NAND_E_ERASE_FAIL) {
             nand_mark_bad(fs->dev, seg);
             e.state = LFS_SEG_BAD;
@@ -213,6 +244,8 @@ void lfs_seg_commit_done(struct logfs *fs)
         struct lfs_segent e;
         if (a->npool < LFS_POOL_MAX && !lfs_seg_get(fs, fs->freed[i], &e))
             a->pool[a->npool++] = (struct lfs_free_seg){fs->freed[i], e.erases};
+        if (fs->segtab.flags)
+            fs->segtab.flags[fs->freed[i]] &= (uint8_t)~LFS_SEGT_FREED;
     }
     fs->nfreed = fs->nmarked = 0;
 }

@@ -31,6 +31,36 @@ static void options_default(const struct logfs_options *in, struct logfs_options
     if (!o->reserve_segments) o->reserve_segments = 8;
     if (!o->cache_bytes) o->cache_bytes = 4u << 20;
     if (!o->dirty_bytes) o->dirty_bytes = 1u << 20;
+    if (!o->gc_policy) o->gc_policy = "greedy";
+    if (!o->gc_window) o->gc_window = 64;
+    if (!o->gc_choices) o->gc_choices = 8;
+    if (!o->gc_seed) o->gc_seed = 1;
+    if (!o->gc_free_min) o->gc_free_min = 4;
+    if (!o->wl_threshold) o->wl_threshold = 100;
+}
+
+/* The cleaning and wear-leveling choices of one mount. */
+static int gc_options(const struct logfs_options *o, struct logfs *fs)
+{
+    if (!(fs->gc.policy = gc_policy_find(o->gc_policy)) ||
+        (o->wear_leveling != LOGFS_WL_DYNAMIC && o->wear_leveling != LOGFS_WL_NONE &&
+         o->wear_leveling != LOGFS_WL_STATIC))
+        return -EINVAL;
+    fs->gc.ctx = (struct gc_ctx){.seed = o->gc_seed, .window = o->gc_window,
+                                 .choices = o->gc_choices};
+    fs->gc.free_min = o->gc_free_min;
+    fs->gc.separate = o->gc_separate != 0;
+    fs->wear_leveling = o->wear_leveling;
+    fs->gc.wl_threshold = o->wl_threshold;
+    return 0;
+}
+
+const char *logfs_gc_policy_name(unsigned i, const char **summary)
+{
+    const struct gc_policy *p = gc_policy_at(i);
+    if (summary)
+        *summary = p ? p->summary : NULL;
+    return p ? p->name : NULL;
 }
 
 static void fs_free(struct logfs *fs);
@@ -56,6 +86,10 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
     fs->dirty_limit = o->dirty_bytes;
+    if (gc_options(o, fs)) {
+        free(fs);
+        return -EINVAL;
+    }
     int ok = !lfs_cache_init(fs, o->cache_bytes);
     ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
     for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
@@ -77,12 +111,14 @@ static void fs_free(struct logfs *fs)
     lfs_cache_destroy(fs);
     lfs_inode_free_all(fs);
     lfs_sflive_free(fs);
+    lfs_segtab_free(fs);
     for (unsigned i = 0; i < LFS_NAREAS; i++) {
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
         lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
     }
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
+    lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     lfs_free(fs, fs->fds, fs->nfds * sizeof *fs->fds);
     free(fs);
@@ -365,4 +401,19 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->cache_misses = fs->cache.misses;
     st->next_ino = fs->an.next_ino;
     st->relocations = fs->relocated;
+    st->host_bytes = fs->an.host_bytes_written;
+    st->pages_data = fs->ctr.pages[LFS_AREA_DATA] + fs->ctr.pages[LFS_AREA_MOVED];
+    st->pages_meta = 0;
+    for (unsigned i = LFS_AREA_DATA + 1; i <= LFS_AREA_SEGFILE; i++)
+        st->pages_meta += fs->ctr.pages[i];
+    st->pages_anchor = fs->ring.pages;
+    st->pages_gc = fs->ctr.gc_bytes / fs->g.page_size;
+    st->erases = fs->ctr.erases + fs->ring.erases;
+    st->gc_rounds = fs->ctr.gc_rounds;
+    st->gc_objects = fs->ctr.gc_objects;
+    st->gc_bytes = fs->ctr.gc_bytes;
+    st->gc_time_ns = fs->ctr.gc_time_ns;
+    st->wl_moves = fs->ctr.wl_moves;
+    st->gc_fallbacks = fs->ctr.gc_fallbacks;
+    st->free_segments = fs->an.free_segments;
 }
