@@ -69,6 +69,7 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
 
 int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int acc = flags & O_ACCMODE;
@@ -110,6 +111,7 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
 
 int logfs_close(logfs *fs, int fd)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -124,6 +126,7 @@ int logfs_close(logfs *fs, int fd)
 
 int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
 {
+    lfs_op_begin(fs, LOGFS_OP_READ);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -140,6 +143,7 @@ int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
 
 int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off)
 {
+    lfs_op_begin(fs, LOGFS_OP_WRITE);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -213,6 +217,7 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 
 int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -225,6 +230,7 @@ int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 
 int logfs_truncate(logfs *fs, const char *path, uint64_t size)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = lfs_resolve(fs, path, 1, &r);
@@ -237,6 +243,7 @@ int logfs_truncate(logfs *fs, const char *path, uint64_t size)
 
 int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -291,6 +298,7 @@ static int path_inode(struct logfs *fs, const char *path, int follow,
 
 int logfs_stat(logfs *fs, const char *path, struct logfs_stat *st)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
     int rc = path_inode(fs, path, 1, &in);
     if (!rc)
@@ -300,6 +308,7 @@ int logfs_stat(logfs *fs, const char *path, struct logfs_stat *st)
 
 int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
     int rc = path_inode(fs, path, 0, &in);
     if (!rc)
@@ -309,6 +318,7 @@ int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st)
 
 int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -347,17 +357,20 @@ static int change_attrs(struct logfs *fs, const char *path, const struct attr_ch
 
 int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     return change_attrs(fs, path, &(struct attr_change){.set_mode = 1, .mode = mode});
 }
 
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     return change_attrs(fs, path,
                         &(struct attr_change){.set_owner = 1, .uid = uid, .gid = gid});
 }
 
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .atime = atime,
                                                         .mtime = mtime});
 }

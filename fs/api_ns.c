@@ -63,6 +63,7 @@ static int resolve_existing(struct logfs *fs, const char *path, int follow,
 
 int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = fs->readonly ? -EROFS : lfs_resolve(fs, path, 0, &r);
@@ -75,6 +76,7 @@ int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
 
 int logfs_rmdir(logfs *fs, const char *path)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
@@ -91,6 +93,7 @@ int logfs_rmdir(logfs *fs, const char *path)
 
 int logfs_unlink(logfs *fs, const char *path)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
@@ -103,6 +106,7 @@ int logfs_unlink(logfs *fs, const char *path)
 
 int logfs_link(logfs *fs, const char *existing, const char *newpath)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r, t;
     struct lfs_inode *in;
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, existing, 0, &r, &in);
@@ -128,6 +132,7 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
 
 int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     size_t tl = target ? strlen(target) : 0;
@@ -146,6 +151,7 @@ int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
 
 int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = resolve_existing(fs, path, 0, &r, &in);
@@ -181,6 +187,7 @@ static int path_passes(struct logfs *fs, const char *path, uint64_t ino, int *rc
 
 int logfs_rename(logfs *fs, const char *from, const char *to)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path s, t;
     struct lfs_inode *in, *victim = NULL;
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, from, 0, &s, &in);
@@ -238,6 +245,7 @@ static int readdir_one(void *ctx, const char *name, size_t len, uint64_t ino,
 int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
                   logfs_dir_fn fn, void *ctx)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = resolve_existing(fs, path, 1, &r, &in);
@@ -251,6 +259,7 @@ int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
 
 int logfs_statfs(logfs *fs, struct logfs_statfs *st)
 {
+    lfs_op_begin(fs, LOGFS_OP_META);
     /* what writers may still add: the cleaner makes room up to capacity */
     uint64_t cap = lfs_capacity(fs), used = fs->an.live_bytes + fs->cache.dirty_bytes;
     st->block_size = fs->g.block_size;

@@ -244,3 +244,23 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
         return -ENOSPC;
     return 0;
 }
+
+int logfs_idle(logfs *fs, uint64_t ns)
+{
+    fs->op_kind = -1; /* background work is no host call's latency */
+    nand_time_t end = nand_now(fs->dev) + ns;
+    int rc = 0;
+    /* one victim per round, so that the budget is kept to within one
+     * victim's cleaning time */
+    while (!rc && !fs->readonly && !fs->failed && nand_now(fs->dev) < end &&
+           fs->an.free_segments < fs->reserve + fs->gc.idle_free) {
+        uint64_t before = fs->an.free_segments;
+        rc = lfs_gc(fs, (uint32_t)before + 1, fs->g.seg_bytes / 2);
+        if (fs->an.free_segments <= before)
+            break; /* nothing half-empty left to clean */
+    }
+    lfs_op_end_ro(fs, 0);
+    if (nand_now(fs->dev) < end)
+        nand_advance(fs->dev, end - nand_now(fs->dev));
+    return rc;
+}

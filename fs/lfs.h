@@ -210,7 +210,7 @@ struct logfs {
         const struct gc_policy *policy;
         struct gc_ctx ctx;      /* ctx.round counts victims picked */
         struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
-        uint32_t free_min, wl_threshold;
+        uint32_t free_min, idle_free, wl_threshold;
         int separate;
         uint64_t wl_checked;    /* seg_clock at the last static WL check */
     } gc;
@@ -220,6 +220,13 @@ struct logfs {
         uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
     } ctr;
     int wear_leveling;          /* LOGFS_WL_* */
+    int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
+    nand_time_t op_t0;          /* when it began */
+    struct lfs_lathist {        /* see lathist.c */
+#define LFS_LAT_BUCKETS (16 + 60 * 16)
+        uint64_t n[LFS_LAT_BUCKETS];
+        uint64_t count, sum, max;
+    } lat[LOGFS_OP_KINDS];
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
     int orphan_scan;            /* orphans overflowed the anchor's list */
@@ -361,6 +368,11 @@ int64_t lfs_now(struct logfs *fs);
 int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
                struct lfs_inode **out);
 /* After every public call: commit past the dirty limit, trim the cache. */
+/* Every public call begins with lfs_op_begin and ends with lfs_op_end or
+ * lfs_op_end_ro, which record its latency (lathist.c). */
+void lfs_op_begin(struct logfs *fs, int kind);
+void lfs_op_record(struct logfs *fs);
+void lfs_lat_record(struct lfs_lathist *h, uint64_t ns);
 int lfs_op_end(struct logfs *fs, int rc);
 int lfs_op_end_ro(struct logfs *fs, int rc);
 

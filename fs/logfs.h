@@ -48,6 +48,8 @@ struct logfs_options {
     int wear_leveling;         /* LOGFS_WL_*; 0 = LOGFS_WL_DYNAMIC */
     uint32_t wl_threshold;     /* static: the erase-count gap that makes the
                                   cleaner move cold data (100) */
+    uint32_t gc_idle_free;     /* logfs_idle cleans up to reserve + this
+                                  many free segments (16) */
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
@@ -143,6 +145,28 @@ struct logfs_stats {
     uint64_t free_segments;    /* now */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
+
+/* Host-operation latency in simulated time, per kind of call, since mount
+ * or the last reset; percentiles within 1/16 of the true value. */
+enum {
+    LOGFS_OP_READ,  /* read, pread */
+    LOGFS_OP_WRITE, /* write, pwrite */
+    LOGFS_OP_SYNC,  /* sync, fsync */
+    LOGFS_OP_META,  /* every other call */
+    LOGFS_OP_KINDS,
+};
+struct logfs_latency {
+    uint64_t count, p50_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns;
+};
+int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out);
+void logfs_reset_latency(logfs *fs);
+
+/* The host is idle for ns of simulated time: clean in the background
+ * while fewer than reserve + gc_idle_free segments are free (victims at
+ * most half live), then let the rest of the time pass.  Returns 0 or a
+ * negative errno; the clock has advanced by at least ns either way. */
+int logfs_idle(logfs *fs, uint64_t ns);
 
 #ifdef __cplusplus
 }

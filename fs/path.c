@@ -24,6 +24,7 @@ static void trim(struct logfs *fs)
 int lfs_op_end_ro(struct logfs *fs, int rc)
 {
     trim(fs);
+    lfs_op_record(fs);
     return rc;
 }
 
@@ -40,6 +41,7 @@ int lfs_op_end(struct logfs *fs, int rc)
     if (!crc && !fs->failed && !fs->readonly)
         crc = lfs_wear_level(fs);
     trim(fs);
+    lfs_op_record(fs);
     return rc ? rc : crc;
 }
 

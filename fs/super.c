@@ -37,6 +37,7 @@ static void options_default(const struct logfs_options *in, struct logfs_options
     if (!o->gc_seed) o->gc_seed = 1;
     if (!o->gc_free_min) o->gc_free_min = 4;
     if (!o->wl_threshold) o->wl_threshold = 100;
+    if (!o->gc_idle_free) o->gc_idle_free = 16;
 }
 
 /* The cleaning and wear-leveling choices of one mount. */
@@ -49,6 +50,8 @@ static int gc_options(const struct logfs_options *o, struct logfs *fs)
     fs->gc.ctx = (struct gc_ctx){.seed = o->gc_seed, .window = o->gc_window,
                                  .choices = o->gc_choices};
     fs->gc.free_min = o->gc_free_min;
+    fs->gc.idle_free = o->gc_idle_free;
+    fs->op_kind = -1;
     fs->gc.separate = o->gc_separate != 0;
     fs->wear_leveling = o->wear_leveling;
     fs->gc.wl_threshold = o->wl_threshold;
@@ -376,6 +379,7 @@ static int anything_dirty(const struct logfs *fs)
 
 int logfs_sync(logfs *fs)
 {
+    lfs_op_begin(fs, LOGFS_OP_SYNC);
     int rc = anything_dirty(fs) ? lfs_commit(fs) : 0;
     return lfs_op_end_ro(fs, rc);
 }

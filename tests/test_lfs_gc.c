@@ -243,11 +243,166 @@ TEST(static_wear_leveling_narrows_the_spread)
     CHECK(dyn.wl_moves == 0 && none.wl_moves == 0);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The exact q-quantile of sorted v: the smallest value with at least q of
+ * the samples at or below it. */
+static uint64_t exact_quantile(const uint64_t *v, size_t n, double q)
+{
+    size_t k = (size_t)(q * (double)n + 0.999999);
+    return v[k ? k - 1 : 0];
+}
+
+/* A histogram's percentile is the top of the true value's bucket: never
+ * below it, and at most 1/16 above. */
+static int close_above(uint64_t got, uint64_t exact)
+{
+    return got >= exact && (double)got <= (double)exact * (1.0 + 1.0 / 16) + 1;
+}
+
+TEST(latency_histogram_against_sorted_samples)
+{
+    nand_dev *d = dev_of(BLOCKS, 4);
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    enum { N = 20000 };
+    static uint64_t v[N];
+    uint64_t x = 5;
+    for (size_t i = 0; i < N; i++) { /* heavy-tailed, 0 .. 2^40 */
+        uint64_t r = xorshift(&x);
+        v[i] = (r >> 24) >> (r % 40);
+        lfs_lat_record(&fs->lat[LOGFS_OP_META], v[i]);
+    }
+    qsort(v, N, sizeof v[0], cmp_u64);
+    struct logfs_latency l;
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
+    CHECK_EQ_INT(l.count, N);
+    CHECK_EQ_INT(l.max_ns, v[N - 1]);
+    CHECK(close_above(l.p50_ns, exact_quantile(v, N, 0.5)));
+    CHECK(close_above(l.p99_ns, exact_quantile(v, N, 0.99)));
+    CHECK(close_above(l.p999_ns, exact_quantile(v, N, 0.999)));
+    CHECK_EQ_INT(logfs_get_latency(fs, LOGFS_OP_KINDS, &l), -EINVAL);
+    logfs_reset_latency(fs);
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
+    CHECK(l.count == 0 && l.max_ns == 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+/* N random overwrites within `chunks` 4 KiB chunks of one file: each
+ * write's simulated time, measured around the call, must match what the fs
+ * reports.  Returns the fs's write latency and stats. */
+static void timed_writes(uint32_t chunks, struct logfs_latency *w, struct logfs_stats *st)
+{
+    nand_dev *d = dev_of(BLOCKS, 8);
+    struct logfs_options o = {.reserve_segments = 4, .dirty_bytes = 256 << 10};
+    REQUIRE(d && logfs_mkfs(d, &o) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    for (uint32_t c = 0; c < chunks; c++)
+        REQUIRE(write_chunk(fs, "/f", 0, c, 0) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_reset_latency(fs);
+    struct logfs_stats st0;
+    logfs_get_stats(fs, &st0);
+    enum { N = 6000 };
+    static uint64_t v[N];
+    int fd = logfs_open(fs, "/f", O_WRONLY, 0);
+    REQUIRE(fd >= 0);
+    uint8_t buf[4096];
+    memset(buf, 0x5a, sizeof buf);
+    uint64_t x = 17;
+    for (size_t i = 0; i < N; i++) {
+        nand_time_t t0 = nand_now(d);
+        REQUIRE(logfs_pwrite(fs, fd, buf, sizeof buf, (xorshift(&x) % chunks) * 4096) == 4096);
+        v[i] = nand_now(d) - t0;
+    }
+    struct logfs_latency meta;
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_WRITE, w) == 0);
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &meta) == 0);
+    logfs_get_stats(fs, st);
+    st->gc_rounds -= st0.gc_rounds;
+    qsort(v, N, sizeof v[0], cmp_u64);
+    fprintf(stderr, "%u chunks live: write latency p50 %" PRIu64 " p99 %" PRIu64
+            " p99.9 %" PRIu64 " max %" PRIu64 " ns, mean %.0f; %" PRIu64 " victims\n",
+            chunks, w->p50_ns, w->p99_ns, w->p999_ns, w->max_ns, w->mean_ns, st->gc_rounds);
+    CHECK_EQ_INT(w->count, N);
+    CHECK_EQ_INT(meta.count, 1); /* the open */
+    CHECK_EQ_INT(w->max_ns, v[N - 1]);
+    CHECK(close_above(w->p50_ns, exact_quantile(v, N, 0.5)));
+    CHECK(close_above(w->p99_ns, exact_quantile(v, N, 0.99)));
+    CHECK(close_above(w->p999_ns, exact_quantile(v, N, 0.999)));
+    logfs_close(fs, fd);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(write_latency_matches_the_clock_and_shows_cleaning)
+{
+    struct logfs_latency empty, full;
+    struct logfs_stats st_empty, st_full;
+    timed_writes(100, &empty, &st_empty);   /* 400 KiB live: no cleaning */
+    timed_writes(1000, &full, &st_full);    /* 4 MiB of about 5.6 usable */
+    CHECK_EQ_INT(st_empty.gc_rounds, 0);
+    CHECK(st_full.gc_rounds > 0);
+    /* commits happen in both; only the full device's tail holds cleaning */
+    CHECK(full.max_ns > 2 * empty.max_ns);
+    CHECK(full.p999_ns > empty.p999_ns);
+    CHECK(full.mean_ns > empty.mean_ns);
+}
+
+TEST(idle_time_cleans_in_the_background)
+{
+    nand_dev *d = dev_of(BLOCKS, 9);
+    struct logfs_options o = {.reserve_segments = 4, .dirty_bytes = 256 << 10,
+                              .gc_idle_free = 40};
+    REQUIRE(d && logfs_mkfs(d, &o) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    uint64_t x = 23;
+    for (uint32_t c = 0; c < 800; c++)
+        REQUIRE(write_chunk(fs, "/f", 0, c, 0) == 0);
+    for (uint32_t i = 0; i < 4000; i++)
+        REQUIRE(write_chunk(fs, "/f", 0, (uint32_t)(xorshift(&x) % 800), 1) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct logfs_stats a, b, c;
+    logfs_get_stats(fs, &a);
+    nand_time_t t0 = nand_now(d);
+    CHECK_EQ_INT(logfs_idle(fs, 0), 0); /* no time, no work */
+    logfs_get_stats(fs, &b);
+    CHECK_EQ_INT(b.gc_rounds, a.gc_rounds);
+    CHECK_EQ_INT(logfs_idle(fs, 30ull * 1000000000), 0);
+    logfs_get_stats(fs, &c);
+    fprintf(stderr, "idle 30 s: free segments %" PRIu64 " -> %" PRIu64 ", %" PRIu64
+            " victims\n", b.free_segments, c.free_segments, c.gc_rounds - b.gc_rounds);
+    CHECK(nand_now(d) - t0 >= 30ull * 1000000000);
+    CHECK(c.gc_rounds > b.gc_rounds);
+    CHECK(c.free_segments > b.free_segments);
+    struct logfs_latency l;
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
+    uint64_t before = l.count;
+    CHECK_EQ_INT(logfs_idle(fs, 1000), 0);
+    REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
+    CHECK_EQ_INT(l.count, before); /* idle time is no host call */
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     RUN(every_policy_keeps_data_through_device_fills);
     RUN(bad_gc_options_are_refused);
     RUN(static_wear_leveling_narrows_the_spread);
+    RUN(latency_histogram_against_sorted_samples);
+    RUN(write_latency_matches_the_clock_and_shows_cleaning);
+    RUN(idle_time_cleans_in_the_background);
     return test_summary(argv[0]);
 }
