@@ -170,7 +170,7 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
      * random near the reserve) is followed by greedy ones until one pays,
      * as firmware falls back to greedy in foreground cleaning; stop when
      * even those do not: the device is as full as it can get. */
-    for (int stalls = 0; !rc && fs->an.free_segments < want_free && stalls < 3;) {
+    for (int stalls = 0; !rc && fs->an.free_segments < want_free && stalls < 8;) {
         uint64_t before = fs->an.free_segments, moved = 0;
         uint32_t n = 0;
         while (n < 64 && before + n < want_free) {
