@@ -3,9 +3,9 @@
 CC      ?= cc
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-PKGS    := yaml-0.1
+PKGS    := yaml-0.1 sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsqlite3)
 INCS    := -Isim -Ifs -Iworkloads -Ianalysis -Icli
 CFLAGS  ?= -O2 -g
 VERSION := 0.1.0-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)

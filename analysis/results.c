@@ -1,0 +1,306 @@
+/*
+ * results.c -- opening the results database: schema, version checks,
+ * connection settings, closing; errors; marking stale runs.
+ * docs/results-schema.md describes the tables.
+ */
+#include "results_impl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Schema version 1.  A later version adds a migration step in create_or
+ * _migrate; rows of earlier runs are never rewritten. */
+static const char schema_v1[] =
+    "CREATE TABLE experiments ("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, config_path TEXT,"
+    " config_text TEXT, created_at TEXT NOT NULL, program_version TEXT);"
+    "CREATE INDEX experiments_name ON experiments(name);"
+    "CREATE TABLE runs ("
+    " id INTEGER PRIMARY KEY,"
+    " experiment_id INTEGER NOT NULL REFERENCES experiments(id),"
+    " run_index INTEGER NOT NULL, params TEXT NOT NULL, seed INTEGER NOT NULL,"
+    " program_version TEXT,"
+    " status TEXT NOT NULL"
+    "  CHECK (status IN ('running', 'complete', 'failed', 'incomplete')),"
+    " error TEXT, started_at TEXT NOT NULL, finished_at TEXT, wall_seconds REAL,"
+    " hostname TEXT, pid INTEGER);"
+    "CREATE INDEX runs_experiment ON runs(experiment_id, run_index);"
+    "CREATE INDEX runs_status ON runs(status);"
+    "CREATE TABLE samples ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
+    " sim_time_ns INTEGER, host_bytes INTEGER, flash_bytes_programmed INTEGER,"
+    " data_pages INTEGER, meta_pages INTEGER, anchor_pages INTEGER,"
+    " gc_pages INTEGER, erases INTEGER, wa REAL, free_segments INTEGER,"
+    " gc_time_ns INTEGER, gc_invocations INTEGER);"
+    "CREATE INDEX samples_run ON samples(run_id, seq);"
+    "CREATE TABLE erase_counts ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
+    " block INTEGER NOT NULL, erases INTEGER NOT NULL);"
+    "CREATE INDEX erase_counts_run ON erase_counts(run_id, seq);"
+    "CREATE TABLE mounts ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), fs_kind TEXT,"
+    " device_bytes INTEGER, fill_fraction REAL, clean INTEGER CHECK (clean IN (0, 1)),"
+    " sim_latency_ns INTEGER, flash_time_ns INTEGER, cpu_time_ns INTEGER,"
+    " pages_read INTEGER, bytes_read INTEGER, ram_bytes INTEGER, wall_ns INTEGER);"
+    "CREATE INDEX mounts_run ON mounts(run_id);"
+    "CREATE TABLE gc_events ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), sim_time_ns INTEGER,"
+    " victim INTEGER, live_units INTEGER, moved_pages INTEGER,"
+    " duration_ns INTEGER, policy TEXT);"
+    "CREATE INDEX gc_events_run ON gc_events(run_id);"
+    "CREATE TABLE latency ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), op TEXT NOT NULL,"
+    " count INTEGER, p50_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER,"
+    " max_ns INTEGER, mean_ns REAL);"
+    "CREATE INDEX latency_run ON latency(run_id);"
+    "CREATE TABLE powercuts ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), cut_point INTEGER,"
+    " cut_kind TEXT, outcome TEXT, detail TEXT);"
+    "CREATE INDEX powercuts_run ON powercuts(run_id);"
+    "CREATE TABLE kv ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), key TEXT NOT NULL, value,"
+    " UNIQUE (run_id, key));"
+    "PRAGMA application_id = " STR(RESULTS_APP_ID) ";"
+    "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION) ";";
+
+int res_fail(struct results *r, const char *what)
+{
+    const char *msg = r->db ? sqlite3_errmsg(r->db) : NULL;
+    if (msg && strcmp(msg, "not an error"))
+        snprintf(r->err, sizeof r->err, "%s: %s", what, msg);
+    else
+        snprintf(r->err, sizeof r->err, "%s", what);
+    return -1;
+}
+
+int res_failf(struct results *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int res_exec(struct results *r, const char *sql)
+{
+    return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : res_fail(r, "sql");
+}
+
+int res_begin(struct results *r)
+{
+    return sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK
+               ? 0 : res_fail(r, "begin transaction");
+}
+
+int res_end(struct results *r, int rc)
+{
+    if (rc == 0 && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    if (rc == 0)
+        res_fail(r, "commit");
+    if (!sqlite3_get_autocommit(r->db))
+        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int res_step_done(struct results *r, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int ok = rc == SQLITE_DONE ? 0 : res_fail(r, what);
+    sqlite3_reset(st);
+    return ok;
+}
+
+void res_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len))
+        buf[0] = 0;
+    buf[len - 1] = 0;
+}
+
+int res_check_header(struct results *r, sqlite3 *db, int64_t *version)
+{
+    /* One statement, so one snapshot: another process may be creating the
+     * schema at this moment. */
+    static const char sql[] =
+        "SELECT (SELECT user_version FROM pragma_user_version),"
+        " (SELECT application_id FROM pragma_application_id),"
+        " (SELECT count(*) FROM sqlite_master)";
+    sqlite3_stmt *st = NULL;
+    int64_t app = 0, ntables = 0;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *version = sqlite3_column_int64(st, 0);
+        app = sqlite3_column_int64(st, 1);
+        ntables = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) {
+        /* The first read of the file is where a non-database shows. */
+        if (sqlite3_errcode(db) == SQLITE_NOTADB)
+            return res_failf(r, "not an SQLite database");
+        return res_failf(r, "cannot read: %s", sqlite3_errmsg(db));
+    }
+    if (*version == 0 && ntables == 0)
+        return 0; /* empty: ours to create */
+    if (app != RESULTS_APP_ID)
+        return res_failf(r, "an SQLite database, but not a flashlab results one "
+                            "(application_id 0x%llx)", (unsigned long long)app);
+    if (*version > RESULTS_SCHEMA_VERSION)
+        return res_failf(r, "results schema version %lld is newer than this program "
+                            "supports (%d); use a newer flashlab",
+                         (long long)*version, RESULTS_SCHEMA_VERSION);
+    if (*version < 1)
+        return res_failf(r, "results schema version %lld is not valid", (long long)*version);
+    return 0;
+}
+
+/* Create the schema if the file is empty, under the write lock so that
+ * processes opening one new file at once create it once. */
+static int create_schema(struct results *r)
+{
+    int64_t v = 0;
+    if (res_begin(r))
+        return -1;
+    int rc = res_check_header(r, r->db, &v);
+    if (!rc && v == 0 && sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
+        rc = res_fail(r, "creating the schema");
+    /* Migrations from v to RESULTS_SCHEMA_VERSION go here when v > 1 exists. */
+    return res_end(r, rc);
+}
+
+/* Switching to WAL needs an exclusive lock and SQLite does not call the
+ * busy handler for it, so retry while other processes hold the file. */
+static int set_wal(struct results *r)
+{
+    for (int tries = 0;; tries++) {
+        int rc = sqlite3_exec(r->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY || tries >= 6000) /* 60 s, as the busy timeout */
+            return res_fail(r, "journal_mode = WAL");
+        usleep(10000);
+    }
+}
+
+/* Connection settings: WAL lets readers run beside one writer and makes
+ * commits cheap; the busy timeout makes writers of one file wait their turn. */
+static int configure(struct results *r)
+{
+    sqlite3_busy_timeout(r->db, 60000);
+    sqlite3_extended_result_codes(r->db, 1);
+    int64_t v = 0;
+    if (res_check_header(r, r->db, &v))
+        return -1; /* before anything writes to a file that is not ours */
+    if (set_wal(r) || res_exec(r, "PRAGMA synchronous = NORMAL") ||
+        res_exec(r, "PRAGMA foreign_keys = ON") || res_exec(r, "PRAGMA temp_store = MEMORY"))
+        return -1;
+    return create_schema(r);
+}
+
+int results_open(const char *path, struct results **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct results *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path, &r->db, flags, NULL) != SQLITE_OK)
+        res_fail(r, "cannot open");
+    else if (configure(r) == 0) {
+        *out = r;
+        return 0;
+    }
+    snprintf(err, errlen, "%s: %s", path, r->err);
+    sqlite3_close(r->db);
+    free(r);
+    return -1;
+}
+
+int results_close(struct results *r)
+{
+    if (!r)
+        return 0;
+    int rc = results_flush(r);
+    if (rc) /* the caller cannot ask once r is gone */
+        fprintf(stderr, "results: rows lost at close: %s\n", r->err);
+    res_queue_clear(r);
+    free(r->q);
+    for (int k = 0; k < RS_COUNT; k++)
+        sqlite3_finalize(r->st[k]);
+    if (sqlite3_close(r->db) != SQLITE_OK) {
+        fprintf(stderr, "results: close: %s\n", sqlite3_errmsg(r->db));
+        rc = -1;
+    }
+    free(r);
+    return rc;
+}
+
+const char *results_error(const struct results *r)
+{
+    return r ? r->err : "no results handle";
+}
+
+struct sqlite3 *results_db(struct results *r)
+{
+    results_flush(r);
+    return r->db;
+}
+
+const char *results_status_name(enum results_status s)
+{
+    static const char *const names[] = {"running", "complete", "failed", "incomplete"};
+    return (unsigned)s < 4 ? names[s] : NULL;
+}
+
+/* SQL function pid_gone(pid): 1 if no process has that pid here.  EPERM
+ * means it exists under another user.  A zombie still counts as alive. */
+static void pid_gone(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t pid = sqlite3_value_int64(argv[0]);
+    int gone = 0;
+    if (pid > 0 && pid <= 0x7fffffff && pid != getpid())
+        gone = kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    sqlite3_result_int(ctx, gone);
+}
+
+int results_mark_stale(struct results *r, int64_t *marked)
+{
+    static const char sql[] =
+        "UPDATE runs SET status = 'incomplete', error = coalesce(error,"
+        " 'process ' || pid || ' on ' || hostname || ' exited before the run ended')"
+        " WHERE status = 'running' AND hostname = ?1 AND pid_gone(pid)";
+    char host[256];
+    sqlite3_stmt *st = NULL;
+    if (marked)
+        *marked = 0;
+    res_hostname(host, sizeof host);
+    if (!host[0])
+        return res_failf(r, "mark stale: this host has no name");
+    if (results_flush(r))
+        return -1;
+    if (sqlite3_create_function(r->db, "pid_gone", 1, SQLITE_UTF8, NULL, pid_gone, NULL,
+                                NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return res_fail(r, "mark stale");
+    }
+    sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+    int rc = res_step_done(r, st, "mark stale");
+    if (!rc && marked)
+        *marked = sqlite3_changes(r->db);
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * results.h -- the experiment runner's results database (SQLite).
+ *
+ * One file holds experiments, their runs and every row a run produces
+ * (samples, erase-count snapshots, mounts, GC events, latency summaries,
+ * power cuts, free-form key/values).  docs/results-schema.md describes the
+ * tables, units and the run status lifecycle.
+ *
+ * Every function returns 0 on success and -1 on error; results_error()
+ * then says why.  Rows added with results_add_* are queued in memory and
+ * written in one short transaction every RESULTS_BATCH_ROWS rows (or a few
+ * seconds), at results_flush/results_end_run/results_close, so that writing
+ * is fast and the write lock is held only briefly: several processes may
+ * write one file.  Runs and experiments are committed at once.
+ *
+ * A handle is for one thread at a time, and does not survive fork(): a
+ * child opens its own.
+ */
+#ifndef FLASHLAB_RESULTS_H
+#define FLASHLAB_RESULTS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define RESULTS_SCHEMA_VERSION 1 /* PRAGMA user_version of the files we write */
+#define RESULTS_BATCH_ROWS 1000  /* queued rows per write transaction */
+
+struct results;
+struct sqlite3;
+
+enum results_status {
+    RESULTS_RUNNING,    /* begun, not ended (yet) */
+    RESULTS_COMPLETE,   /* ended normally */
+    RESULTS_FAILED,     /* ended with an error the runner saw */
+    RESULTS_INCOMPLETE, /* its process died without ending it (mark_stale) */
+};
+
+/* One row of `samples`: counters are cumulative since the run began. */
+struct results_sample {
+    int64_t seq;         /* 0, 1, ... within the run */
+    int64_t sim_time_ns; /* simulated clock */
+    int64_t host_bytes;  /* bytes the workload wrote */
+    int64_t flash_bytes_programmed;
+    int64_t data_pages, meta_pages, anchor_pages, gc_pages; /* pages programmed, by kind */
+    int64_t erases;
+    double wa; /* flash_bytes_programmed / host_bytes */
+    int64_t free_segments; /* at the sample, not cumulative */
+    int64_t gc_time_ns;
+    int64_t gc_invocations;
+};
+
+/* One mount measured (`mounts`). */
+struct results_mount {
+    const char *fs_kind;  /* "logfs", "jffs2-scan", ... */
+    int64_t device_bytes;
+    double fill_fraction; /* 0..1 of the device in use */
+    int clean;            /* 1: previous unmount was clean; 0: power cut */
+    int64_t sim_latency_ns; /* simulated time the mount took */
+    int64_t flash_time_ns;  /* of which flash busy time */
+    int64_t cpu_time_ns;    /* host CPU time of the mount code */
+    int64_t pages_read, bytes_read;
+    int64_t ram_bytes;      /* memory the mounted fs holds */
+    int64_t wall_ns;        /* host wall time */
+};
+
+struct results_gc_event {
+    int64_t sim_time_ns;  /* when the victim was chosen */
+    int64_t victim;       /* segment number */
+    int64_t live_units;   /* live units in the victim when chosen */
+    int64_t moved_pages;
+    int64_t duration_ns;  /* simulated */
+    const char *policy;   /* "greedy", "cost-benefit", ... */
+};
+
+struct results_latency {
+    const char *op; /* "write", "read", "fsync", ... */
+    int64_t count;
+    int64_t p50_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns;
+};
+
+struct results_powercut {
+    int64_t cut_point;    /* flash operation index at which power was cut */
+    const char *cut_kind; /* e.g. "before", "mid-program", "mid-erase" */
+    const char *outcome;  /* e.g. "ok", "recovered", "lost-data", "corrupt" */
+    const char *detail;   /* free text, may be NULL */
+};
+
+struct results_merge_stats {
+    int64_t experiments_added; /* new rows in dst's experiments */
+    int64_t runs_copied;
+    int64_t runs_skipped;      /* already in dst (see results_merge) */
+};
+
+/* Open or create the database at path.  A newer schema version, a file that
+ * is not SQLite or an SQLite file of something else is an error (in err).
+ * Earlier rows are never changed except as results_mark_stale says. */
+int results_open(const char *path, struct results **out, char *err, size_t errlen);
+/* Flush queued rows and close; r may be NULL.  -1 if the flush failed. */
+int results_close(struct results *r);
+const char *results_error(const struct results *r);
+
+/* The experiment named name with this config_text, created if not there
+ * yet (so re-running a sweep adds runs to the same experiment).  version
+ * NULL means FLASHLAB_VERSION. */
+int results_begin_experiment(struct results *r, const char *name, const char *config_path,
+                             const char *config_text, const char *version, int64_t *exp_id);
+/* A new run, status 'running', committed at once.  params_json must be
+ * valid JSON (stored minified). */
+int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
+                      const char *params_json, uint64_t seed, const char *version,
+                      int64_t *run_id);
+/* Flush and set the final status (not RESULTS_RUNNING); error may be NULL.
+ * Fails if the run is not 'running'. */
+int results_end_run(struct results *r, int64_t run_id, enum results_status status,
+                    const char *error);
+
+int results_add_sample(struct results *r, int64_t run_id, const struct results_sample *s);
+/* A snapshot of every block's erase count, written at once. */
+int results_add_erase_counts(struct results *r, int64_t run_id, int64_t seq,
+                             const uint32_t *counts, uint32_t nblocks);
+int results_add_mount(struct results *r, int64_t run_id, const struct results_mount *m);
+int results_add_gc_event(struct results *r, int64_t run_id, const struct results_gc_event *e);
+int results_add_latency(struct results *r, int64_t run_id, const struct results_latency *l);
+int results_add_powercut(struct results *r, int64_t run_id, const struct results_powercut *p);
+/* Set (or replace) a free-form metric of a run. */
+int results_set_kv(struct results *r, int64_t run_id, const char *key, double value);
+int results_set_kv_text(struct results *r, int64_t run_id, const char *key, const char *value);
+/* Write the queued rows now. */
+int results_flush(struct results *r);
+
+/* Runs 'running' on this host whose pid no longer exists become
+ * 'incomplete'; *marked (may be NULL) gets how many.  Runs of other hosts
+ * are left alone: only their own host can tell. */
+int results_mark_stale(struct results *r, int64_t *marked);
+
+/* Copy every experiment and run of the results file src_path, with all
+ * their rows, into dst, in one transaction.  Experiments are matched by
+ * name + config_text; a src run whose (experiment, run_index, seed, params)
+ * is already in dst is skipped and counted.  st may be NULL. */
+int results_merge(struct results *dst, const char *src_path, struct results_merge_stats *st);
+
+/* The connection, for queries (tests, plots).  Flushes queued rows first
+ * so that reads see them; a flush error is left in results_error(). */
+struct sqlite3 *results_db(struct results *r);
+
+const char *results_status_name(enum results_status s);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * results_merge.c -- merging a shard's results file into another: the
+ * shard is attached and copied with set-based INSERT ... SELECTs in one
+ * transaction, through two temporary id maps (experiments, runs).
+ */
+#include "results_impl.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* Tables whose rows belong to a run (run_id first, no id of their own). */
+static const char *const run_tables[] = {"samples", "erase_counts", "mounts", "gc_events",
+                                         "latency", "powercuts", "kv"};
+
+static const char *const merge_sql[] = {
+    "CREATE TEMP TABLE merge_exp (src_id INTEGER PRIMARY KEY, dst_id INTEGER)",
+    "CREATE TEMP TABLE merge_run (src_id INTEGER PRIMARY KEY, dst_id INTEGER)",
+    /* [2] New experiments: those whose name + config_text dst lacks. */
+    "INSERT INTO main.experiments (name, config_path, config_text, created_at, program_version)"
+    " SELECT name, config_path, config_text, created_at, program_version"
+    " FROM msrc.experiments s WHERE NOT EXISTS (SELECT 1 FROM main.experiments d"
+    "  WHERE d.name = s.name AND d.config_text IS s.config_text)"
+    " AND s.id = (SELECT min(id) FROM msrc.experiments s2"
+    "  WHERE s2.name = s.name AND s2.config_text IS s.config_text)"
+    " ORDER BY s.id",
+    "INSERT INTO merge_exp SELECT s.id, (SELECT min(d.id) FROM main.experiments d"
+    " WHERE d.name = s.name AND d.config_text IS s.config_text) FROM msrc.experiments s",
+    /* [4] Runs dst does not hold yet get ids after dst's largest. */
+    "INSERT INTO merge_run SELECT s.id,"
+    " (SELECT coalesce(max(id), 0) FROM main.runs) + row_number() OVER (ORDER BY s.id)"
+    " FROM msrc.runs s JOIN merge_exp e ON e.src_id = s.experiment_id"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.runs d WHERE d.experiment_id = e.dst_id"
+    "  AND d.run_index = s.run_index AND d.seed = s.seed AND d.params = s.params)",
+    "INSERT INTO main.runs (id, experiment_id, run_index, params, seed, program_version,"
+    " status, error, started_at, finished_at, wall_seconds, hostname, pid)"
+    " SELECT m.dst_id, e.dst_id, run_index, params, seed, program_version, status, error,"
+    " started_at, finished_at, wall_seconds, hostname, pid"
+    " FROM msrc.runs s JOIN merge_run m ON m.src_id = s.id"
+    " JOIN merge_exp e ON e.src_id = s.experiment_id ORDER BY s.id",
+};
+
+/* "INSERT INTO main.T (run_id, cols) SELECT m.dst_id, cols FROM msrc.T ..."
+ * with T's columns from the schema, so that new columns need no edit here. */
+static int copy_run_table(struct results *r, const char *table)
+{
+    static const char cols_sql[] =
+        "SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info(?1, 'main')"
+        " WHERE name <> 'run_id' ORDER BY cid)";
+    sqlite3_stmt *st;
+    char sql[2048];
+    int rc = -1;
+    if (sqlite3_prepare_v2(r->db, cols_sql, -1, &st, NULL) != SQLITE_OK)
+        return res_fail(r, "merge: columns");
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        const char *cols = (const char *)sqlite3_column_text(st, 0);
+        int n = snprintf(sql, sizeof sql,
+                         "INSERT INTO main.%s (run_id, %s) SELECT m.dst_id, %s FROM msrc.%s s"
+                         " JOIN merge_run m ON m.src_id = s.run_id ORDER BY s.rowid",
+                         table, cols, cols, table);
+        rc = n > 0 && (size_t)n < sizeof sql ? 0 : res_failf(r, "merge: %s: too many columns", table);
+    } else {
+        res_fail(r, "merge: columns");
+    }
+    sqlite3_finalize(st);
+    if (!rc && sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        rc = res_fail(r, table);
+    return rc;
+}
+
+/* src must be an existing results file of this schema version, and not dst. */
+static int check_src(struct results *r, const char *src_path)
+{
+    sqlite3 *db = NULL;
+    int64_t v = 0;
+    int rc = sqlite3_open_v2(src_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc)
+        res_failf(r, "cannot open: %s", sqlite3_errmsg(db));
+    else
+        rc = res_check_header(r, db, &v);
+    sqlite3_close(db);
+    if (!rc && v == 0)
+        rc = res_failf(r, "an empty file, no results in it");
+    else if (!rc && v != RESULTS_SCHEMA_VERSION) /* older ones: open (migrate) them first */
+        rc = res_failf(r, "schema version %lld, not %d", (long long)v, RESULTS_SCHEMA_VERSION);
+    struct stat a, b;
+    const char *dst_path = sqlite3_db_filename(r->db, "main");
+    if (!rc && dst_path && *dst_path && !stat(src_path, &a) && !stat(dst_path, &b) &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        rc = res_failf(r, "it is the database merged into");
+    return rc;
+}
+
+static int step_count(struct results *r, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return res_fail(r, "merge: count");
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : res_fail(r, "merge: count");
+    *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int merge_attached(struct results *r, struct results_merge_stats *st)
+{
+    int64_t src_runs = 0;
+    int rc = res_exec(r, "DROP TABLE IF EXISTS temp.merge_exp; DROP TABLE IF EXISTS temp.merge_run");
+    for (size_t k = 0; !rc && k < sizeof merge_sql / sizeof merge_sql[0]; k++) {
+        if (sqlite3_exec(r->db, merge_sql[k], NULL, NULL, NULL) != SQLITE_OK)
+            rc = res_fail(r, "merge");
+        else if (k == 2)
+            st->experiments_added = sqlite3_changes(r->db);
+        else if (k == 4)
+            st->runs_copied = sqlite3_changes(r->db);
+    }
+    for (size_t k = 0; !rc && k < sizeof run_tables / sizeof run_tables[0]; k++)
+        rc = copy_run_table(r, run_tables[k]);
+    if (!rc)
+        rc = step_count(r, "SELECT count(*) FROM msrc.runs", &src_runs);
+    st->runs_skipped = src_runs - st->runs_copied;
+    if (!rc)
+        rc = res_exec(r, "DROP TABLE temp.merge_exp; DROP TABLE temp.merge_run");
+    return rc;
+}
+
+int results_merge(struct results *dst, const char *src_path, struct results_merge_stats *st)
+{
+    struct results_merge_stats local = {0, 0, 0};
+    sqlite3_stmt *att = NULL;
+    char why[sizeof dst->err];
+    if (!st)
+        st = &local;
+    *st = local;
+    if (results_flush(dst))
+        return -1;
+    if (check_src(dst, src_path)) {
+        snprintf(why, sizeof why, "%s", dst->err);
+        return res_failf(dst, "merge %s: %s", src_path, why);
+    }
+    /* ATTACH takes the file name as a bound value; not inside a transaction. */
+    if (sqlite3_prepare_v2(dst->db, "ATTACH DATABASE ?1 AS msrc", -1, &att, NULL) != SQLITE_OK)
+        return res_fail(dst, "merge: attach");
+    sqlite3_bind_text(att, 1, src_path, -1, SQLITE_STATIC);
+    int rc = res_step_done(dst, att, "merge: attach");
+    sqlite3_finalize(att);
+    if (rc)
+        return -1;
+    if (!(rc = res_begin(dst)))
+        rc = res_end(dst, merge_attached(dst, st));
+    if (rc) {
+        snprintf(why, sizeof why, "%s", dst->err);
+        res_failf(dst, "merge %s: %s", src_path, why);
+        *st = local; /* rolled back: nothing was added */
+    }
+    sqlite3_exec(dst->db, "DETACH DATABASE msrc", NULL, NULL, NULL);
+    return rc;
+}
