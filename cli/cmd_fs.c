@@ -321,13 +321,15 @@ static int read_link(logfs *fs, const char *path, uint64_t size, char **out)
 /* ---- mkfs ------------------------------------------------------------------ */
 
 static const char mkfs_help[] =
-    "usage: flashlab mkfs [--block-size N] [--anchor-blocks N] [--reserve N] IMAGE\n"
+    "usage: flashlab mkfs [--block-size N] [--anchor-blocks N] [--reserve N]\n"
+    "                     [-o KEY=VALUE,...] IMAGE\n"
     "\n"
     "Make an empty LogFS on a simulator image (made with `flashlab sim\n"
     "create`), destroying what the device held.  --block-size is the fs\n"
     "block, a power of two 512..32768 (4096); --anchor-blocks the erase\n"
     "blocks of the anchor ring, 2..16 (4); --reserve the segments kept\n"
-    "back for the cleaner (8).\n";
+    "back for the cleaner (8).  -o sets any LogFS option by name (the same\n"
+    "keys as the YAML fs: section); `flashlab mkfs --help-options` lists them.\n";
 
 int cmd_mkfs(int argc, char **argv)
 {
@@ -335,12 +337,27 @@ int cmd_mkfs(int argc, char **argv)
         {"block-size", required_argument, 0, 'b'},
         {"anchor-blocks", required_argument, 0, 'a'},
         {"reserve", required_argument, 0, 'r'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},
+        {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
     struct logfs_options o = {0};
     int c;
+    char oerr[256];
     optind = 1;
-    while ((c = getopt_long(argc, argv, "b:a:r:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:a:r:o:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'o':
+            if (logfs_options_parse(&o, optarg, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "-o: %s", oerr);
+            break;
+        case 'H': {
+            const char *key, *help;
+            for (unsigned i = 0; (key = logfs_option_help(i, &help)); i++)
+                printf("  %-14s %s\n", key, help);
+            printf("gc_policy is one of:\n");
+            for (unsigned i = 0; (key = logfs_gc_policy_name(i, &help)); i++)
+                printf("  %-14s %s\n", key, help);
+            return CLI_OK;
+        }
         case 'b':
             if (parse_u32(optarg, &o.block_size) || o.block_size < 512 ||
                 o.block_size > 32768 || (o.block_size & (o.block_size - 1)))

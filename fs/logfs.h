@@ -18,6 +18,7 @@
 #ifndef FLASHLAB_LOGFS_H
 #define FLASHLAB_LOGFS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nand.h"
@@ -59,6 +60,18 @@ enum {
 };
 /* The i-th victim-selection policy's name and summary, NULL past the end. */
 const char *logfs_gc_policy_name(unsigned i, const char **summary);
+/* Options by name, as mount -o and the YAML `fs:` section give them:
+ * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
+ * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
+ * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
+ * wl_threshold.  0, or -EINVAL with a message in err naming the key. */
+int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
+                     char *err, size_t errlen);
+/* "key=value,key=value". */
+int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
+                        size_t errlen);
+/* The i-th option's key and a one-line help, NULL past the end. */
+const char *logfs_option_help(unsigned i, const char **help);
 /* A mount is also read-only when the superblock's write version is
  * unknown, or when the flash refuses the mount's own anchor record. */
 

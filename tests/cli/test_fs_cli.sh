@@ -37,6 +37,9 @@ expect 2 "mkfs bad block size" "bad block size" -- $FL mkfs --block-size 1000 "$
 expect 2 "mkfs bad anchor blocks" "bad anchor block count" -- $FL mkfs --anchor-blocks 1 "$I"
 expect 2 "mkfs bad reserve" "bad reserve" -- $FL mkfs --reserve x "$I"
 expect 2 "mkfs without image" "expected one IMAGE" -- $FL mkfs
+expect 2 "mkfs -o unknown key" "unknown option 'colour'" -- $FL mkfs -o colour=red "$I"
+expect 2 "mkfs -o bad policy" "unknown policy 'lru'" -- $FL mkfs -o gc_policy=lru "$I"
+expect 0 "mkfs --help-options lists the policies" "cost-benefit" -- $FL mkfs --help-options
 expect 1 "mkfs block size too big for the erase block" "does not suit the device" -- $FL mkfs --block-size 32768 "$I"
 same "a failed mkfs leaves the image alone" "$I" "$T/raw.img"
 expect 0 "mkfs" "LogFS, block size 4096" -- $FL mkfs "$I"

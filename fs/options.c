@@ -1,0 +1,170 @@
+/*
+ * options.c -- LogFS options by name, as mount -o lists, the YAML `fs:`
+ * section and the CLI give them: one table, so that every front end
+ * accepts the same keys with the same checks.
+ */
+#include "logfs.h"
+#include "gc_policy.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum kind { U32, BYTES, U64, BOOL, POLICY, WL };
+
+struct opt {
+    const char *key;
+    enum kind kind;
+    size_t off, size; /* of the field in struct logfs_options */
+    uint64_t min, max;
+    const char *help;
+};
+
+#define F(field) offsetof(struct logfs_options, field), sizeof(((struct logfs_options *)0)->field)
+static const struct opt table[] = {
+    {"block_size", BYTES, F(block_size), 512, 32768, "fs block, a power of two (4096; mkfs)"},
+    {"anchor_blocks", U32, F(anchor_blocks), 2, 16, "erase blocks of the anchor ring (4; mkfs)"},
+    {"reserve", U32, F(reserve_segments), 1, UINT32_MAX, "segments kept for the cleaner (8; mkfs)"},
+    {"cache", BYTES, F(cache_bytes), 4096, UINT64_MAX, "node cache bound (4M)"},
+    {"dirty", BYTES, F(dirty_bytes), 4096, UINT64_MAX, "commit when this much is dirty (1M)"},
+    {"readonly", BOOL, F(readonly), 0, 1, "mount without writing (0)"},
+    {"gc_policy", POLICY, F(gc_policy), 0, 0, "victim selection (greedy)"},
+    {"gc_window", U32, F(gc_window), 1, UINT32_MAX, "window: the W oldest segments (64)"},
+    {"gc_choices", U32, F(gc_choices), 1, UINT32_MAX, "d-choices: d random segments (8)"},
+    {"gc_seed", U64, F(gc_seed), 0, UINT64_MAX, "seed of the random policies (1)"},
+    {"gc_free_min", U32, F(gc_free_min), 1, UINT32_MAX, "clean ahead below reserve + this (4)"},
+    {"gc_idle_free", U32, F(gc_idle_free), 1, UINT32_MAX, "idle cleaning up to reserve + this (16)"},
+    {"gc_separate", BOOL, F(gc_separate), 0, 1, "cleaner's copies to their own segments (0)"},
+    {"wear_leveling", WL, F(wear_leveling), 0, 0, "none, dynamic or static (dynamic)"},
+    {"wl_threshold", U32, F(wl_threshold), 1, UINT32_MAX, "static: erase gap that moves cold data (100)"},
+};
+#define NOPTS (sizeof table / sizeof table[0])
+
+/* A number with an optional K/M/G (binary) suffix for BYTES. */
+static int parse_num(const char *s, int suffix, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    if (suffix && *end) {
+        const char *units = "KMG";
+        const char *u = strchr(units, *end & ~0x20);
+        if (!u || (end[1] && strcasecmp(end + 1, "iB") && strcasecmp(end + 1, "B")))
+            return -1;
+        shift = 10u * (unsigned)(u - units + 1);
+        end += strlen(end);
+    }
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
+                     char *err, size_t errlen)
+{
+    const struct opt *t = NULL;
+    for (size_t i = 0; i < NOPTS && !t; i++)
+        if (!strcmp(table[i].key, key))
+            t = &table[i];
+    if (!t) {
+        snprintf(err, errlen, "unknown option '%s'", key);
+        return -EINVAL;
+    }
+    void *p = (char *)o + t->off;
+    uint64_t v;
+    switch (t->kind) {
+    case POLICY: {
+        const struct gc_policy *gp = gc_policy_find(value);
+        if (!gp) {
+            snprintf(err, errlen, "gc_policy: unknown policy '%s'", value);
+            return -EINVAL;
+        }
+        *(const char **)p = gp->name; /* static: outlives value */
+        return 0;
+    }
+    case WL:
+        if (!strcmp(value, "none"))
+            *(int *)p = LOGFS_WL_NONE;
+        else if (!strcmp(value, "dynamic"))
+            *(int *)p = LOGFS_WL_DYNAMIC;
+        else if (!strcmp(value, "static"))
+            *(int *)p = LOGFS_WL_STATIC;
+        else {
+            snprintf(err, errlen, "wear_leveling: '%s' is not none, dynamic or static", value);
+            return -EINVAL;
+        }
+        return 0;
+    case BOOL:
+        if (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes"))
+            *(int *)p = 1;
+        else if (!strcmp(value, "0") || !strcmp(value, "false") || !strcmp(value, "no"))
+            *(int *)p = 0;
+        else {
+            snprintf(err, errlen, "%s: '%s' is not a boolean", key, value);
+            return -EINVAL;
+        }
+        return 0;
+    default:
+        if (parse_num(value, t->kind == BYTES, &v) || v < t->min || v > t->max ||
+            (t->size < sizeof(uint64_t) && v > UINT32_MAX)) {
+            snprintf(err, errlen, "%s: '%s' is not a number in %llu..%llu", key, value,
+                     (unsigned long long)t->min, (unsigned long long)t->max);
+            return -EINVAL;
+        }
+        if (t->off == offsetof(struct logfs_options, block_size) && (v & (v - 1))) {
+            snprintf(err, errlen, "block_size: %s is not a power of two", value);
+            return -EINVAL;
+        }
+        if (t->size == sizeof(uint64_t))
+            *(uint64_t *)p = v;
+        else
+            *(uint32_t *)p = (uint32_t)v;
+        return 0;
+    }
+}
+
+int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
+                        size_t errlen)
+{
+    while (list && *list) {
+        size_t n = strcspn(list, ",");
+        char item[256];
+        if (n >= sizeof item) {
+            snprintf(err, errlen, "option too long: %.32s...", list);
+            return -EINVAL;
+        }
+        memcpy(item, list, n);
+        item[n] = 0;
+        list += n + (list[n] == ',');
+        if (!n)
+            continue;
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(err, errlen, "'%s' is not KEY=VALUE", item);
+            return -EINVAL;
+        }
+        *eq = 0;
+        int rc = logfs_option_set(o, item, eq + 1, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+const char *logfs_option_help(unsigned i, const char **help)
+{
+    if (i >= NOPTS)
+        return NULL;
+    if (help)
+        *help = table[i].help;
+    return table[i].key;
+}
