@@ -155,6 +155,27 @@ static int batch_commit(struct logfs *fs, const uint32_t *picked, uint32_t n)
     return rc;
 }
 
+/* One event per victim of a batch; the batch's commit time is shared out
+ * evenly, since one commit wrote all their copies. */
+static void tell_observer(struct logfs *fs, const uint32_t *seg, const uint32_t *live,
+                          uint32_t n, nand_time_t at, nand_time_t commit_ns)
+{
+    for (uint32_t i = 0; fs->gc.observer && i < n; i++) {
+        struct logfs_gc_event ev = {
+            .sim_time_ns = at, .segment = seg[i], .live_bytes = live[i],
+            .duration_ns = commit_ns / n, .policy = fs->gc.policy->name,
+            .wear_leveling = 0,
+        };
+        fs->gc.observer(fs->gc.observer_ctx, &ev);
+    }
+}
+
+void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx)
+{
+    fs->gc.observer = fn;
+    fs->gc.observer_ctx = ctx;
+}
+
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
 {
     nand_time_t t0 = nand_now(fs->dev);
@@ -165,7 +186,7 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
      * in a segment or in what is left of the dirty limit */
     uint64_t budget = fs->dirty_limit > fs->cache.dirty_bytes + fs->g.seg_bytes
                           ? fs->dirty_limit - fs->cache.dirty_bytes : fs->g.seg_bytes;
-    uint32_t picked[64];
+    uint32_t picked[64], picked_live[64];
     /* A batch that frees nothing (the policy chose full victims: FIFO or
      * random near the reserve) is followed by greedy ones until one pays,
      * as firmware falls back to greedy in foreground cleaning; stop when
@@ -183,12 +204,15 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
             }
             if (rc || (rc = clean_one(fs, victim, live)))
                 break;
+            picked_live[n] = live;
             picked[n++] = victim;
             moved += live;
         }
         if (!n)
             break;
+        nand_time_t tb = nand_now(fs->dev);
         int crc = batch_commit(fs, picked, n);
+        tell_observer(fs, picked, picked_live, n, tb, nand_now(fs->dev) - tb);
         rc = rc ? rc : crc;
         stalls = fs->an.free_segments > before ? 0 : stalls + 1;
         fs->ctr.gc_fallbacks += stalls > 0;
@@ -225,8 +249,18 @@ int lfs_wear_level(struct logfs *fs)
     fs->ctr.wl_moves++;
     nand_time_t t0 = nand_now(fs->dev);
     uint32_t victim = fs->gc.cand[cold].id;
-    rc = clean_one(fs, victim, fs->gc.cand[cold].live);
+    uint32_t live = fs->gc.cand[cold].live;
+    rc = clean_one(fs, victim, live);
+    nand_time_t tb = nand_now(fs->dev);
     int crc = batch_commit(fs, &victim, 1);
+    if (fs->gc.observer) {
+        struct logfs_gc_event ev = {
+            .sim_time_ns = tb, .segment = victim, .live_bytes = live,
+            .duration_ns = nand_now(fs->dev) - tb, .policy = fs->gc.policy->name,
+            .wear_leveling = 1,
+        };
+        fs->gc.observer(fs->gc.observer_ctx, &ev);
+    }
     fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;
     return rc ? rc : crc;
 }

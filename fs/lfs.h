@@ -213,6 +213,8 @@ struct logfs {
         uint32_t free_min, idle_free, wl_threshold;
         int separate;
         uint64_t wl_checked;    /* seg_clock at the last static WL check */
+        logfs_gc_observer observer;
+        void *observer_ctx;
     } gc;
     struct lfs_counters {       /* since mount, for logfs_get_stats */
         uint64_t pages[LFS_NAREAS]; /* programmed per area */

@@ -175,6 +175,19 @@ struct logfs_latency {
 int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out);
 void logfs_reset_latency(logfs *fs);
 
+/* The cleaner's victims, one call each, after the commit that moved their
+ * data (for the results' gc_events table). */
+struct logfs_gc_event {
+    uint64_t sim_time_ns;  /* when the batch's commit began */
+    uint32_t segment;
+    uint32_t live_bytes;   /* live when chosen: what was copied */
+    uint64_t duration_ns;  /* its share of the commit that moved it */
+    const char *policy;    /* the mount's gc_policy */
+    int wear_leveling;     /* chosen by static wear leveling */
+};
+typedef void (*logfs_gc_observer)(void *ctx, const struct logfs_gc_event *ev);
+void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx);
+
 /* The host is idle for ns of simulated time: clean in the background
  * while fewer than reserve + gc_idle_free segments are free (victims at
  * most half live), then let the rest of the time pass.  Returns 0 or a

@@ -69,6 +69,18 @@ static int check_chunks(logfs *fs, const char *name, uint32_t file,
     return bad ? -EIO : 0;
 }
 
+struct gc_seen {
+    uint64_t events, live, wl;
+};
+
+static void count_gc(void *ctx, const struct logfs_gc_event *ev)
+{
+    struct gc_seen *g = ctx;
+    g->events++;
+    g->live += ev->live_bytes;
+    g->wl += ev->wear_leveling;
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
     *x ^= *x << 13;
@@ -88,6 +100,8 @@ static void churn(const struct logfs_options *opt, unsigned fills,
     REQUIRE(d && logfs_mkfs(d, opt) == 0);
     logfs *fs;
     REQUIRE(logfs_mount(d, opt, &fs) == 0);
+    struct gc_seen seen = {0};
+    logfs_set_gc_observer(fs, count_gc, &seen);
     struct nand_stats st0, st1;
     nand_get_stats(d, &st0);
     static uint32_t ver[NFILES][CHUNKS];
@@ -124,6 +138,10 @@ static void churn(const struct logfs_options *opt, unsigned fills,
                  st1.programs - st0.programs);
     CHECK(out->erases == st1.erases - st0.erases);
     CHECK(out->pages_gc <= out->pages_data + out->pages_meta);
+    /* the observer saw every victim, and at least what was moved */
+    CHECK_EQ_INT(seen.events, out->gc_rounds);
+    CHECK(seen.live >= out->gc_bytes);
+    CHECK_EQ_INT(seen.wl, 0);
     if (opt->gc_separate)
         CHECK(fs->ctr.pages[LFS_AREA_MOVED] > 0);
     else
