@@ -1,0 +1,293 @@
+/*
+ * wl_exec.c -- applying trace records to a mounted LogFS.  Files are
+ * opened read-write on first use and kept in a small cache keyed by path
+ * (LRU close past WL_FDS), so a stream of 4 KiB writes costs no open per
+ * write; unlink and rename keep the cache in step with the namespace.
+ * Written bytes come from wl_exec_payload: new data every write, never
+ * zeros (LogFS stores trailing zeros of a block as a hole).
+ */
+#include "workload.h"
+#include "rng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WL_FDS 64
+#define PAT (64u << 10)
+#define IO_MAX (4u << 20) /* larger requests are split into calls of this */
+
+struct wl_fd {
+    char *path; /* NULL: slot free */
+    int fd;
+    uint64_t last_use;
+};
+
+struct wl_exec {
+    logfs *fs;
+    struct wl_fd fds[WL_FDS];
+    uint64_t tick, seq;
+    int setup;
+    uint8_t pat[2 * PAT]; /* the pattern twice: any rotation is one run */
+    uint8_t *buf;
+    size_t cap;
+};
+
+int wl_exec_create(logfs *fs, struct wl_exec **out)
+{
+    struct wl_exec *x = calloc(1, sizeof *x);
+    if (!(*out = x))
+        return -ENOMEM;
+    x->fs = fs;
+    for (uint32_t i = 0; i < PAT; i += 8) {
+        uint64_t h = rng_mix(0x5eed0f0a11ull + i);
+        for (int k = 0; k < 8; k++, h >>= 8)
+            x->pat[i + k] = x->pat[PAT + i + k] = (uint8_t)h ? (uint8_t)h : 0xa5;
+    }
+    return 0;
+}
+
+void wl_exec_set_setup(struct wl_exec *x, int on)
+{
+    x->setup = on;
+}
+
+uint64_t wl_exec_seq(const struct wl_exec *x)
+{
+    return x->seq;
+}
+
+void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *buf,
+                     uint64_t len)
+{
+    uint8_t *p = buf;
+    while (len) {
+        uint64_t in = off % PAT, n = PAT - in < len ? PAT - in : len;
+        uint64_t rot = rng_mix(seq * 0x9e3779b97f4a7c15ull ^ rng_mix(off / PAT)) % PAT;
+        memcpy(p, x->pat + rot + in, n);
+        p += n, off += n, len -= n;
+    }
+}
+
+static struct wl_fd *lookup(struct wl_exec *x, const char *path)
+{
+    for (int i = 0; i < WL_FDS; i++)
+        if (x->fds[i].path && !strcmp(x->fds[i].path, path))
+            return &x->fds[i];
+    return NULL;
+}
+
+static void drop(struct wl_exec *x, struct wl_fd *f)
+{
+    if (f && f->path) {
+        logfs_close(x->fs, f->fd);
+        free(f->path);
+        f->path = NULL;
+    }
+}
+
+/* Open path with flags (O_RDWR and more) into the cache, replacing any
+ * fd it has for path; the fd, or a negative errno. */
+static int cache_open(struct wl_exec *x, const char *path, int flags, uint32_t mode)
+{
+    drop(x, lookup(x, path));
+    struct wl_fd *v = &x->fds[0];
+    for (int i = 0; i < WL_FDS && v->path; i++) /* a free slot, else the LRU */
+        if (!x->fds[i].path || x->fds[i].last_use < v->last_use)
+            v = &x->fds[i];
+    char *copy = strdup(path);
+    if (!copy)
+        return -ENOMEM;
+    int fd = logfs_open(x->fs, path, flags, mode);
+    if (fd < 0) {
+        free(copy);
+        return fd;
+    }
+    drop(x, v);
+    *v = (struct wl_fd){.path = copy, .fd = fd, .last_use = ++x->tick};
+    return fd;
+}
+
+static int fd_of(struct wl_exec *x, const char *path)
+{
+    struct wl_fd *f = lookup(x, path);
+    if (f) {
+        f->last_use = ++x->tick;
+        return f->fd;
+    }
+    return cache_open(x, path, O_RDWR, 0);
+}
+
+/* Cached paths equal to from or under from/ now start with to. */
+static int rekey(struct wl_exec *x, const char *from, const char *to)
+{
+    size_t fl = strlen(from), tl = strlen(to);
+    for (int i = 0; i < WL_FDS; i++) {
+        char *p = x->fds[i].path;
+        if (!p || strncmp(p, from, fl) || (p[fl] && p[fl] != '/'))
+            continue;
+        char *n = malloc(tl + strlen(p + fl) + 1);
+        if (!n)
+            return -ENOMEM;
+        memcpy(n, to, tl);
+        strcpy(n + tl, p + fl);
+        free(p);
+        x->fds[i].path = n;
+    }
+    return 0;
+}
+
+/* mkdir -p of path's parents (setup only). */
+static void make_parents(struct wl_exec *x, const char *path)
+{
+    char *p = strdup(path);
+    for (char *s = p ? strchr(p + 1, '/') : NULL; s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        logfs_mkdir(x->fs, p, 0755); /* -EEXIST for those that are there */
+        *s = '/';
+    }
+    free(p);
+}
+
+static int open_flags(uint32_t tf)
+{
+    return O_RDWR | (tf & TRACE_F_CREAT ? O_CREAT : 0) | (tf & TRACE_F_EXCL ? O_EXCL : 0) |
+           (tf & TRACE_F_TRUNC ? O_TRUNC : 0);
+}
+
+static int do_mkdir(struct wl_exec *x, const char *path, uint32_t mode)
+{
+    int rc = logfs_mkdir(x->fs, path, mode);
+    if (rc == -ENOENT && x->setup) {
+        make_parents(x, path);
+        rc = logfs_mkdir(x->fs, path, mode);
+    }
+    struct logfs_stat st;
+    if (rc == -EEXIST && x->setup && !logfs_stat(x->fs, path, &st) && S_ISDIR(st.mode))
+        rc = 0;
+    return rc;
+}
+
+static int do_open(struct wl_exec *x, const struct trace_rec *op, uint32_t tf)
+{
+    int rc = cache_open(x, op->path, open_flags(tf), op->mode);
+    if (rc == -ENOENT && x->setup && (tf & TRACE_F_CREAT)) {
+        make_parents(x, op->path);
+        rc = cache_open(x, op->path, open_flags(tf), op->mode);
+    }
+    if (rc == -EISDIR && !(tf & (TRACE_F_WRITE | TRACE_F_APPEND | TRACE_F_TRUNC)))
+        rc = cache_open(x, op->path, O_RDONLY, 0); /* a directory, opened to read */
+    return rc < 0 ? rc : 0;
+}
+
+/* READ, WRITE, DISCARD on op->path, split into calls of at most IO_MAX. */
+static int64_t do_io(struct wl_exec *x, const struct trace_rec *op, uint64_t seq,
+                     uint64_t *host_bytes)
+{
+    int fd = fd_of(x, op->path);
+    if (fd < 0)
+        return fd;
+    if (op->op == TRACE_DISCARD)
+        return logfs_punch(x->fs, fd, op->offset, op->length);
+    uint64_t want = op->length < IO_MAX ? op->length : IO_MAX;
+    if (!want) {
+        uint8_t none = 0; /* the call still happens: an empty file's read */
+        return op->op == TRACE_READ ? logfs_pread(x->fs, fd, &none, 0, op->offset)
+                                    : logfs_pwrite(x->fs, fd, &none, 0, op->offset);
+    }
+    if (want > x->cap) {
+        uint8_t *b = realloc(x->buf, want);
+        if (!b)
+            return -ENOMEM;
+        x->buf = b, x->cap = want;
+    }
+    int64_t done = 0;
+    for (uint64_t at = 0; at < op->length; at += want) {
+        uint64_t len = op->length - at < want ? op->length - at : want;
+        int64_t n;
+        if (op->op == TRACE_READ) {
+            n = logfs_pread(x->fs, fd, x->buf, len, op->offset + at);
+        } else {
+            wl_exec_payload(x, seq, op->offset + at, x->buf, len);
+            n = logfs_pwrite(x->fs, fd, x->buf, len, op->offset + at);
+            if (n > 0 && host_bytes)
+                *host_bytes += (uint64_t)n;
+        }
+        if (n < 0)
+            return n;
+        done += n;
+        if ((uint64_t)n < len)
+            break; /* a short read at the end of the file */
+    }
+    return done;
+}
+
+int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *host_bytes)
+{
+    uint64_t seq = x->seq++;
+    int fd;
+    if (op->op != TRACE_SYNC && op->op && !op->path)
+        return -EINVAL; /* e.g. a block record: the replayer names the file */
+    switch ((int)op->op) {
+    case 0:
+        return 0; /* a zeroed record */
+    case TRACE_READ:
+    case TRACE_WRITE:
+    case TRACE_DISCARD:
+        return do_io(x, op, seq, host_bytes);
+    case TRACE_SYNC:
+        return logfs_sync(x->fs);
+    case TRACE_MKDIR:
+        return do_mkdir(x, op->path, op->mode);
+    case TRACE_RMDIR:
+        drop(x, lookup(x, op->path));
+        return logfs_rmdir(x->fs, op->path);
+    case TRACE_CREATE:
+        return do_open(x, op, op->flags | TRACE_F_CREAT);
+    case TRACE_OPEN:
+        return do_open(x, op, op->flags);
+    case TRACE_CLOSE: {
+        struct wl_fd *f = lookup(x, op->path);
+        int rc = f ? logfs_close(x->fs, f->fd) : 0;
+        if (f)
+            free(f->path), f->path = NULL;
+        return rc;
+    }
+    case TRACE_TRUNCATE:
+        return logfs_truncate(x->fs, op->path, op->size);
+    case TRACE_UNLINK:
+        drop(x, lookup(x, op->path)); /* so that unlink frees the file */
+        return logfs_unlink(x->fs, op->path);
+    case TRACE_RENAME: {
+        if (!op->path2)
+            return -EINVAL;
+        drop(x, lookup(x, op->path2)); /* the file it replaces, if any */
+        int rc = logfs_rename(x->fs, op->path, op->path2);
+        return rc ? rc : rekey(x, op->path, op->path2);
+    }
+    case TRACE_LINK:
+        return op->path2 ? logfs_link(x->fs, op->path, op->path2) : -EINVAL;
+    case TRACE_SYMLINK:
+        return op->path2 ? logfs_symlink(x->fs, op->path, op->path2) : -EINVAL;
+    case TRACE_FSYNC:
+        fd = fd_of(x, op->path);
+        return fd < 0 ? fd : logfs_fsync(x->fs, fd);
+    case (int)WL_OP_STAT: {
+        struct logfs_stat st;
+        return logfs_stat(x->fs, op->path, &st);
+    }
+    }
+    return -EINVAL;
+}
+
+void wl_exec_free(struct wl_exec *x)
+{
+    if (!x)
+        return;
+    for (int i = 0; i < WL_FDS; i++)
+        drop(x, &x->fds[i]);
+    free(x->buf);
+    free(x);
+}
