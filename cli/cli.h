@@ -42,4 +42,7 @@ int cmd_mv(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 
+/* Figures from a results database (cmd_plot.c). */
+int cmd_plot(int argc, char **argv);
+
 #endif

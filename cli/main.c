@@ -25,6 +25,7 @@ static const struct cli_cmd commands[] = {
     {"mv", "rename or move a LogFS file or directory", cmd_mv},
     {"df", "show a LogFS image's space, files and commits", cmd_df},
     {"stat", "show a LogFS file's inode", cmd_stat},
+    {"plot", "draw a figure from a results database (gnuplot)", cmd_plot},
     {"version", "print the program version", cmd_version},
     {NULL, NULL, NULL},
 };

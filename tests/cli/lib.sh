@@ -1,7 +1,7 @@
 # lib.sh -- helpers shared by the CLI shell tests (sourced, not run).
 # Each test sets FL, T (a temp dir removed on exit) and counts with ok/bad;
 # expect CODE DESCRIPTION PATTERN -- command... checks exit code and output.
-FL=./build/flashlab
+FL=${FL:-./build/flashlab}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 passed=0; failed=0

@@ -1,0 +1,124 @@
+/*
+ * plot.h -- figures from the results database (docs/results-schema.md).
+ *
+ * plot_data.c turns the rows of one plot kind into data series (the SQL of
+ * each kind is in docs/plots.md); plot_gnuplot.c draws them with gnuplot.
+ * Point values are the raw database units (bytes, ns, counts, ratios) so
+ * that they can be checked exactly; the axes scale them (xdiv, ydiv).
+ *
+ * Functions returning int give 0 on success and -1 on error, with the
+ * reason in p->err (or err); "no data for this kind" is an error too.
+ */
+#ifndef FLASHLAB_PLOT_H
+#define FLASHLAB_PLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sqlite3;
+
+enum plot_kind {
+    PLOT_ERASE_HIST,  /* blocks per erase count, last snapshot per run */
+    PLOT_ERASE_CDF,   /* the same as a cumulative fraction of blocks */
+    PLOT_WA_UTIL,     /* final WA against utilisation, with the models */
+    PLOT_WA_TIME,     /* WA against host bytes (or simulated time) per run */
+    PLOT_MOUNT_SIZE,  /* mount latency against device size per fs_kind */
+    PLOT_LIFETIME,    /* host bytes written until wear-out per group */
+    PLOT_KIND_COUNT
+};
+
+/* How each series is drawn. */
+enum plot_style {
+    PLOT_STEPS,       /* histogram / CDF steps */
+    PLOT_LINESPOINTS,
+    PLOT_LINES,
+    PLOT_DASHED,      /* analytical curves */
+    PLOT_BARS,        /* lifetime: a bar at the mean of each x, points for runs */
+};
+
+struct plot_point {
+    double x, y;
+};
+
+struct plot_series {
+    char *name;
+    enum plot_style style;
+    struct plot_point *pts;
+    size_t n, cap;
+};
+
+/* Which runs, and how they are named and grouped. */
+struct plot_filter {
+    const char *experiment; /* experiments.name; NULL: all */
+    int64_t run_id;         /* runs.id; 0: all */
+    const char *by;         /* params JSON path ("fs.gc_policy" or "$.x");
+                               NULL: fs.gc_policy, else policy, else run id */
+    unsigned np;            /* pages per block for the greedy model; 0: 64 */
+    int x_time;             /* wa-time: x is simulated time, not host bytes */
+};
+
+struct plot {
+    enum plot_kind kind;
+    struct plot_series *series;
+    size_t nseries, cap;
+    const char *title, *xlabel, *ylabel; /* static strings */
+    const char *xdata, *ydata; /* what the raw x and y are, with units */
+    double xdiv, ydiv;         /* axis value = raw / div */
+    int logx, logy;
+    double bin_width;          /* erase-hist: erase counts per bin */
+    char err[512];
+};
+
+/* Kind by name ("erase-hist", ...); -1 if unknown. */
+int plot_kind_find(const char *name);
+const char *plot_kind_name(enum plot_kind k);
+/* For --help: what the kind shows (one line), and the rows it needs (may
+ * hold a line break, indented for a 14-column margin). */
+const char *plot_kind_help(enum plot_kind k);
+const char *plot_kind_needs(enum plot_kind k);
+
+/* The JSON path of a --by key into out: "fs.gc_policy" -> "$.fs.gc_policy"
+ * ("$..." is taken as it is); -1 if it is not a valid path. */
+int plot_by_path(const char *by, char *out, size_t n);
+
+/* Open a results file for queries only (PRAGMA query_only; never created)
+ * and check that it has the tables the plots read. */
+int plot_open_db(const char *path, struct sqlite3 **db, char *err, size_t errlen);
+
+/* Build p for kind from db.  p must be zeroed or hold an earlier plot (it
+ * is freed first); plot_free it afterwards, even on error. */
+int plot_build(struct sqlite3 *db, enum plot_kind kind, const struct plot_filter *f,
+               struct plot *p);
+/* One builder per kind, as plot_build calls them. */
+int plot_erase_hist(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+int plot_erase_cdf(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+int plot_wa_util(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+int plot_wa_time(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+int plot_mount_size(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+int plot_lifetime(struct sqlite3 *db, const struct plot_filter *f, struct plot *p);
+void plot_free(struct plot *p);
+
+/* The series by name, or NULL. */
+const struct plot_series *plot_find_series(const struct plot *p, const char *name);
+
+/* wa-util's model curves: utilisation points from lo to hi (n of them)
+ * and A = gc_model_greedy_wa(gc_model_alpha(1 - u), np) / gc_model_fifo_wa. */
+#define PLOT_MODEL_POINTS 60
+
+/* The table behind the plot: "series<TAB>x<TAB>y" lines, raw units, after
+ * '#' comment lines naming the kind and units. */
+int plot_write_data(const struct plot *p, const char *path, char *err, size_t errlen);
+
+/* Output formats, from the file name's extension. */
+enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
+/* -1 unless path ends in .png, .svg or .pdf (any case). */
+int plot_format_from_path(const char *path);
+/* Draw p into path with gnuplot (FLASHLAB_GNUPLOT overrides the program).
+ * The script and its data blocks go to a private temporary directory;
+ * gnuplot writes the image to its stdout, which is a file there that is
+ * copied to path once gnuplot has succeeded, so file names never appear
+ * in the script and a failed run leaves path alone. */
+int plot_render(const struct plot *p, const char *path, enum plot_format fmt, char *err,
+                size_t errlen);
+
+#endif

@@ -1,0 +1,701 @@
+/*
+ * plot_data.c -- the data series of each plot kind, queried from the
+ * results database; and the plain-text table behind a plot.  The SQL here
+ * is what docs/plots.md shows: keep them in step.
+ */
+#include "plot.h"
+
+#include "gc_model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DEFAULT_NP 64 /* pages per block for the greedy model */
+#define HIST_BINS 60  /* at most this many erase-count bins */
+
+static const struct {
+    const char *name, *help, *needs;
+} kinds[PLOT_KIND_COUNT] = {
+    [PLOT_ERASE_HIST] = {"erase-hist", "blocks per erase count, last snapshot of each run",
+                         "erase_counts rows"},
+    [PLOT_ERASE_CDF] = {"erase-cdf", "fraction of blocks with at most x erases (CDF)",
+                        "erase_counts rows"},
+    [PLOT_WA_UTIL] = {"wa-util", "final WA against utilisation, greedy + FIFO models",
+                      "complete runs, samples, params utilisation (or\n"
+                      "              workload.fill, or spare)"},
+    [PLOT_WA_TIME] = {"wa-time", "WA against host data written (--x time: sim time)",
+                      "samples rows"},
+    [PLOT_MOUNT_SIZE] = {"mount-size", "mount latency against device size, log-log",
+                         "mounts rows (one series per fs_kind)"},
+    [PLOT_LIFETIME] = {"lifetime", "host data written until wear-out, per group",
+                       "kv lifetime_host_bytes, or complete runs with kv\n"
+                       "              stop_reason 'wear-out' and samples"},
+};
+
+int plot_kind_find(const char *name)
+{
+    for (int k = 0; k < PLOT_KIND_COUNT; k++)
+        if (!strcmp(name, kinds[k].name))
+            return k;
+    return -1;
+}
+
+const char *plot_kind_name(enum plot_kind k)
+{
+    return k < PLOT_KIND_COUNT ? kinds[k].name : "?";
+}
+
+const char *plot_kind_help(enum plot_kind k)
+{
+    return k < PLOT_KIND_COUNT ? kinds[k].help : "?";
+}
+
+const char *plot_kind_needs(enum plot_kind k)
+{
+    return k < PLOT_KIND_COUNT ? kinds[k].needs : "?";
+}
+
+/* ---- the plot and its series -------------------------------------------- */
+
+static int fail(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct plot *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, sizeof p->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void plot_free(struct plot *p)
+{
+    for (size_t i = 0; i < p->nseries; i++) {
+        free(p->series[i].name);
+        free(p->series[i].pts);
+    }
+    free(p->series);
+    p->series = NULL;
+    p->nseries = p->cap = 0;
+}
+
+static void plot_reset(struct plot *p, enum plot_kind kind)
+{
+    plot_free(p);
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->xdiv = p->ydiv = 1;
+}
+
+static struct plot_series *series_new(struct plot *p, const char *name, enum plot_style st)
+{
+    if (p->nseries == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 8;
+        struct plot_series *v = realloc(p->series, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        p->series = v;
+        p->cap = cap;
+    }
+    struct plot_series *s = &p->series[p->nseries];
+    *s = (struct plot_series){.name = strdup(name), .style = st};
+    if (!s->name)
+        return NULL;
+    p->nseries++;
+    return s;
+}
+
+const struct plot_series *plot_find_series(const struct plot *p, const char *name)
+{
+    for (size_t i = 0; i < p->nseries; i++)
+        if (!strcmp(p->series[i].name, name))
+            return &p->series[i];
+    return NULL;
+}
+
+/* The series called name, made if missing (groups keep first-seen order). */
+static struct plot_series *series_get(struct plot *p, const char *name, enum plot_style st)
+{
+    for (size_t i = 0; i < p->nseries; i++)
+        if (!strcmp(p->series[i].name, name))
+            return &p->series[i];
+    return series_new(p, name, st);
+}
+
+static int point_add(struct plot_series *s, double x, double y)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct plot_point *v = realloc(s->pts, cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->pts = v;
+        s->cap = cap;
+    }
+    s->pts[s->n++] = (struct plot_point){x, y};
+    return 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+    double x = ((const struct plot_point *)a)->x, y = ((const struct plot_point *)b)->x;
+    return (x > y) - (x < y);
+}
+
+/* Per-run series that share a label get " (run ID)" so legends differ. */
+static int disambiguate(struct plot *p, const int64_t *run_ids)
+{
+    char *dup = calloc(p->nseries ? p->nseries : 1, 1);
+    if (!dup)
+        return -1;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->nseries; j++)
+            if (i != j && !strcmp(p->series[i].name, p->series[j].name))
+                dup[i] = 1;
+    int rc = 0;
+    for (size_t i = 0; i < p->nseries && !rc; i++) {
+        if (!dup[i])
+            continue;
+        size_t n = strlen(p->series[i].name) + 32;
+        char *s = malloc(n);
+        if (!s) {
+            rc = -1;
+            break;
+        }
+        snprintf(s, n, "%s (run %lld)", p->series[i].name, (long long)run_ids[i]);
+        free(p->series[i].name);
+        p->series[i].name = s;
+    }
+    free(dup);
+    return rc;
+}
+
+/* ---- opening and querying ------------------------------------------------ */
+
+int plot_open_db(const char *path, sqlite3 **db, char *err, size_t errlen)
+{
+    static const char *const tables[] = {"experiments", "runs", "samples",
+                                         "erase_counts", "mounts", "kv"};
+    struct stat st;
+    *db = NULL;
+    /* sqlite would report a missing file only as "unable to open". */
+    if (stat(path, &st)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* Read-write (without create) only so that, as the last connection, it
+     * removes the -wal and -shm files a read-only one would leave behind;
+     * query_only keeps it from writing anything. */
+    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(*db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(*db));
+        goto bad;
+    }
+    sqlite3_busy_timeout(*db, 60000); /* a writer may hold the lock briefly */
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(*db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                               "AND name = ?1", -1, &q, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(*db));
+            goto bad;
+        }
+        sqlite3_bind_text(q, 1, tables[i], -1, SQLITE_STATIC);
+        int rc = sqlite3_step(q);
+        sqlite3_finalize(q);
+        if (rc == SQLITE_ROW)
+            continue;
+        if (rc == SQLITE_DONE)
+            snprintf(err, errlen, "%s: not a flashlab results database (no '%s' table)",
+                     path, tables[i]);
+        else
+            snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(*db));
+        goto bad;
+    }
+    return 0;
+bad:
+    sqlite3_close(*db);
+    *db = NULL;
+    return -1;
+}
+
+/* The selected runs and their labels: ?1 experiment name, ?2 run id,
+ * ?3 the --by JSON path (NULL: $.fs.gc_policy, then $.policy). */
+#define SEL_RUNS                                                                  \
+    "WITH sel AS ("                                                               \
+    " SELECT r.id, r.status, r.params,"                                           \
+    "  coalesce(CASE WHEN ?3 IS NULL"                                             \
+    "   THEN coalesce(json_extract(r.params, '$.fs.gc_policy'),"                  \
+    "                 json_extract(r.params, '$.policy'))"                        \
+    "   ELSE json_extract(r.params, ?3) END, 'run ' || r.id) AS label"            \
+    " FROM runs r JOIN experiments e ON e.id = r.experiment_id"                   \
+    " WHERE (?1 IS NULL OR e.name = ?1) AND (?2 IS NULL OR r.id = ?2)) "
+
+/* Whether s is "[N]" or "[#]" or "[#-N]"; *len gets its length. */
+static int index_ok(const char *s, size_t *len)
+{
+    size_t i = 1;
+    if (s[i] == '#' && s[i + 1] == '-' && s[i + 2] != ']')
+        i += 2;
+    else if (s[i] == '#')
+        i++;
+    else if (s[i] == ']')
+        return 0;
+    i += strspn(s + i, "0123456789");
+    *len = i + 1;
+    return s[i] == ']';
+}
+
+/* sqlite checks a JSON path only as far as the data goes, so a typo would
+ * quietly give every run the same (missing) label: check it here. */
+int plot_by_path(const char *by, char *out, size_t n)
+{
+    if (!by || !*by)
+        return -1;
+    if (snprintf(out, n, "%s%s", by[0] == '$' ? "" : "$.", by) >= (int)n)
+        return -1;
+    for (const char *s = out + 1; *s;) {
+        size_t len = 0;
+        if (*s == '.')
+            len = 1 + strcspn(s + 1, ".[");
+        else if (*s != '[' || !index_ok(s, &len))
+            return -1;
+        if (len < 2)
+            return -1;
+        s += len;
+    }
+    return 0;
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct plot_filter *f,
+                             char *path, size_t pathlen, struct plot *p)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+        fail(p, "query failed: %s", sqlite3_errmsg(db));
+        return NULL;
+    }
+    *path = 0;
+    if (f->by && plot_by_path(f->by, path, pathlen)) {
+        sqlite3_finalize(q);
+        fail(p, "bad --by path '%s' (a params JSON path such as fs.gc_policy)", f->by);
+        return NULL;
+    }
+    if (f->experiment)
+        sqlite3_bind_text(q, 1, f->experiment, -1, SQLITE_STATIC);
+    if (f->run_id)
+        sqlite3_bind_int64(q, 2, f->run_id);
+    if (*path)
+        sqlite3_bind_text(q, 3, path, -1, SQLITE_STATIC);
+    return q;
+}
+
+/* Step q; 1 for a row, 0 at the end, -1 on error (in p->err). */
+static int step(sqlite3 *db, sqlite3_stmt *q, struct plot *p)
+{
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW)
+        return 1;
+    if (rc == SQLITE_DONE)
+        return 0;
+    return fail(p, "query failed: %s", sqlite3_errmsg(db));
+}
+
+static int is_number(sqlite3_stmt *q, int col)
+{
+    int t = sqlite3_column_type(q, col);
+    return t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+}
+
+static const char *scope(const struct plot_filter *f)
+{
+    return f->experiment || f->run_id ? "for the selected runs" : "in the database";
+}
+
+static const char *text(sqlite3_stmt *q, int col, const char *dflt)
+{
+    const unsigned char *s = sqlite3_column_text(q, col);
+    return s ? (const char *)s : dflt;
+}
+
+/* ---- erase-hist and erase-cdf --------------------------------------------- */
+
+#define SQL_ERASE                                                                 \
+    SEL_RUNS                                                                      \
+    "SELECT s.id, s.label, c.erases, count(*) FROM sel s"                         \
+    " JOIN erase_counts c ON c.run_id = s.id"                                     \
+    " WHERE c.seq = (SELECT max(seq) FROM erase_counts WHERE run_id = s.id)"      \
+    " GROUP BY s.id, c.erases ORDER BY s.id, c.erases"
+
+/* Rows (run id, label, x, y) of q, ordered by run: one series per run,
+ * named apart by disambiguate.  Finalizes q; 0, or -1 with p->err. */
+static int per_run(sqlite3 *db, sqlite3_stmt *q, struct plot *p, enum plot_style st)
+{
+    size_t cap = 0;
+    int64_t *ids = NULL, last = 0;
+    struct plot_series *s = NULL;
+    int rc;
+    while ((rc = step(db, q, p)) == 1) {
+        int64_t id = sqlite3_column_int64(q, 0);
+        if (!s || id != last) {
+            if (p->nseries == cap) {
+                cap = cap ? 2 * cap : 8;
+                int64_t *v = realloc(ids, cap * sizeof *v);
+                if (!v)
+                    break;
+                ids = v;
+            }
+            if (!(s = series_new(p, text(q, 1, "?"), st)))
+                break;
+            ids[p->nseries - 1] = last = id;
+        }
+        if (point_add(s, sqlite3_column_double(q, 2), sqlite3_column_double(q, 3)))
+            break;
+    }
+    sqlite3_finalize(q);
+    if (rc == 1 || (rc == 0 && disambiguate(p, ids)))
+        rc = fail(p, "out of memory");
+    free(ids);
+    return rc;
+}
+
+/* One series per run: (erase count, blocks) at its last snapshot. */
+static int erase_rows(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    char path[512];
+    sqlite3_stmt *q = prepare(db, SQL_ERASE, f, path, sizeof path, p);
+    if (!q || per_run(db, q, p, PLOT_STEPS))
+        return -1;
+    if (!p->nseries)
+        return fail(p, "no erase_counts rows %s: run an experiment with erase snapshots",
+                    scope(f));
+    return 0;
+}
+
+int plot_erase_hist(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    plot_reset(p, PLOT_ERASE_HIST);
+    p->title = "Wear: erase counts of the blocks";
+    p->xlabel = "erase count (erases per block)";
+    p->ylabel = "blocks";
+    p->xdata = "erase count (lowest of the bin)";
+    p->ydata = "blocks in the bin";
+    if (erase_rows(db, f, p))
+        return -1;
+    /* Common bins over all runs, at most HIST_BINS, every one listed (zeros
+     * too) so that the steps of the runs line up. */
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            lo = fmin(lo, p->series[i].pts[j].x);
+            hi = fmax(hi, p->series[i].pts[j].x);
+        }
+    double w = fmax(1, ceil((hi - lo + 1) / HIST_BINS));
+    size_t nb = (size_t)floor((hi - lo) / w) + 1;
+    p->bin_width = w;
+    for (size_t i = 0; i < p->nseries; i++) {
+        struct plot_series *s = &p->series[i];
+        struct plot_point *v = calloc(nb, sizeof *v);
+        if (!v)
+            return fail(p, "out of memory");
+        for (size_t b = 0; b < nb; b++)
+            v[b].x = lo + (double)b * w;
+        for (size_t j = 0; j < s->n; j++)
+            v[(size_t)floor((s->pts[j].x - lo) / w)].y += s->pts[j].y;
+        free(s->pts);
+        s->pts = v;
+        s->n = s->cap = nb;
+    }
+    return 0;
+}
+
+int plot_erase_cdf(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    plot_reset(p, PLOT_ERASE_CDF);
+    p->title = "Wear: distribution of the blocks' erase counts";
+    p->xlabel = "erase count (erases per block)";
+    p->ylabel = "fraction of blocks with at most x erases";
+    p->xdata = "erase count";
+    p->ydata = "fraction of blocks <= x";
+    if (erase_rows(db, f, p))
+        return -1;
+    for (size_t i = 0; i < p->nseries; i++) {
+        struct plot_series *s = &p->series[i];
+        double total = 0, cum = 0;
+        for (size_t j = 0; j < s->n; j++)
+            total += s->pts[j].y;
+        for (size_t j = 0; j < s->n; j++) {
+            cum += s->pts[j].y; /* integers: exact, so the last is 1 */
+            s->pts[j].y = cum / total;
+        }
+    }
+    return 0;
+}
+
+/* ---- wa-util ---------------------------------------------------------------- */
+
+#define SQL_WA_UTIL                                                               \
+    SEL_RUNS                                                                      \
+    "SELECT * FROM (SELECT s.id, s.label,"                                        \
+    "  coalesce(json_extract(s.params, '$.utilisation'),"                         \
+    "           json_extract(s.params, '$.workload.fill'),"                       \
+    "           1.0 - json_extract(s.params, '$.spare')) AS u,"                   \
+    "  (SELECT wa FROM samples WHERE run_id = s.id AND wa IS NOT NULL"            \
+    "   ORDER BY seq DESC LIMIT 1) AS wa"                                         \
+    " FROM sel s WHERE s.status = 'complete')"                                    \
+    " WHERE u IS NOT NULL AND wa IS NOT NULL ORDER BY id"
+
+/* The model curves over [lo, hi], u -> A(alpha = 1/(1 - Sf)) with Sf = 1 - u. */
+static int add_models(struct plot *p, double lo, double hi, unsigned np)
+{
+    char name[64];
+    snprintf(name, sizeof name, "greedy model (Np = %u)", np);
+    struct plot_series *g = series_new(p, name, PLOT_DASHED);
+    if (!g)
+        return -1;
+    size_t gi = p->nseries - 1; /* series_new may move the array */
+    struct plot_series *fi = series_new(p, "FIFO model", PLOT_DASHED);
+    if (!fi)
+        return -1;
+    g = &p->series[gi];
+    for (int i = 0; i < PLOT_MODEL_POINTS; i++) {
+        double u = lo + (hi - lo) * i / (PLOT_MODEL_POINTS - 1);
+        double a = gc_model_alpha(1.0 - u);
+        double gw = gc_model_greedy_wa(a, np), fw = gc_model_fifo_wa(a);
+        if ((isfinite(gw) && point_add(g, u, gw)) || (isfinite(fw) && point_add(fi, u, fw)))
+            return -1;
+    }
+    return 0;
+}
+
+int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    char path[512];
+    int rc;
+    plot_reset(p, PLOT_WA_UTIL);
+    p->title = "Write amplification against utilisation";
+    p->xlabel = "utilisation (live data / capacity the cleaner can use)";
+    p->ylabel = "write amplification (flash bytes / host bytes)";
+    p->xdata = "utilisation (fraction)";
+    p->ydata = "WA (ratio)";
+    sqlite3_stmt *q = prepare(db, SQL_WA_UTIL, f, path, sizeof path, p);
+    if (!q)
+        return -1;
+    double umin = INFINITY, umax = -INFINITY;
+    while ((rc = step(db, q, p)) == 1) {
+        if (!is_number(q, 2))
+            continue; /* e.g. "utilisation": "high" */
+        double u = sqlite3_column_double(q, 2);
+        struct plot_series *s = series_get(p, text(q, 1, "?"), PLOT_LINESPOINTS);
+        if (!s || point_add(s, u, sqlite3_column_double(q, 3)))
+            break;
+        umin = fmin(umin, u);
+        umax = fmax(umax, u);
+    }
+    sqlite3_finalize(q);
+    if (rc == 1)
+        return fail(p, "out of memory");
+    if (rc < 0)
+        return -1;
+    if (!p->nseries)
+        return fail(p, "no complete runs with samples and a utilisation in params %s "
+                    "(keys utilisation, workload.fill or spare)", scope(f));
+    for (size_t i = 0; i < p->nseries; i++)
+        qsort(p->series[i].pts, p->series[i].n, sizeof *p->series[i].pts, by_x);
+    /* The models blow up towards u = 1: draw them over the usual range. */
+    double lo = fmax(0.05, fmin(0.5, umin)), hi = fmin(0.98, fmax(0.95, umax));
+    if (add_models(p, lo, hi, f->np ? f->np : DEFAULT_NP))
+        return fail(p, "out of memory");
+    return 0;
+}
+
+/* ---- wa-time ----------------------------------------------------------------- */
+
+#define SQL_WA_TIME                                                               \
+    SEL_RUNS                                                                      \
+    "SELECT s.id, s.label, CASE WHEN ?4 THEN x.sim_time_ns ELSE x.host_bytes END,"\
+    " x.wa FROM sel s JOIN samples x ON x.run_id = s.id"                          \
+    " WHERE x.wa IS NOT NULL ORDER BY s.id, x.seq"
+
+int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    char path[512];
+    plot_reset(p, PLOT_WA_TIME);
+    p->title = "Write amplification over the run";
+    p->ylabel = "write amplification (flash bytes / host bytes)";
+    p->ydata = "WA (ratio)";
+    if (f->x_time) {
+        p->xlabel = "simulated time (s)";
+        p->xdata = "sim_time_ns (ns)";
+        p->xdiv = 1e9;
+    } else {
+        p->xlabel = "host data written (GiB)";
+        p->xdata = "host_bytes (bytes)";
+        p->xdiv = 1073741824.0;
+    }
+    sqlite3_stmt *q = prepare(db, SQL_WA_TIME, f, path, sizeof path, p);
+    if (!q)
+        return -1;
+    sqlite3_bind_int(q, 4, f->x_time != 0);
+    if (per_run(db, q, p, PLOT_LINES))
+        return -1;
+    if (!p->nseries)
+        return fail(p, "no samples rows with a WA %s: run an experiment that samples",
+                    scope(f));
+    return 0;
+}
+
+/* ---- mount-size -------------------------------------------------------------- */
+
+#define SQL_MOUNT_SIZE                                                            \
+    SEL_RUNS                                                                      \
+    "SELECT coalesce(m.fs_kind, 'unknown'), coalesce(m.clean, 1), m.device_bytes,"\
+    " avg(m.sim_latency_ns) FROM sel s JOIN mounts m ON m.run_id = s.id"          \
+    " WHERE m.device_bytes > 0 AND m.sim_latency_ns > 0"                          \
+    " GROUP BY 1, 2, 3 ORDER BY 1, 2 DESC, 3"
+
+int plot_mount_size(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    char path[512], name[256];
+    int rc;
+    plot_reset(p, PLOT_MOUNT_SIZE);
+    p->title = "Mount time against device size";
+    p->xlabel = "device size (MiB)";
+    p->ylabel = "mount latency (ms, simulated)";
+    p->xdata = "device_bytes (bytes)";
+    p->ydata = "mean sim_latency_ns (ns)";
+    p->xdiv = 1048576.0;
+    p->ydiv = 1e6;
+    p->logx = p->logy = 1;
+    sqlite3_stmt *q = prepare(db, SQL_MOUNT_SIZE, f, path, sizeof path, p);
+    if (!q)
+        return -1;
+    while ((rc = step(db, q, p)) == 1) {
+        snprintf(name, sizeof name, "%s%s", text(q, 0, "unknown"),
+                 sqlite3_column_int(q, 1) ? "" : " (after power cut)");
+        struct plot_series *s = series_get(p, name, PLOT_LINESPOINTS);
+        if (!s || point_add(s, sqlite3_column_double(q, 2), sqlite3_column_double(q, 3)))
+            break;
+    }
+    sqlite3_finalize(q);
+    if (rc == 1)
+        return fail(p, "out of memory");
+    if (rc == 0 && !p->nseries)
+        return fail(p, "no mounts rows %s (with device_bytes and sim_latency_ns > 0): "
+                    "run a mount experiment", scope(f));
+    return rc;
+}
+
+/* ---- lifetime ------------------------------------------------------------------ */
+
+#define SQL_LIFETIME                                                              \
+    SEL_RUNS                                                                      \
+    "SELECT * FROM (SELECT s.id, s.label, coalesce("                              \
+    "  (SELECT value FROM kv WHERE run_id = s.id AND key = 'lifetime_host_bytes'),"\
+    "  CASE WHEN s.status = 'complete' AND (SELECT value FROM kv"                 \
+    "   WHERE run_id = s.id AND key = 'stop_reason') = 'wear-out'"                \
+    "  THEN (SELECT host_bytes FROM samples WHERE run_id = s.id"                  \
+    "   ORDER BY seq DESC LIMIT 1) END) AS life FROM sel s)"                      \
+    " WHERE life IS NOT NULL ORDER BY id"
+
+int plot_lifetime(sqlite3 *db, const struct plot_filter *f, struct plot *p)
+{
+    char path[512];
+    int rc;
+    plot_reset(p, PLOT_LIFETIME);
+    p->title = "Lifetime: host data written until wear-out";
+    p->xlabel = "";
+    p->ylabel = "host data written until wear-out (GiB)";
+    p->xdata = "group number (1, 2, ... in legend order)";
+    p->ydata = "host bytes (bytes)";
+    p->ydiv = 1073741824.0;
+    sqlite3_stmt *q = prepare(db, SQL_LIFETIME, f, path, sizeof path, p);
+    if (!q)
+        return -1;
+    while ((rc = step(db, q, p)) == 1) {
+        if (!is_number(q, 2))
+            continue; /* a text kv value is no byte count */
+        struct plot_series *s = series_get(p, text(q, 1, "?"), PLOT_BARS);
+        if (!s || point_add(s, (double)(s - p->series) + 1, sqlite3_column_double(q, 2)))
+            break;
+    }
+    sqlite3_finalize(q);
+    if (rc == 1)
+        return fail(p, "out of memory");
+    if (rc == 0 && !p->nseries)
+        return fail(p, "no wear-out lifetimes %s: need kv 'lifetime_host_bytes', or a "
+                    "complete run with kv stop_reason 'wear-out' and samples", scope(f));
+    return rc;
+}
+
+int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, struct plot *p)
+{
+    static int (*const build[PLOT_KIND_COUNT])(sqlite3 *, const struct plot_filter *,
+                                              struct plot *) = {
+        [PLOT_ERASE_HIST] = plot_erase_hist, [PLOT_ERASE_CDF] = plot_erase_cdf,
+        [PLOT_WA_UTIL] = plot_wa_util,       [PLOT_WA_TIME] = plot_wa_time,
+        [PLOT_MOUNT_SIZE] = plot_mount_size, [PLOT_LIFETIME] = plot_lifetime,
+    };
+    if (kind >= PLOT_KIND_COUNT) {
+        plot_reset(p, PLOT_ERASE_HIST);
+        return fail(p, "unknown plot kind %d", (int)kind);
+    }
+    return build[kind](db, f, p);
+}
+
+/* ---- the data table ------------------------------------------------------------ */
+
+/* The shortest of %.15g..%.17g that reads back as v (so tables are exact). */
+static void put_num(FILE *fp, double v)
+{
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, fp);
+}
+
+/* A series name as one table field: no tabs or line breaks. */
+static void put_name(FILE *fp, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
+}
+
+int plot_write_data(const struct plot *p, const char *path, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(fp, "# flashlab plot %s: %s\n", plot_kind_name(p->kind), p->title);
+    fprintf(fp, "# x: %s; y: %s\n", p->xdata, p->ydata);
+    if (p->bin_width > 0) {
+        fputs("# bin width (erase counts): ", fp);
+        put_num(fp, p->bin_width);
+        fputc('\n', fp);
+    }
+    fputs("# series\tx\ty\n", fp);
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            put_name(fp, p->series[i].name);
+            fputc('\t', fp);
+            put_num(fp, p->series[i].pts[j].x);
+            fputc('\t', fp);
+            put_num(fp, p->series[i].pts[j].y);
+            fputc('\n', fp);
+        }
+    int bad = ferror(fp);
+    if (fclose(fp) || bad) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

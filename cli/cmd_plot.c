@@ -1,0 +1,149 @@
+/* cmd_plot.c -- `flashlab plot`: a figure (and its data table) from a
+ * results database, through analysis/plot.h.  docs/plots.md has the SQL. */
+#include "cli.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char plot_help[] =
+    "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
+    "                     [--experiment NAME] [--run ID] [--by KEY]\n"
+    "                     [--x host|time] [--np N]\n"
+    "\n"
+    "Draw a figure from a results database with gnuplot; the format comes\n"
+    "from the -o file's extension.  --data also writes the numbers behind it\n"
+    "as a table (series, x, y in raw units: bytes, ns, counts).  At least one\n"
+    "of -o and --data is needed.  DB is only read.\n"
+    "\n"
+    "  --experiment NAME  only runs of experiments called NAME\n"
+    "  --run ID           only run ID (runs.id)\n"
+    "  --by KEY           name and group runs by this params JSON path, e.g.\n"
+    "                     fs.gc_policy (default: fs.gc_policy, else policy,\n"
+    "                     else the run id)\n"
+    "  --x host|time      wa-time: x is host data written (default) or\n"
+    "                     simulated time\n"
+    "  --np N             wa-util: pages per block of the greedy model (64)\n"
+    "\n"
+    "kinds (see docs/plots.md):\n";
+
+/* "flashlab plot: message" on stderr, as the other commands word it. */
+static int plot_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int plot_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("flashlab plot: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+static int parse_pos(const char *s, long long max, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void print_help(void)
+{
+    fputs(plot_help, stdout);
+    for (int k = 0; k < PLOT_KIND_COUNT; k++)
+        printf("  %-11s %s\n              needs: %s\n", plot_kind_name((enum plot_kind)k),
+               plot_kind_help((enum plot_kind)k), plot_kind_needs((enum plot_kind)k));
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"kind", required_argument, 0, 'k'},   {"output", required_argument, 0, 'o'},
+        {"data", required_argument, 0, 'd'},   {"experiment", required_argument, 0, 'e'},
+        {"run", required_argument, 0, 'r'},    {"by", required_argument, 0, 'b'},
+        {"x", required_argument, 0, 'x'},      {"np", required_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    struct plot_filter f = {0};
+    const char *kind_name = NULL, *out = NULL, *data = NULL;
+    long long v;
+    char path[512];
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "k:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k': kind_name = optarg; break;
+        case 'o': out = optarg; break;
+        case 'd': data = optarg; break;
+        case 'e': f.experiment = optarg; break;
+        case 'r':
+            if (parse_pos(optarg, INT64_MAX, &v))
+                return cli_usage_error("plot", "bad run id '%s'", optarg);
+            f.run_id = v;
+            break;
+        case 'b':
+            if (plot_by_path(optarg, path, sizeof path))
+                return cli_usage_error("plot", "bad --by key '%s' (a params JSON path "
+                                       "such as fs.gc_policy)", optarg);
+            f.by = optarg;
+            break;
+        case 'x':
+            if (strcmp(optarg, "host") && strcmp(optarg, "time"))
+                return cli_usage_error("plot", "bad --x '%s' (host or time)", optarg);
+            f.x_time = !strcmp(optarg, "time");
+            break;
+        case 'n':
+            if (parse_pos(optarg, 1 << 20, &v) || v < 2)
+                return cli_usage_error("plot", "bad --np '%s' (pages per block, >= 2)",
+                                       optarg);
+            f.np = (unsigned)v;
+            break;
+        case 'h': print_help(); return CLI_OK;
+        default: return cli_usage_error("plot", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("plot", "expected one DB argument");
+    if (!kind_name)
+        return cli_usage_error("plot", "--kind is required");
+    int kind = plot_kind_find(kind_name);
+    if (kind < 0)
+        return cli_usage_error("plot", "unknown plot kind '%s'", kind_name);
+    if (!out && !data)
+        return cli_usage_error("plot", "give -o FILE.png|.svg|.pdf and/or --data FILE");
+    int fmt = out ? plot_format_from_path(out) : 0;
+    if (fmt < 0)
+        return cli_usage_error("plot", "cannot tell the format of '%s': name it .png, "
+                               ".svg or .pdf", out);
+
+    const char *dbpath = argv[optind];
+    char err[1024];
+    sqlite3 *db;
+    if (plot_open_db(dbpath, &db, err, sizeof err))
+        return plot_fail("%s", err);
+    struct plot p = {0};
+    int rc = CLI_OK;
+    if (plot_build(db, (enum plot_kind)kind, &f, &p))
+        rc = plot_fail("%s: %s", dbpath, p.err);
+    sqlite3_close(db);
+    if (!rc && data && plot_write_data(&p, data, err, sizeof err))
+        rc = plot_fail("%s", err);
+    if (!rc && out && plot_render(&p, out, (enum plot_format)fmt, err, sizeof err))
+        rc = plot_fail("%s", err);
+    if (!rc) {
+        size_t pts = 0;
+        for (size_t i = 0; i < p.nseries; i++)
+            pts += p.series[i].n;
+        printf("%s: %s, %zu series, %zu points\n", out ? out : data, kind_name, p.nseries,
+               pts);
+    }
+    plot_free(&p);
+    return rc;
+}
