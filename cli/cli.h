@@ -42,6 +42,10 @@ int cmd_mv(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 
+/* Experiments (cmd_run.c). */
+int cmd_run(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
 /* Figures from a results database (cmd_plot.c). */
 int cmd_plot(int argc, char **argv);
 

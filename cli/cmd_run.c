@@ -1,0 +1,377 @@
+/* cmd_run.c -- `flashlab run`: every run of an experiment's sweep, N at a
+ * time in child processes, into one results database; and `flashlab
+ * merge`, which joins the databases of sharded runs.
+ *
+ * Each run is a child process, so that a run that fails (or crashes) fails
+ * alone; the child writes its progress to a pipe and its results straight
+ * to the database (which takes several writers). */
+#include "cli.h"
+#include "experiment.h"
+#include "results.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_JOBS 256
+
+static const char run_help[] =
+    "usage: flashlab run EXPERIMENT.yaml [-o DB] [-j N] [--run K] [--shard I/N]\n"
+    "                    [--list-runs] [--quiet]\n"
+    "\n"
+    "Run every run of the experiment (its sweep x seeds x repetitions; see\n"
+    "docs/experiments.md) into the results database DB (results/NAME.db by\n"
+    "default), N runs at a time (-j, default 1).  The whole file is checked\n"
+    "first: nothing runs if any run's settings are wrong.  Re-running into an\n"
+    "existing database adds runs; runs left 'running' by a killed process\n"
+    "are marked 'incomplete'.  On a terminal a progress line shows the runs\n"
+    "done, the current run's progress, an estimate of the time left, ops/s\n"
+    "and WA so far (--quiet: none).\n"
+    "\n"
+    "For clusters: --list-runs prints the run numbers and their settings;\n"
+    "--run K runs only run K; --shard I/N runs the runs K with K mod N = I\n"
+    "(0 <= I < N), e.g. one per Slurm array task; `flashlab merge` joins\n"
+    "the shards' databases (docs/experiments.md has example scripts).\n"
+    "\n"
+    "Exit status: 0 when every run completed, 1 if any failed, 2 for bad usage.\n";
+
+struct job {
+    pid_t pid;
+    int fd;          /* progress pipe */
+    uint32_t run;
+    struct runner_progress last;
+    double started;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct child_ctx {
+    int fd;
+};
+
+static void child_progress(void *ctx, const struct runner_progress *p)
+{
+    const struct child_ctx *c = ctx;
+    ssize_t n = write(c->fd, p, sizeof *p);
+    (void)n; /* the parent may have stopped listening: the run goes on */
+}
+
+/* The child's work: one run, start to end. */
+static int child_run(struct experiment *e, const char *db_path, int64_t exp_id,
+                     uint32_t k, int fd)
+{
+    char err[1024];
+    struct exp_run r;
+    struct results *db;
+    if (experiment_run(e, k, &r, err, sizeof err)) {
+        fprintf(stderr, "flashlab run: run %u: %s\n", k, err);
+        return 1;
+    }
+    if (results_open(db_path, &db, err, sizeof err)) {
+        fprintf(stderr, "flashlab run: %s\n", err);
+        exp_run_free(&r);
+        return 1;
+    }
+    int64_t run_id;
+    int rc = 1;
+    if (results_begin_run(db, exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
+        fprintf(stderr, "flashlab run: run %u: %s\n", k, results_error(db));
+    } else {
+        struct child_ctx c = {fd};
+        rc = runner_run(&r, db, run_id, child_progress, &c, err, sizeof err) ? 1 : 0;
+        if (rc)
+            fprintf(stderr, "flashlab run: run %u: %s\n", k, err);
+        if (results_end_run(db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE,
+                            rc ? err : NULL)) {
+            fprintf(stderr, "flashlab run: run %u: %s\n", k, results_error(db));
+            rc = 1;
+        }
+    }
+    if (results_close(db))
+        rc = 1;
+    exp_run_free(&r);
+    return rc;
+}
+
+static int start_job(struct experiment *e, const char *db_path, int64_t exp_id, uint32_t k,
+                     struct job *j)
+{
+    int p[2];
+    if (pipe(p))
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        _exit(child_run(e, db_path, exp_id, k, p[1]));
+    }
+    close(p[1]);
+    *j = (struct job){.pid = pid, .fd = p[0], .run = k, .started = now_s()};
+    return 0;
+}
+
+static void show_progress(const struct job *jobs, int njobs, uint32_t done, uint32_t total,
+                          double t0)
+{
+    double frac = done, ops_s = 0, wa = 0;
+    for (int i = 0; i < njobs; i++) {
+        frac += jobs[i].last.done;
+        double dt = now_s() - jobs[i].started;
+        if (dt > 0)
+            ops_s += (double)jobs[i].last.ops / dt;
+        if (jobs[i].last.wa > wa)
+            wa = jobs[i].last.wa;
+    }
+    double el = now_s() - t0, pct = total ? 100.0 * frac / total : 100;
+    double eta = frac > 0 ? el * (total - frac) / frac : 0;
+    fprintf(stderr, "\r\033[Krun %u/%u  %5.1f%%  ETA %02d:%02d  %.0f ops/s  WA %.2f%s", done,
+            total, pct, (int)(eta / 60), (int)eta % 60, ops_s, wa,
+            njobs && jobs[0].last.ageing ? "  (ageing)" : "");
+}
+
+/* Runs to do: all, one, or a shard. */
+static uint32_t *select_runs(uint32_t total, long one, uint32_t si, uint32_t sn, uint32_t *n)
+{
+    uint32_t *v = malloc((total ? total : 1) * sizeof *v);
+    *n = 0;
+    for (uint32_t k = 0; v && k < total; k++)
+        if ((one >= 0 && (uint32_t)one == k) || (one < 0 && k % sn == si))
+            v[(*n)++] = k;
+    return v;
+}
+
+static int list_runs(struct experiment *e)
+{
+    char err[1024];
+    for (uint32_t k = 0; k < experiment_runs(e); k++) {
+        struct exp_run r;
+        if (experiment_run(e, k, &r, err, sizeof err))
+            return cli_error("%s", err);
+        /* the sweep object closes the params object: print it without */
+        const char *sw = strstr(r.params_json, "\"sweep\":");
+        printf("%u\tseed %" PRIu64 "\t%.*s\n", k, r.seed, sw ? (int)strlen(sw + 8) - 1 : 2,
+               sw ? sw + 8 : "{}");
+        exp_run_free(&r);
+    }
+    return CLI_OK;
+}
+
+/* Wait for jobs, show progress, reap; returns when one job ended. */
+static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *failed,
+                     uint32_t total, double t0, int tty)
+{
+    for (;;) {
+        struct pollfd pf[MAX_JOBS];
+        for (int i = 0; i < *njobs; i++)
+            pf[i] = (struct pollfd){.fd = jobs[i].fd, .events = POLLIN};
+        poll(pf, (nfds_t)*njobs, 500);
+        for (int i = 0; i < *njobs; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            struct runner_progress p;
+            ssize_t n = read(jobs[i].fd, &p, sizeof p);
+            if (n == (ssize_t)sizeof p) {
+                jobs[i].last = p;
+                continue;
+            }
+            /* end of the pipe: the child is done */
+            int st;
+            waitpid(jobs[i].pid, &st, 0);
+            close(jobs[i].fd);
+            int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+            if (!ok && WIFSIGNALED(st))
+                fprintf(stderr, "%sflashlab run: run %u: killed by signal %d\n",
+                        tty ? "\r\033[K" : "", jobs[i].run, WTERMSIG(st));
+            (*done)++;
+            *failed += !ok;
+            jobs[i] = jobs[--*njobs];
+            if (tty)
+                show_progress(jobs, *njobs, *done, total, t0);
+            return;
+        }
+        if (tty)
+            show_progress(jobs, *njobs, *done, total, t0);
+    }
+}
+
+static int parse_shard(const char *s, uint32_t *i, uint32_t *n)
+{
+    char *end;
+    unsigned long a = strtoul(s, &end, 10), b;
+    if (end == s || *end != '/')
+        return -1;
+    const char *t = end + 1;
+    b = strtoul(t, &end, 10);
+    if (end == t || *end || !b || a >= b || b > UINT32_MAX)
+        return -1;
+    *i = (uint32_t)a;
+    *n = (uint32_t)b;
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"jobs", required_argument, 0, 'j'}, {"output", required_argument, 0, 'o'},
+        {"run", required_argument, 0, 'r'}, {"shard", required_argument, 0, 's'},
+        {"list-runs", no_argument, 0, 'l'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL;
+    long jobs_max = 1, one = -1;
+    uint32_t si = 0, sn = 1;
+    int list = 0, quiet = 0, c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            jobs_max = strtol(optarg, &end, 10);
+            if (*end || jobs_max < 1 || jobs_max > MAX_JOBS)
+                return cli_usage_error("run", "bad -j '%s' (1..%d)", optarg, MAX_JOBS);
+            break;
+        case 'o': out = optarg; break;
+        case 'r':
+            one = strtol(optarg, &end, 10);
+            if (*end || one < 0 || *optarg == '\0')
+                return cli_usage_error("run", "bad --run '%s' (a run number)", optarg);
+            break;
+        case 's':
+            if (parse_shard(optarg, &si, &sn))
+                return cli_usage_error("run", "bad --shard '%s' (I/N with 0 <= I < N)", optarg);
+            break;
+        case 'l': list = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(run_help, stdout); return CLI_OK;
+        default: return cli_usage_error("run", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("run", "expected one EXPERIMENT.yaml argument");
+    char err[1024];
+    struct experiment *e;
+    if (experiment_load(argv[optind], &e, err, sizeof err))
+        return cli_error("%s", err);
+    if (list) {
+        int rc = list_runs(e);
+        experiment_free(e);
+        return rc;
+    }
+    uint32_t total = experiment_runs(e), n;
+    if (one >= (long)total) {
+        experiment_free(e);
+        return cli_usage_error("run", "no run %ld: the experiment has runs 0..%u", one, total - 1);
+    }
+    char def[512];
+    if (!out) {
+        mkdir("results", 0777);
+        snprintf(def, sizeof def, "results/%s.db", experiment_name(e));
+        out = def;
+    }
+    struct results *db;
+    int64_t exp_id, stale = 0;
+    if (results_open(out, &db, err, sizeof err)) {
+        experiment_free(e);
+        return cli_error("%s", err);
+    }
+    if (results_mark_stale(db, &stale) ||
+        results_begin_experiment(db, experiment_name(e), experiment_path(e), experiment_text(e),
+                                 NULL, &exp_id)) {
+        cli_error("%s: %s", out, results_error(db));
+        results_close(db);
+        experiment_free(e);
+        return CLI_FAIL;
+    }
+    results_close(db); /* the children open their own */
+    uint32_t *todo = select_runs(total, one, si, sn, &n);
+    if (!todo) {
+        experiment_free(e);
+        return cli_error("out of memory");
+    }
+    int tty = !quiet && isatty(STDERR_FILENO);
+    struct job jobs[MAX_JOBS];
+    int njobs = 0;
+    uint32_t next = 0, done = 0, failed = 0;
+    double t0 = now_s();
+    while (done < n) {
+        while (next < n && njobs < jobs_max) {
+            if (start_job(e, out, exp_id, todo[next], &jobs[njobs])) {
+                fprintf(stderr, "flashlab run: run %u: cannot start: %s\n", todo[next],
+                        strerror(errno));
+                failed++;
+                done++;
+            } else {
+                njobs++;
+            }
+            next++;
+        }
+        if (njobs)
+            wait_one(jobs, &njobs, &done, &failed, n, t0, tty);
+    }
+    if (tty)
+        fputs("\r\033[K", stderr);
+    printf("%s: %u run%s, %u complete, %u failed -> %s\n", experiment_name(e), n,
+           n == 1 ? "" : "s", n - failed, failed, out);
+    free(todo);
+    experiment_free(e);
+    return failed ? CLI_FAIL : CLI_OK;
+}
+
+static const char merge_help[] =
+    "usage: flashlab merge OUT.db IN.db...\n"
+    "\n"
+    "Copy every experiment and run of each IN.db into OUT.db (created if\n"
+    "missing): the way to join the databases of runs sharded over a cluster\n"
+    "(flashlab run --shard).  Runs already in OUT.db (same experiment, run\n"
+    "number, seed and settings) are skipped, so merging twice is harmless.\n";
+
+int cmd_merge(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        fputs(merge_help, stdout);
+        return CLI_OK;
+    }
+    if (argc < 3)
+        return cli_usage_error("merge", "expected OUT.db and at least one IN.db");
+    char err[1024];
+    struct results *db;
+    if (results_open(argv[1], &db, err, sizeof err))
+        return cli_error("%s", err);
+    int rc = CLI_OK;
+    for (int i = 2; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb)) {
+            rc = cli_error("merge: %s: %s", argv[i], strerror(errno));
+            continue;
+        }
+        struct results_merge_stats st;
+        if (results_merge(db, argv[i], &st)) {
+            rc = cli_error("merge: %s: %s", argv[i], results_error(db));
+            continue;
+        }
+        printf("%s: %" PRId64 " runs copied, %" PRId64 " already there, %" PRId64
+               " new experiments\n", argv[i], st.runs_copied, st.runs_skipped,
+               st.experiments_added);
+    }
+    if (results_close(db))
+        rc = cli_error("merge: %s: cannot write", argv[1]);
+    return rc;
+}

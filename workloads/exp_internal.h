@@ -1,0 +1,44 @@
+/* exp_internal.h -- what the experiment loader's files share. */
+#ifndef FLASHLAB_EXP_INTERNAL_H
+#define FLASHLAB_EXP_INTERNAL_H
+
+#include "experiment.h"
+#include "ydoc.h"
+
+#define EXP_MAX_AXES 16
+#define EXP_MAX_RUNS 100000u
+#define EXP_MAX_SEEDS 1024u
+
+struct exp_axis {
+    char path[YDOC_PATH_MAX];
+    yaml_node_t *key;              /* for messages */
+    yaml_node_t **values;          /* the list's items */
+    uint32_t n;
+};
+
+struct experiment {
+    struct ydoc doc;
+    char name[128];
+    char *text;
+    struct exp_axis axis[EXP_MAX_AXES];
+    uint32_t naxes, combos;
+    uint64_t seeds[EXP_MAX_SEEDS];
+    uint32_t nseeds, reps, runs;
+};
+
+/* A file named in the experiment: relative to the current directory if it
+ * is there, else to the experiment file's directory. */
+void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap);
+int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
+int exp_fs(struct yview *v, yaml_node_t *root, struct logfs_options *o, char *err,
+           size_t errlen);
+/* sec's `stop` mapping (prefix: sec's path, "" for the top level). */
+int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_stop *s,
+             char *err, size_t errlen);
+int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
+               size_t errlen);
+/* sec's `workload` mapping into s. */
+int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
+                 char *err, size_t errlen);
+
+#endif

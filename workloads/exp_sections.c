@@ -1,0 +1,178 @@
+/*
+ * exp_sections.c -- the sections of an experiment file, each read from the
+ * run's view of the YAML tree into the run's settings: device, fs,
+ * workload, stop, sample.  Key tables and messages follow
+ * docs/experiments.md.
+ */
+#include "exp_internal.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- device ------------------------------------------------------------ */
+
+int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"file", "blocks_per_plane", "dies_per_channel",
+                                       "seed", "dedup", "endurance", "endurance_scale",
+                                       "initial_pe", "factory_bad_fraction", NULL};
+    yaml_node_t *dn = yview_get(v, root, "", "device"), *fn = dn;
+    if (!dn)
+        return ydoc_fail(v->d, root, err, errlen, "device: missing (a file in configs/devices/)");
+    int map = dn->type == YAML_MAPPING_NODE;
+    if (map) {
+        if (yview_check_keys(v, dn, "device", keys, err, errlen))
+            return -1;
+        fn = yview_get(v, dn, "device", "file");
+        if (!fn)
+            return ydoc_fail(v->d, dn, err, errlen, "device.file: missing");
+    }
+    char name[1024], lerr[512];
+    if (ydoc_string(v->d, fn, map ? "device.file" : "device", name, sizeof name, err, errlen))
+        return -1;
+    exp_resolve_path(v->d->path, name, r->device_file, sizeof r->device_file);
+    if (nand_config_load(r->device_file, &r->dev, lerr, sizeof lerr))
+        return ydoc_fail(v->d, fn, err, errlen, "device: %s", lerr);
+    if (!map)
+        return 0;
+    struct nand_config *c = &r->dev;
+    uint64_t u;
+    double x;
+    int b;
+    yaml_node_t *n;
+#define DEV_U64(key, field, max)                                                       \
+    if ((n = yview_get(v, dn, "device", key))) {                                       \
+        if (ydoc_u64(v->d, n, "device." key, &u, err, errlen))                         \
+            return -1;                                                                 \
+        if (u > (max))                                                                 \
+            return ydoc_fail(v->d, n, err, errlen, "device." key ": at most %llu",     \
+                             (unsigned long long)(max));                               \
+        field = u;                                                                     \
+    }
+    DEV_U64("blocks_per_plane", c->geo.blocks_per_plane, UINT32_MAX)
+    DEV_U64("dies_per_channel", c->geo.dies_per_channel, 64)
+    DEV_U64("seed", c->seed, UINT64_MAX)
+    DEV_U64("endurance", c->endurance, UINT64_MAX)
+    DEV_U64("initial_pe", c->initial_pe, UINT64_MAX)
+#undef DEV_U64
+    if ((n = yview_get(v, dn, "device", "dedup"))) {
+        if (ydoc_bool(v->d, n, "device.dedup", &b, err, errlen))
+            return -1;
+        c->dedup = b;
+    }
+    if ((n = yview_get(v, dn, "device", "endurance_scale"))) {
+        if (ydoc_double(v->d, n, "device.endurance_scale", 0, 1e6, &x, err, errlen))
+            return -1;
+        c->endurance_scale = x;
+    }
+    if ((n = yview_get(v, dn, "device", "factory_bad_fraction"))) {
+        if (ydoc_double(v->d, n, "device.factory_bad_fraction", 0, 0.5, &x, err, errlen))
+            return -1;
+        c->factory_bad_fraction = x;
+    }
+    if (nand_config_finish(c, lerr, sizeof lerr))
+        return ydoc_fail(v->d, dn, err, errlen, "device: %s", lerr);
+    return 0;
+}
+
+/* ---- fs: LogFS options by name ----------------------------------------- */
+
+int exp_fs(struct yview *v, yaml_node_t *root, struct logfs_options *o, char *err,
+           size_t errlen)
+{
+    yaml_node_t *fs = yview_get(v, root, "", "fs");
+    const char *keys[32];
+    unsigned n = 0;
+    for (const char *k; n < 31 && (k = logfs_option_help(n, NULL)); n++)
+        keys[n] = k;
+    keys[n] = NULL;
+    if (yview_check_keys(v, fs, "fs", keys, err, errlen))
+        return -1;
+    memset(o, 0, sizeof *o);
+    for (unsigned i = 0; keys[i]; i++) {
+        yaml_node_t *vn = yview_get(v, fs, "fs", keys[i]);
+        const char *s = ydoc_scalar(vn);
+        char oerr[256];
+        if (!vn)
+            continue;
+        if (!s || !*s)
+            return ydoc_fail(v->d, vn, err, errlen, "fs.%s: expected a value", keys[i]);
+        if (logfs_option_set(o, keys[i], s, oerr, sizeof oerr))
+            return ydoc_fail(v->d, vn, err, errlen, "fs.%s", oerr);
+    }
+    return 0;
+}
+
+/* ---- stop and sample ------------------------------------------------------ */
+
+int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_stop *s,
+             char *err, size_t errlen)
+{
+    static const char *const keys[] = {"host_bytes", "ops", "device_fills", "sim_time",
+                                       "wear_out", NULL};
+    char path[YDOC_PATH_MAX], key[YDOC_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s%sstop", prefix, *prefix ? "." : "");
+    yaml_node_t *st = yview_get(v, sec, prefix, "stop");
+    memset(s, 0, sizeof *s);
+    if (!st)
+        return ydoc_fail(v->d, sec, err, errlen, "%s: missing (host_bytes, ops, "
+                         "device_fills, sim_time or wear_out)", path);
+    if (yview_check_keys(v, st, path, keys, err, errlen))
+        return -1;
+    yaml_node_t *n;
+    int any = 0;
+#define KEY(k) (snprintf(key, sizeof key, "%s." k, path), key)
+    if ((n = yview_get(v, st, path, "host_bytes")) && ++any &&
+        ydoc_size(v->d, n, KEY("host_bytes"), &s->host_bytes, err, errlen))
+        return -1;
+    if ((n = yview_get(v, st, path, "ops")) && ++any &&
+        ydoc_u64(v->d, n, KEY("ops"), &s->ops, err, errlen))
+        return -1;
+    if ((n = yview_get(v, st, path, "device_fills")) && ++any &&
+        ydoc_double(v->d, n, KEY("device_fills"), 0, 1e9, &s->device_fills, err, errlen))
+        return -1;
+    if ((n = yview_get(v, st, path, "sim_time")) && ++any &&
+        ydoc_duration(v->d, n, KEY("sim_time"), &s->sim_ns, err, errlen))
+        return -1;
+    if ((n = yview_get(v, st, path, "wear_out")) && ++any &&
+        ydoc_bool(v->d, n, KEY("wear_out"), &s->wear_out, err, errlen))
+        return -1;
+#undef KEY
+    if (!s->host_bytes && !s->ops && !s->device_fills && !s->sim_ns && !s->wear_out)
+        return ydoc_fail(v->d, st, err, errlen, "%s: give at least one nonzero condition", path);
+    (void)any;
+    return 0;
+}
+
+int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
+               size_t errlen)
+{
+    static const char *const keys[] = {"every_host_bytes", "every_ops", "every_sim_time",
+                                       "erase_snapshots", NULL};
+    yaml_node_t *sm = yview_get(v, root, "", "sample"), *n;
+    if (yview_check_keys(v, sm, "sample", keys, err, errlen))
+        return -1;
+    uint64_t u = 1;
+    r->erase_snapshots = 1;
+    if ((n = yview_get(v, sm, "sample", "every_host_bytes")) &&
+        ydoc_size(v->d, n, "sample.every_host_bytes", &r->sample_host_bytes, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sm, "sample", "every_ops")) &&
+        ydoc_u64(v->d, n, "sample.every_ops", &r->sample_ops, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sm, "sample", "every_sim_time")) &&
+        ydoc_duration(v->d, n, "sample.every_sim_time", &r->sample_sim_ns, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sm, "sample", "erase_snapshots"))) {
+        if (ydoc_u64(v->d, n, "sample.erase_snapshots", &u, err, errlen))
+            return -1;
+        if (u < 1 || u > 10000)
+            return ydoc_fail(v->d, n, err, errlen, "sample.erase_snapshots: 1..10000");
+        r->erase_snapshots = (uint32_t)u;
+    }
+    /* by default 64 samples over the device's capacity */
+    if (!r->sample_host_bytes && !r->sample_ops && !r->sample_sim_ns)
+        r->sample_host_bytes = nand_capacity_bytes(&r->dev) / 64;
+    return 0;
+}

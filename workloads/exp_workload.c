@@ -1,0 +1,206 @@
+/*
+ * exp_workload.c -- an experiment's `workload:` mapping into a struct
+ * wl_spec: `kind` picks the defaults (wl_spec_init), every other key sets
+ * one field, through a table of (key, type, offset).
+ */
+#include "exp_internal.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum wtype { W_U32, W_U64, W_SIZE, W_FRAC, W_POS, W_BOOL, W_SIZES, W_PATH, W_FORMAT, W_MIX };
+
+struct wkey {
+    const char *key;
+    enum wtype type;
+    size_t off;
+};
+
+#define W(k, t, f) {k, t, offsetof(struct wl_spec, f)}
+static const struct wkey wkeys[] = {
+    W("files", W_U32, files),
+    W("file_bytes", W_SIZE, file_bytes),
+    W("fill", W_FRAC, fill),
+    W("align", W_SIZE, align),
+    W("request_size", W_SIZES, req),
+    W("read_fraction", W_FRAC, read_fraction),
+    W("theta", W_POS, theta),
+    W("hot_writes", W_FRAC, hot_writes),
+    W("hot_data", W_FRAC, hot_data),
+    W("fsync_every", W_U64, fsync_every),
+    W("sync_every", W_U64, sync_every),
+    W("discard_fraction", W_FRAC, discard_fraction),
+    W("dirs", W_U32, dirs),
+    W("max_files", W_U32, max_files),
+    W("prealloc", W_FRAC, prealloc),
+    W("file_size", W_SIZES, file_size),
+    W("op_mix", W_MIX, op_create),
+    W("trace", W_PATH, trace_path),
+    W("trace_format", W_FORMAT, trace_format),
+    W("trace_skip_bad", W_BOOL, trace_skip_bad),
+    W("trace_disk_bytes", W_SIZE, trace_disk_bytes),
+};
+#define NWKEYS (sizeof wkeys / sizeof wkeys[0])
+
+/* A size distribution: a size (fixed), {min, max} (uniform) or
+ * {sizes: [...], weights: [...]}. */
+static int read_sizes(struct yview *v, yaml_node_t *n, const char *key, struct wl_sizes *s,
+                      char *err, size_t errlen)
+{
+    static const char *const keys[] = {"min", "max", "sizes", "weights", NULL};
+    memset(s, 0, sizeof *s);
+    if (n->type == YAML_SCALAR_NODE) {
+        if (ydoc_size(v->d, n, key, &s->min, err, errlen))
+            return -1;
+        s->max = s->min;
+        return s->min ? 0 : ydoc_fail(v->d, n, err, errlen, "%s: must be > 0", key);
+    }
+    if (yview_check_keys(v, n, key, keys, err, errlen))
+        return -1;
+    yaml_node_t *mn = yview_get(v, n, key, "min"), *mx = yview_get(v, n, key, "max");
+    yaml_node_t *sz = yview_get(v, n, key, "sizes"), *wt = yview_get(v, n, key, "weights");
+    char sub[2 * YDOC_PATH_MAX + 64];
+    if (sz || wt) {
+        if (!sz || !wt || sz->type != YAML_SEQUENCE_NODE || wt->type != YAML_SEQUENCE_NODE)
+            return ydoc_fail(v->d, n, err, errlen, "%s: sizes and weights must both be lists", key);
+        size_t ns = (size_t)(sz->data.sequence.items.top - sz->data.sequence.items.start);
+        size_t nw = (size_t)(wt->data.sequence.items.top - wt->data.sequence.items.start);
+        if (ns != nw || !ns || ns > WL_MAX_SIZES)
+            return ydoc_fail(v->d, n, err, errlen, "%s: sizes and weights: 1..%d entries "
+                             "each, as many weights as sizes", key, WL_MAX_SIZES);
+        for (size_t i = 0; i < ns; i++) {
+            yaml_node_t *a = yaml_document_get_node(&v->d->doc, sz->data.sequence.items.start[i]);
+            yaml_node_t *b = yaml_document_get_node(&v->d->doc, wt->data.sequence.items.start[i]);
+            snprintf(sub, sizeof sub, "%s.sizes[%zu]", key, i);
+            if (ydoc_size(v->d, a, sub, &s->size[i], err, errlen))
+                return -1;
+            snprintf(sub, sizeof sub, "%s.weights[%zu]", key, i);
+            if (ydoc_double(v->d, b, sub, 0, 1e12, &s->weight[i], err, errlen))
+                return -1;
+            if (!s->size[i])
+                return ydoc_fail(v->d, a, err, errlen, "%s.sizes[%zu]: must be > 0", key, i);
+        }
+        s->n = (uint32_t)ns;
+        return 0;
+    }
+    if (!mn || !mx)
+        return ydoc_fail(v->d, n, err, errlen, "%s: give a size, {min, max} or {sizes, weights}", key);
+    snprintf(sub, sizeof sub, "%s.min", key);
+    if (ydoc_size(v->d, mn, sub, &s->min, err, errlen))
+        return -1;
+    snprintf(sub, sizeof sub, "%s.max", key);
+    if (ydoc_size(v->d, mx, sub, &s->max, err, errlen))
+        return -1;
+    if (!s->min || s->max < s->min)
+        return ydoc_fail(v->d, n, err, errlen, "%s: need 0 < min <= max", key);
+    return 0;
+}
+
+static int read_mix(struct yview *v, yaml_node_t *n, const char *key, struct wl_spec *s,
+                    char *err, size_t errlen)
+{
+    static const char *const keys[] = {"create", "append", "overwrite", "delete", "rename",
+                                       "read", "stat", NULL};
+    double *field[] = {&s->op_create, &s->op_append, &s->op_overwrite, &s->op_delete,
+                       &s->op_rename, &s->op_read, &s->op_stat};
+    if (yview_check_keys(v, n, key, keys, err, errlen))
+        return -1;
+    for (int i = 0; keys[i]; i++) {
+        yaml_node_t *w = yview_get(v, n, key, keys[i]);
+        char sub[2 * YDOC_PATH_MAX + 64];
+        snprintf(sub, sizeof sub, "%s.%s", key, keys[i]);
+        if (w && ydoc_double(v->d, w, sub, 0, 1e12, field[i], err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+static int read_format(struct yview *v, yaml_node_t *n, const char *key,
+                       enum trace_format *f, char *err, size_t errlen)
+{
+    static const char *const names[] = {"auto", "msr", "blkparse", "fio", "fsop"};
+    static const enum trace_format fmts[] = {TRACE_AUTO, TRACE_MSR, TRACE_BLKPARSE,
+                                             TRACE_FIO, TRACE_FSOP};
+    const char *s = ydoc_scalar(n);
+    for (int i = 0; s && i < 5; i++)
+        if (!strcmp(s, names[i])) {
+            *f = fmts[i];
+            return 0;
+        }
+    return ydoc_fail(v->d, n, err, errlen, "%s: '%s' is not auto, msr, blkparse, fio or fsop",
+                     key, s ? s : "?");
+}
+
+static int read_key(struct yview *v, yaml_node_t *n, const char *key, const struct wkey *k,
+                    struct wl_spec *s, char *err, size_t errlen)
+{
+    void *p = (char *)s + k->off;
+    uint64_t u;
+    switch (k->type) {
+    case W_U32:
+        if (ydoc_u64(v->d, n, key, &u, err, errlen))
+            return -1;
+        if (!u || u > UINT32_MAX)
+            return ydoc_fail(v->d, n, err, errlen, "%s: 1..%u", key, UINT32_MAX);
+        *(uint32_t *)p = (uint32_t)u;
+        return 0;
+    case W_U64:
+        return ydoc_u64(v->d, n, key, p, err, errlen);
+    case W_SIZE:
+        return ydoc_size(v->d, n, key, p, err, errlen);
+    case W_FRAC:
+        return ydoc_double(v->d, n, key, 0, 1, p, err, errlen);
+    case W_POS:
+        return ydoc_double(v->d, n, key, 1e-9, 100, p, err, errlen);
+    case W_BOOL:
+        return ydoc_bool(v->d, n, key, p, err, errlen);
+    case W_SIZES:
+        return read_sizes(v, n, key, p, err, errlen);
+    case W_PATH:
+        return ydoc_string(v->d, n, key, p, sizeof s->trace_path, err, errlen);
+    case W_FORMAT:
+        return read_format(v, n, key, p, err, errlen);
+    case W_MIX:
+        return read_mix(v, n, key, s, err, errlen);
+    }
+    return -1;
+}
+
+int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
+                 char *err, size_t errlen)
+{
+    char path[YDOC_PATH_MAX], key[YDOC_PATH_MAX + 32], kind[32];
+    snprintf(path, sizeof path, "%s%sworkload", prefix, *prefix ? "." : "");
+    yaml_node_t *w = yview_get(v, sec, prefix, "workload");
+    if (!w || w->type != YAML_MAPPING_NODE)
+        return ydoc_fail(v->d, w ? w : sec, err, errlen, "%s: %s", path,
+                         w ? "expected a mapping" : "missing");
+    const char *keys[NWKEYS + 2];
+    keys[0] = "kind";
+    for (size_t i = 0; i < NWKEYS; i++)
+        keys[i + 1] = wkeys[i].key;
+    keys[NWKEYS + 1] = NULL;
+    if (yview_check_keys(v, w, path, keys, err, errlen))
+        return -1;
+    yaml_node_t *kn = yview_get(v, w, path, "kind");
+    snprintf(key, sizeof key, "%s.kind", path);
+    if (!kn)
+        return ydoc_fail(v->d, w, err, errlen, "%s: missing", key);
+    if (ydoc_string(v->d, kn, key, kind, sizeof kind, err, errlen))
+        return -1;
+    if (wl_spec_init(s, kind))
+        return ydoc_fail(v->d, kn, err, errlen, "%s: unknown workload kind '%s' (uniform, "
+                         "sequential, zipf, hotcold, churn, mailserver, fileserver, trace)",
+                         key, kind);
+    for (size_t i = 0; i < NWKEYS; i++) {
+        yaml_node_t *n = yview_get(v, w, path, wkeys[i].key);
+        snprintf(key, sizeof key, "%s.%s", path, wkeys[i].key);
+        if (n && read_key(v, n, key, &wkeys[i], s, err, errlen))
+            return -1;
+    }
+    if (!strcmp(kind, "trace") && !s->trace_path[0])
+        return ydoc_fail(v->d, w, err, errlen, "%s.trace: a trace kind needs the file", path);
+    return 0;
+}

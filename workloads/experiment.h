@@ -1,0 +1,61 @@
+/*
+ * experiment.h -- an experiment described in YAML (docs/experiments.md):
+ * device, file-system options, an optional ageing phase, the workload, a
+ * stop condition, sampling, seeds and a sweep whose cartesian product
+ * gives the runs.  Loading checks every run's settings, so that a mistake
+ * in any of them is reported, with FILE:LINE:COL and the key, before
+ * anything runs.
+ */
+#ifndef FLASHLAB_EXPERIMENT_H
+#define FLASHLAB_EXPERIMENT_H
+
+#include "logfs.h"
+#include "nand.h"
+#include "workload.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* When a phase ends: the first condition reached (all 0: never). */
+struct exp_stop {
+    uint64_t host_bytes;  /* bytes written by the workload */
+    uint64_t ops;         /* operations of the workload */
+    double device_fills;  /* host bytes / device capacity */
+    uint64_t sim_ns;      /* simulated time of the phase */
+    int wear_out;         /* the first uncorrectable error or worn-out block */
+};
+
+/* One run: everything the runner needs, resolved. */
+struct exp_run {
+    uint32_t index;       /* 0 .. runs - 1 */
+    uint64_t seed;
+    char device_file[1024];
+    struct nand_config dev;
+    struct logfs_options fs;
+    int has_age;
+    struct wl_spec age;
+    struct exp_stop age_stop;
+    struct wl_spec wl;
+    struct exp_stop stop;
+    uint64_t sample_host_bytes, sample_ops, sample_sim_ns; /* 0: not by that */
+    uint32_t erase_snapshots; /* erase-count snapshots over the run (>= 1) */
+    char *params_json;    /* the resolved settings, for the runs table */
+};
+
+struct experiment;
+
+/* Load and check path (every run).  0, or -1 with err filled. */
+int experiment_load(const char *path, struct experiment **out, char *err, size_t errlen);
+void experiment_free(struct experiment *e);
+
+const char *experiment_name(const struct experiment *e);
+const char *experiment_path(const struct experiment *e);
+const char *experiment_text(const struct experiment *e); /* the file as given */
+uint32_t experiment_runs(const struct experiment *e);
+
+/* The settings of run index (< experiment_runs).  0, or -1 with err. */
+int experiment_run(struct experiment *e, uint32_t index, struct exp_run *out, char *err,
+                   size_t errlen);
+void exp_run_free(struct exp_run *r);
+
+#endif

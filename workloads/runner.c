@@ -1,0 +1,370 @@
+/*
+ * runner.c -- one run (see runner.h).  Samples count from the start of the
+ * measured phase (after the workload's setup and the optional ageing), so
+ * that a run's WA is that of the workload on the aged device.
+ */
+#include "runner.h"
+#include "rng.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROGRESS_EVERY 4096u /* operations between progress calls */
+
+struct run_state {
+    const struct exp_run *r;
+    struct results *db;
+    int64_t run_id;
+    nand_dev *dev;
+    logfs *fs;
+    uint64_t capacity, page_size;
+    /* the measured phase's origin */
+    struct nand_stats st0;
+    struct logfs_stats ls0;
+    nand_time_t t0;
+    uint64_t host, ops;           /* measured phase */
+    int64_t sample_seq, snap_seq;
+    uint64_t next_host, next_ops; /* next sample due */
+    nand_time_t next_sim;
+    uint32_t snaps_done;
+    runner_progress_fn progress;
+    void *ctx;
+    int measuring, gc_db_failed; /* gc events go to the db while measuring */
+    char *err;
+    size_t errlen;
+};
+
+/* "what: strerror(-rc)" (or just what when rc is 0) into the run's err. */
+static int fail(struct run_state *s, const char *what, int rc)
+{
+    snprintf(s->err, s->errlen, "%s%s%s", what, rc ? ": " : "", rc ? strerror(-rc) : "");
+    return -1;
+}
+
+static int db_fail(struct run_state *s)
+{
+    snprintf(s->err, s->errlen, "results: %s", results_error(s->db));
+    return -1;
+}
+
+/* 0..1: how far the measured phase is towards its nearest stop. */
+static double done_fraction(const struct run_state *s, const struct exp_stop *st,
+                            uint64_t host, uint64_t ops, nand_time_t sim)
+{
+    double f = 0;
+    if (st->host_bytes)
+        f = (double)host / (double)st->host_bytes;
+    if (st->ops && (double)ops / (double)st->ops > f)
+        f = (double)ops / (double)st->ops;
+    if (st->device_fills > 0 && (double)host / ((double)s->capacity * st->device_fills) > f)
+        f = (double)host / ((double)s->capacity * st->device_fills);
+    if (st->sim_ns && (double)sim / (double)st->sim_ns > f)
+        f = (double)sim / (double)st->sim_ns;
+    return f;
+}
+
+static int take_sample(struct run_state *s)
+{
+    struct nand_stats st;
+    struct logfs_stats ls;
+    nand_get_stats(s->dev, &st);
+    logfs_get_stats(s->fs, &ls);
+    uint64_t progs = st.programs - s->st0.programs;
+    struct results_sample smp = {
+        .seq = s->sample_seq++,
+        .sim_time_ns = (int64_t)(nand_now(s->dev) - s->t0),
+        .host_bytes = (int64_t)s->host,
+        .flash_bytes_programmed = (int64_t)(progs * s->page_size),
+        .data_pages = (int64_t)(ls.pages_data - s->ls0.pages_data),
+        .meta_pages = (int64_t)(ls.pages_meta - s->ls0.pages_meta),
+        .anchor_pages = (int64_t)(ls.pages_anchor - s->ls0.pages_anchor),
+        .gc_pages = (int64_t)(ls.pages_gc - s->ls0.pages_gc),
+        .erases = (int64_t)(st.erases - s->st0.erases),
+        .wa = s->host ? (double)(progs * s->page_size) / (double)s->host : 0,
+        .free_segments = (int64_t)ls.free_segments,
+        .gc_time_ns = (int64_t)(ls.gc_time_ns - s->ls0.gc_time_ns),
+        .gc_invocations = (int64_t)(ls.gc_rounds - s->ls0.gc_rounds),
+    };
+    return results_add_sample(s->db, s->run_id, &smp) ? db_fail(s) : 0;
+}
+
+static int erase_snapshot(struct run_state *s)
+{
+    uint32_t nb = (uint32_t)nand_blocks(nand_get_config(s->dev));
+    uint32_t *c = malloc((size_t)nb * sizeof *c);
+    if (!c)
+        return fail(s, "out of memory", 0);
+    for (uint32_t b = 0; b < nb; b++) {
+        struct nand_block_info bi;
+        c[b] = nand_block_info(s->dev, b, &bi) ? 0
+             : bi.pe_cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)bi.pe_cycles;
+    }
+    int rc = results_add_erase_counts(s->db, s->run_id, s->snap_seq++, c, nb);
+    free(c);
+    return rc ? db_fail(s) : 0;
+}
+
+/* Samples and snapshots due after the latest operation. */
+static int maybe_sample(struct run_state *s, double done)
+{
+    const struct exp_run *r = s->r;
+    nand_time_t sim = nand_now(s->dev) - s->t0;
+    int due = (r->sample_host_bytes && s->host >= s->next_host) ||
+              (r->sample_ops && s->ops >= s->next_ops) ||
+              (r->sample_sim_ns && sim >= s->next_sim);
+    if (due) {
+        while (r->sample_host_bytes && s->next_host <= s->host)
+            s->next_host += r->sample_host_bytes;
+        while (r->sample_ops && s->next_ops <= s->ops)
+            s->next_ops += r->sample_ops;
+        while (r->sample_sim_ns && s->next_sim <= sim)
+            s->next_sim += r->sample_sim_ns;
+        if (take_sample(s))
+            return -1;
+    }
+    /* snapshots at done = k/n for k < n; the last one at the end */
+    if (r->erase_snapshots > 1 && s->snaps_done + 1 < r->erase_snapshots &&
+        done >= (double)(s->snaps_done + 1) / r->erase_snapshots) {
+        s->snaps_done++;
+        return erase_snapshot(s);
+    }
+    return 0;
+}
+
+static void on_gc(void *ctx, const struct logfs_gc_event *ev)
+{
+    struct run_state *s = ctx;
+    if (!s->measuring || s->gc_db_failed)
+        return;
+    struct results_gc_event e = {
+        .sim_time_ns = (int64_t)(ev->sim_time_ns - s->t0),
+        .victim = ev->segment,
+        .live_units = ev->live_bytes,
+        .moved_pages = (int64_t)((ev->live_bytes + s->page_size - 1) / s->page_size),
+        .duration_ns = (int64_t)ev->duration_ns,
+        .policy = ev->wear_leveling ? "wear-leveling" : ev->policy,
+    };
+    s->gc_db_failed = results_add_gc_event(s->db, s->run_id, &e) != 0;
+}
+
+static void mark_origin(struct run_state *s)
+{
+    s->measuring = 1;
+    nand_get_stats(s->dev, &s->st0);
+    logfs_get_stats(s->fs, &s->ls0);
+    s->t0 = nand_now(s->dev);
+    s->host = s->ops = 0;
+    s->next_host = s->r->sample_host_bytes;
+    s->next_ops = s->r->sample_ops;
+    s->next_sim = s->r->sample_sim_ns;
+    logfs_reset_latency(s->fs);
+}
+
+/* Run spec until stop; measured: sample and count (else ageing). *reason
+ * says why it ended. */
+static int run_phase(struct run_state *s, const struct wl_spec *spec, const struct exp_stop *stop,
+                     uint64_t seed, int measured, const char **reason)
+{
+    struct workload *w;
+    struct wl_exec *x;
+    char werr[512];
+    if (workload_create(spec, seed, s->fs, &w, werr, sizeof werr)) {
+        snprintf(s->err, s->errlen, "workload: %s", werr);
+        return -1;
+    }
+    if (wl_exec_create(s->fs, &x)) {
+        workload_free(w);
+        return fail(s, "out of memory", 0);
+    }
+    int rc = 0, in_setup = 1;
+    uint64_t host = 0, ops = 0;
+    nand_time_t t0 = nand_now(s->dev);
+    *reason = "stop";
+    for (;;) {
+        struct trace_rec op;
+        int n = workload_next(w, &op, werr, sizeof werr);
+        if (n < 0) {
+            snprintf(s->err, s->errlen, "workload: %s", werr);
+            rc = -1;
+            break;
+        }
+        if (n == 0) {
+            *reason = "workload-end";
+            break;
+        }
+        int setup = workload_in_setup(w);
+        if (in_setup && !setup) { /* the workload proper begins */
+            in_setup = 0;
+            t0 = nand_now(s->dev);
+            if (measured)
+                mark_origin(s);
+        }
+        uint64_t before = host;
+        wl_exec_set_setup(x, setup); /* setup may find what ageing made */
+        int64_t res = wl_exec_apply(x, &op, &host);
+        if (res == -ENOSPC && !setup) {
+            *reason = "enospc";
+            break;
+        }
+        if (res == -EIO && stop->wear_out && !setup) {
+            *reason = "wear-out";
+            break;
+        }
+        if (res < 0) {
+            snprintf(s->err, s->errlen, "%s %s: %s (during %s)", trace_op_name(op.op) ?
+                     trace_op_name(op.op) : "op", op.path ? op.path : "", strerror((int)-res),
+                     setup ? "the workload's setup" : measured ? "the workload" : "ageing");
+            rc = -1;
+            break;
+        }
+        if (setup)
+            continue;
+        ops++;
+        nand_time_t sim = nand_now(s->dev) - t0;
+        double done = done_fraction(s, stop, host, ops, sim);
+        if (measured) {
+            s->host += host - before;
+            s->ops = ops;
+            if ((rc = maybe_sample(s, done)))
+                break;
+        }
+        if (s->progress && ops % PROGRESS_EVERY == 0) {
+            struct nand_stats st;
+            nand_get_stats(s->dev, &st);
+            struct runner_progress p = {
+                .done = done > 1 ? 1 : done, .ops = ops, .ageing = !measured,
+                .wa = measured && s->host ? (double)((st.programs - s->st0.programs) * s->page_size) /
+                                                (double)s->host : 0,
+            };
+            s->progress(s->ctx, &p);
+        }
+        if (done >= 1)
+            break;
+        if (stop->wear_out) {
+            struct nand_stats st;
+            nand_get_stats(s->dev, &st);
+            if (st.uncorrectable_reads || st.erase_fails || st.program_fails) {
+                *reason = "wear-out";
+                break;
+            }
+        }
+    }
+    wl_exec_free(x);
+    workload_free(w);
+    return rc;
+}
+
+/* Unmount and mount again: the mount's simulated latency, pages read and
+ * RAM, as the mounts table holds them. */
+static int measure_mount(struct run_state *s)
+{
+    int rc = logfs_unmount(s->fs);
+    s->fs = NULL;
+    if (rc)
+        return fail(s, "unmount", rc);
+    struct nand_stats a, b;
+    nand_get_stats(s->dev, &a);
+    nand_time_t t0 = nand_now(s->dev);
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    if ((rc = logfs_mount(s->dev, &s->r->fs, &s->fs)))
+        return fail(s, "remount", rc);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    nand_get_stats(s->dev, &b);
+    struct logfs_stats ls;
+    logfs_get_stats(s->fs, &ls);
+    struct logfs_statfs sf;
+    logfs_statfs(s->fs, &sf);
+    struct results_mount m = {
+        .fs_kind = "logfs",
+        .device_bytes = (int64_t)s->capacity,
+        .fill_fraction = sf.total_bytes ? 1.0 - (double)sf.free_bytes / (double)sf.total_bytes : 0,
+        .clean = 1,
+        .sim_latency_ns = (int64_t)(nand_now(s->dev) - t0),
+        .flash_time_ns = (int64_t)(b.busy_ns - a.busy_ns),
+        .cpu_time_ns = 0, /* no CPU model for LogFS's mount yet */
+        .pages_read = (int64_t)(b.reads - a.reads),
+        .bytes_read = (int64_t)(b.bytes_read - a.bytes_read),
+        .ram_bytes = (int64_t)ls.mem_bytes,
+        .wall_ns = (int64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL + (w1.tv_nsec - w0.tv_nsec)),
+    };
+    return results_add_mount(s->db, s->run_id, &m) ? db_fail(s) : 0;
+}
+
+static int write_latency(struct run_state *s)
+{
+    static const char *const names[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
+    for (int k = 0; k < LOGFS_OP_KINDS; k++) {
+        struct logfs_latency l;
+        if (logfs_get_latency(s->fs, k, &l) || !l.count)
+            continue;
+        struct results_latency rl = {
+            .op = names[k], .count = (int64_t)l.count, .p50_ns = (int64_t)l.p50_ns,
+            .p99_ns = (int64_t)l.p99_ns, .p999_ns = (int64_t)l.p999_ns,
+            .max_ns = (int64_t)l.max_ns, .mean_ns = l.mean_ns,
+        };
+        if (results_add_latency(s->db, s->run_id, &rl))
+            return db_fail(s);
+    }
+    return 0;
+}
+
+static int finish(struct run_state *s, const char *reason)
+{
+    s->measuring = 0;
+    if (s->gc_db_failed)
+        return db_fail(s);
+    struct logfs_stats ls;
+    logfs_get_stats(s->fs, &ls);
+    if (take_sample(s) || erase_snapshot(s) || write_latency(s))
+        return -1;
+    if (results_set_kv_text(s->db, s->run_id, "stop_reason", reason) ||
+        results_set_kv(s->db, s->run_id, "host_bytes", (double)s->host) ||
+        results_set_kv(s->db, s->run_id, "ops", (double)s->ops) ||
+        results_set_kv(s->db, s->run_id, "wl_moves", (double)(ls.wl_moves - s->ls0.wl_moves)) ||
+        (!strcmp(reason, "wear-out") &&
+         results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)))
+        return db_fail(s);
+    return measure_mount(s);
+}
+
+int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
+               runner_progress_fn progress, void *ctx, char *err, size_t errlen)
+{
+    struct run_state s = {
+        .r = r, .db = db, .run_id = run_id, .progress = progress, .ctx = ctx,
+        .err = err, .errlen = errlen,
+    };
+    int rc = nand_create(&r->dev, &s.dev);
+    if (rc) {
+        snprintf(err, errlen, "device: %s", nand_strerror(rc));
+        return -1;
+    }
+    s.capacity = nand_capacity_bytes(&r->dev);
+    s.page_size = r->dev.geo.page_size;
+    struct logfs_options o = r->fs;
+    if (!o.gc_seed) /* random policies follow the run's seed */
+        o.gc_seed = rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0);
+    const char *reason = "stop";
+    if ((rc = logfs_mkfs(s.dev, &o))) {
+        fail(&s, "mkfs", rc);
+    } else if ((rc = logfs_mount(s.dev, &o, &s.fs))) {
+        fail(&s, "mount", rc);
+    } else {
+        logfs_set_gc_observer(s.fs, on_gc, &s);
+        const char *age_reason;
+        rc = r->has_age ? run_phase(&s, &r->age, &r->age_stop, rng_mix(r->seed ^ 0x616765u), 0,
+                                    &age_reason) : 0;
+        if (!rc)
+            rc = run_phase(&s, &r->wl, &r->stop, r->seed, 1, &reason);
+        if (!rc)
+            rc = finish(&s, reason);
+    }
+    if (s.fs)
+        logfs_unmount(s.fs);
+    nand_close(s.dev);
+    return rc ? -1 : 0;
+}
