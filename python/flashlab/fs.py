@@ -1,0 +1,406 @@
+"""LogFS (fs/logfs.h) on a flashlab Device.
+
+    from flashlab import Device, LogFS
+    dev = Device.create(blocks=128, pages=64, page_size=2048)
+    LogFS.mkfs(dev, block_size=4096)
+    with LogFS.mount(dev, gc_policy="cost-benefit") as fs:
+        fs.write_file("/hello", b"hi")
+        fd = fs.open("/hello")
+        assert fs.read(fd, 10) == b"hi"
+        fs.close(fd)
+
+The calls mirror the C API: file descriptors are ints, flags and modes are
+the host's os.O_* and stat values, paths are absolute (str or bytes).  A
+negative return code becomes OSError(errno, strerror, path) -- so
+FileNotFoundError, FileExistsError... -- with filename2 for two-path calls.
+Options are keyword arguments (or a "key=value,..." string) handed to
+logfs_options_parse, so the keys and checks are those of `mount -o`; a bad
+one raises OSError(EINVAL) naming the key.
+
+A LogFS is not thread-safe.  unmount() (or leaving the ``with`` block, or
+closing its Device, or as a last resort garbage collection) commits and
+frees it, once.
+"""
+
+import collections
+import ctypes
+import errno
+import os
+from ctypes import byref, c_uint64, c_void_p
+
+from . import _lib
+from ._lib import LogfsOptions, struct_dict
+from .device import Device, _Handle
+
+__all__ = ["LogFS", "mkfs", "mount", "options", "gc_policies", "option_keys",
+           "StatResult", "StatFS", "DirEntry"]
+
+StatResult = collections.namedtuple(
+    "StatResult", "ino mode nlink uid gid size atime mtime ctime")
+StatFS = collections.namedtuple("StatFS", "block_size total_bytes free_bytes files")
+DirEntry = collections.namedtuple("DirEntry", "name ino type")
+
+LATENCY_KINDS = {"read": _lib.LOGFS_OP_READ, "write": _lib.LOGFS_OP_WRITE,
+                 "sync": _lib.LOGFS_OP_SYNC, "meta": _lib.LOGFS_OP_META}
+
+
+def _oserror(rc, path=None, path2=None, message=None):
+    e = -rc
+    msg = message or os.strerror(e)
+    if path2 is not None:
+        return OSError(e, msg, path, None, path2)
+    if path is not None:
+        return OSError(e, msg, path)
+    return OSError(e, msg)
+
+
+def _path(p):
+    if isinstance(p, (str, bytes)) or hasattr(p, "__fspath__"):
+        return os.fsencode(p)
+    raise TypeError("path must be str or bytes, not %s" % type(p).__name__)
+
+
+def _bytes(data):
+    if isinstance(data, int):  # bytes(5) would be five zeros
+        raise TypeError("expected a bytes-like object, not int")
+    return bytes(data)
+
+
+def _value(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
+
+
+def options(opts=None, **kw):
+    """A struct logfs_options from a "key=value,..." string and/or keyword
+    arguments (True/False become 1/0), through logfs_options_parse."""
+    lib = _lib.get()
+    items = [opts] if opts else []
+    for k, v in kw.items():
+        v = _value(v)
+        if "," in v or "=" in k or "," in k:
+            raise OSError(errno.EINVAL, "option %s=%s: ',' cannot appear in an option" % (k, v))
+        items.append("%s=%s" % (k, v))
+    o = LogfsOptions()
+    err = ctypes.create_string_buffer(256)
+    rc = lib.logfs_options_parse(byref(o), ",".join(items).encode(), err, len(err))
+    if rc:
+        raise _oserror(rc, message=err.value.decode(errors="replace"))
+    return o
+
+
+def gc_policies():
+    """{name: summary} of the victim-selection policies (logfs_gc_policy_name)."""
+    lib = _lib.get()
+    out, i = {}, 0
+    summary = ctypes.c_char_p()
+    while True:
+        name = lib.logfs_gc_policy_name(i, byref(summary))
+        if name is None:
+            return out
+        out[name.decode()] = (summary.value or b"").decode()
+        i += 1
+
+
+def option_keys():
+    """{key: help} of every option (logfs_option_help)."""
+    lib = _lib.get()
+    out, i = {}, 0
+    text = ctypes.c_char_p()
+    while True:
+        key = lib.logfs_option_help(i, byref(text))
+        if key is None:
+            return out
+        out[key.decode()] = (text.value or b"").decode()
+        i += 1
+
+
+def _device_ptr(device):
+    if not isinstance(device, Device):
+        raise TypeError("expected a flashlab.Device, not %s" % type(device).__name__)
+    if any(h.ptr for h in device._mounts):
+        raise OSError(errno.EBUSY, "a LogFS is mounted on this device")
+    return device._ptr()
+
+
+def mkfs(device, opts=None, **kw):
+    """Format device with LogFS (logfs_mkfs)."""
+    o = options(opts, **kw)
+    rc = device._lib.logfs_mkfs(_device_ptr(device), byref(o))
+    if rc < 0:
+        raise _oserror(rc, message="mkfs: %s" % os.strerror(-rc))
+
+
+def mount(device, opts=None, **kw):
+    """Mount the LogFS on device; returns a LogFS."""
+    return LogFS.mount(device, opts, **kw)
+
+
+class LogFS:
+    """A mounted LogFS.  Use LogFS.mount(device, ...)."""
+
+    mkfs = staticmethod(mkfs)
+
+    def __init__(self, device, ptr):
+        self.device = device
+        self._lib = device._lib
+        self._h = _Handle(ptr)
+        device._mounts.add(self._h)
+
+    @classmethod
+    def mount(cls, device, opts=None, **kw):
+        o = options(opts, **kw)
+        ptr = c_void_p()
+        rc = device._lib.logfs_mount(_device_ptr(device), byref(o), byref(ptr))
+        if rc < 0:
+            raise _oserror(rc, message="mount: %s" % os.strerror(-rc))
+        return cls(device, ptr.value)
+
+    # ---- life cycle ---------------------------------------------------------
+
+    @property
+    def closed(self):
+        return not self._h.ptr
+
+    def unmount(self):
+        """Sync and free; the fs is gone either way.  Raises OSError if the
+        final sync failed.  Idempotent."""
+        h = self._h
+        if not h.ptr:
+            return
+        ptr, h.ptr = h.ptr, None
+        self.device._mounts.discard(h)
+        rc = self._lib.logfs_unmount(ptr)
+        if rc < 0:
+            raise _oserror(rc, message="unmount: %s" % os.strerror(-rc))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.unmount()
+
+    def __del__(self):
+        try:
+            self.unmount()
+        except Exception:
+            pass
+
+    def _fs(self):
+        if not self._h.ptr:
+            raise ValueError("file system is unmounted")
+        return self._h.ptr
+
+    def __repr__(self):
+        return "<flashlab.LogFS %s>" % ("unmounted" if self.closed else "mounted")
+
+    def _call(self, rc, path=None, path2=None):
+        if rc < 0:
+            raise _oserror(rc, path, path2)
+        return rc
+
+    # ---- whole file system ---------------------------------------------------
+
+    def sync(self):
+        """Commit what is dirty (one commit point)."""
+        self._call(self._lib.logfs_sync(self._fs()))
+
+    def statfs(self):
+        st = _lib.LogfsStatfs()
+        self._call(self._lib.logfs_statfs(self._fs(), byref(st)))
+        return StatFS(st.block_size, st.total_bytes, st.free_bytes, st.files)
+
+    def stats(self):
+        """struct logfs_stats as a dict."""
+        st = _lib.LogfsStats()
+        self._lib.logfs_get_stats(self._fs(), byref(st))
+        return struct_dict(st)
+
+    def latency(self, kind):
+        """Latency summary (simulated ns) of 'read', 'write', 'sync' or 'meta'
+        calls (or a LOGFS_OP_* number) since mount or reset_latency():
+        dict with count, p50_ns, p99_ns, p999_ns, max_ns, mean_ns."""
+        k = LATENCY_KINDS.get(kind, kind) if isinstance(kind, str) else int(kind)
+        if isinstance(k, str):
+            raise OSError(errno.EINVAL, "unknown latency kind %r (%s)"
+                          % (kind, ", ".join(LATENCY_KINDS)))
+        out = _lib.LogfsLatency()
+        self._call(self._lib.logfs_get_latency(self._fs(), k, byref(out)))
+        return struct_dict(out)
+
+    def reset_latency(self):
+        self._lib.logfs_reset_latency(self._fs())
+
+    def idle(self, ns):
+        """The host is idle for ns of simulated time (background cleaning)."""
+        self._call(self._lib.logfs_idle(self._fs(), ns))
+
+    # ---- files ------------------------------------------------------------------
+
+    def open(self, path, flags=os.O_RDONLY, mode=0o644):
+        """A file descriptor (int)."""
+        return self._call(self._lib.logfs_open(self._fs(), _path(path), flags, mode), path)
+
+    def close(self, fd):
+        self._call(self._lib.logfs_close(self._fs(), fd))
+
+    def read(self, fd, n):
+        """Up to n bytes from the file position."""
+        buf = ctypes.create_string_buffer(n)
+        rc = self._call(self._lib.logfs_read(self._fs(), fd, buf, n))
+        return ctypes.string_at(buf, rc)
+
+    def pread(self, fd, n, offset):
+        buf = ctypes.create_string_buffer(n)
+        rc = self._call(self._lib.logfs_pread(self._fs(), fd, buf, n, offset))
+        return ctypes.string_at(buf, rc)
+
+    def write(self, fd, data):
+        """Bytes written (all of them unless an error is raised)."""
+        data = _bytes(data)
+        return self._call(self._lib.logfs_write(self._fs(), fd, data, len(data)))
+
+    def pwrite(self, fd, data, offset):
+        data = _bytes(data)
+        return self._call(self._lib.logfs_pwrite(self._fs(), fd, data, len(data), offset))
+
+    def lseek(self, fd, offset, whence=os.SEEK_SET):
+        return self._call(self._lib.logfs_lseek(self._fs(), fd, offset, whence))
+
+    def fsync(self, fd):
+        self._call(self._lib.logfs_fsync(self._fs(), fd))
+
+    def ftruncate(self, fd, size):
+        self._call(self._lib.logfs_ftruncate(self._fs(), fd, size))
+
+    def truncate(self, path_or_fd, size):
+        """Truncate a path, or an open fd (an int)."""
+        if isinstance(path_or_fd, int):
+            return self.ftruncate(path_or_fd, size)
+        self._call(self._lib.logfs_truncate(self._fs(), _path(path_or_fd), size), path_or_fd)
+
+    def punch(self, fd, offset, length):
+        """Deallocate [offset, offset+length): reads as zeros, size unchanged."""
+        self._call(self._lib.logfs_punch(self._fs(), fd, offset, length))
+
+    def _stat(self, fn, arg, path):
+        st = _lib.LogfsStat()
+        self._call(fn(self._fs(), arg, byref(st)), path)
+        return StatResult(st.ino, st.mode, st.nlink, st.uid, st.gid, st.size,
+                          st.atime, st.mtime, st.ctime)
+
+    def stat(self, path):
+        return self._stat(self._lib.logfs_stat, _path(path), path)
+
+    def lstat(self, path):
+        return self._stat(self._lib.logfs_lstat, _path(path), path)
+
+    def fstat(self, fd):
+        return self._stat(self._lib.logfs_fstat, fd, None)
+
+    def chmod(self, path, mode):
+        self._call(self._lib.logfs_chmod(self._fs(), _path(path), mode), path)
+
+    def chown(self, path, uid, gid):
+        self._call(self._lib.logfs_chown(self._fs(), _path(path), uid, gid), path)
+
+    def utimens(self, path, atime_ns, mtime_ns):
+        self._call(self._lib.logfs_utimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
+
+    # ---- the namespace ---------------------------------------------------------
+
+    def mkdir(self, path, mode=0o755):
+        self._call(self._lib.logfs_mkdir(self._fs(), _path(path), mode), path)
+
+    def rmdir(self, path):
+        self._call(self._lib.logfs_rmdir(self._fs(), _path(path)), path)
+
+    def unlink(self, path):
+        self._call(self._lib.logfs_unlink(self._fs(), _path(path)), path)
+
+    def rename(self, src, dst):
+        self._call(self._lib.logfs_rename(self._fs(), _path(src), _path(dst)), src, dst)
+
+    def link(self, existing, newpath):
+        self._call(self._lib.logfs_link(self._fs(), _path(existing), _path(newpath)),
+                   existing, newpath)
+
+    def symlink(self, target, linkpath):
+        """Make linkpath a symbolic link to target (as os.symlink)."""
+        self._call(self._lib.logfs_symlink(self._fs(), _path(target), _path(linkpath)),
+                   linkpath, target)
+
+    def readlink(self, path):
+        """The target (str when path is str, bytes when bytes)."""
+        size = 4096
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = self._call(self._lib.logfs_readlink(self._fs(), _path(path), buf, size), path)
+            if n < size:
+                raw = ctypes.string_at(buf, n)
+                return raw if isinstance(path, bytes) else os.fsdecode(raw)
+            size *= 4
+
+    def readdir(self, path="/"):
+        """[DirEntry(name, ino, type)] in the directory's hash order; type is
+        the stat.S_IFMT bits.  "." and ".." are not listed."""
+        entries, failure = [], []
+        as_bytes = isinstance(path, bytes)
+
+        def each(_ctx, name, ino, typ):
+            try:
+                entries.append(DirEntry(name if as_bytes else os.fsdecode(name), ino, typ))
+                return 0
+            except BaseException as e:  # never let an exception cross C
+                failure.append(e)
+                return 1
+
+        fn = _lib.LOGFS_DIR_FN(each)
+        cookie = c_uint64(0)
+        self._call(self._lib.logfs_readdir(self._fs(), _path(path), byref(cookie), fn, None),
+                   path)
+        if failure:
+            raise failure[0]
+        return entries
+
+    def listdir(self, path="/"):
+        """The names in a directory (hash order, like os.listdir's arbitrary order)."""
+        return [e.name for e in self.readdir(path)]
+
+    # ---- conveniences --------------------------------------------------------
+
+    def exists(self, path):
+        try:
+            self.lstat(path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def read_file(self, path):
+        """The whole content of a file."""
+        fd = self.open(path, os.O_RDONLY)
+        try:
+            size = self.fstat(fd).size
+            chunks, off = [], 0
+            while off < size:
+                b = self.pread(fd, min(size - off, 1 << 20), off)
+                if not b:
+                    break
+                chunks.append(b)
+                off += len(b)
+            return b"".join(chunks)
+        finally:
+            self.close(fd)
+
+    def write_file(self, path, data, mode=0o644):
+        """Create or replace the content of a file."""
+        fd = self.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            data = _bytes(data)
+            off = 0
+            while off < len(data):
+                off += self.write(fd, data[off:off + (1 << 20)])
+            return off
+        finally:
+            self.close(fd)
