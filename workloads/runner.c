@@ -325,6 +325,9 @@ static int finish(struct run_state *s, const char *reason)
         results_set_kv(s->db, s->run_id, "host_bytes", (double)s->host) ||
         results_set_kv(s->db, s->run_id, "ops", (double)s->ops) ||
         results_set_kv(s->db, s->run_id, "wl_moves", (double)(ls.wl_moves - s->ls0.wl_moves)) ||
+        /* lifetimes of accelerated devices must say so */
+        results_set_kv(s->db, s->run_id, "endurance_scale", s->r->dev.endurance_scale) ||
+        results_set_kv(s->db, s->run_id, "endurance", (double)s->r->dev.endurance) ||
         (!strcmp(reason, "wear-out") &&
          results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)))
         return db_fail(s);
