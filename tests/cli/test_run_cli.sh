@@ -82,6 +82,14 @@ old=$(sqlite3 "$T/a.db" "select count(*) from experiments")
 first=$(digest "$T/a.db" | awk 'NR % 2 == 1')
 [ "$first" = "$before" ] && ok || bad "earlier runs changed"
 
+# the shipped example experiments run (trace replay; ageing then measuring)
+expect 0 "configs/trace-replay.yaml" "1 run, 1 complete" -- $FL run configs/trace-replay.yaml -o "$T/tr.db"
+r=$(sqlite3 "$T/tr.db" "select value from kv where key = 'stop_reason'")
+[ "$r" = "workload-end" ] && ok || bad "trace replay ended by '$r', not at the trace's end"
+o=$(sqlite3 "$T/tr.db" "select cast(value as int) from kv where key = 'ops'")
+[ "$o" = 400 ] && ok || bad "trace replay did $o ops, the trace has 400"
+expect 0 "configs/aged-churn.yaml" "2 runs, 2 complete" -- $FL run configs/aged-churn.yaml -o "$T/ag.db" -j 2
+
 # errors
 expect 1 "missing experiment" "nowhere.yaml: cannot open" -- $FL run "$T/nowhere.yaml"
 printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: {ops: 1}\nsweep: {fs.gc_policy: [greedy, lru]}\n' > "$T/bad.yaml"
