@@ -3,10 +3,10 @@
 CC      ?= cc
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-PKGS    := yaml-0.1 sqlite3
+PKGS    := yaml-0.1 sqlite3 fuse3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsqlite3)
-INCS    := -Isim -Ifs -Iworkloads -Ianalysis -Icli
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsqlite3 -lfuse3 -lpthread)
+INCS    := -Isim -Ifs -Ifsck -Iworkloads -Ianalysis -Icli
 CFLAGS  ?= -O2 -g
 VERSION := 0.1.0-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -fPIC $(CFLAGS) \
@@ -15,7 +15,7 @@ LIBS    := $(PKG_LIBS) -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 BUILD   := build
-LIB_SRC := $(wildcard sim/*.c fs/*.c workloads/*.c analysis/*.c)
+LIB_SRC := $(wildcard sim/*.c fs/*.c fsck/*.c workloads/*.c analysis/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
@@ -25,7 +25,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HDRS    := $(wildcard sim/*.h fs/*.h workloads/*.h analysis/*.h cli/*.h tests/*.h bench/*.h)
+HDRS    := $(wildcard sim/*.h fs/*.h fsck/*.h workloads/*.h analysis/*.h cli/*.h tests/*.h bench/*.h)
 
 .PHONY: all test run bench check-long deps clean
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
