@@ -158,6 +158,9 @@ struct logfs_stats {
     uint64_t free_segments;    /* now */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
+/* What erase block `block` is to this file system: "superblock" (block 0
+ * and the backup), "anchor" (the anchor ring) or "segment". */
+const char *logfs_block_role(const logfs *fs, uint32_t block);
 
 /* Host-operation latency in simulated time, per kind of call, since mount
  * or the last reset; percentiles within 1/16 of the true value. */

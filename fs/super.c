@@ -421,3 +421,13 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->gc_fallbacks = fs->ctr.gc_fallbacks;
     st->free_segments = fs->an.free_segments;
 }
+
+const char *logfs_block_role(const logfs *fs, uint32_t block)
+{
+    if (block == 0 || block == fs->sb.backup_block)
+        return "superblock";
+    for (uint32_t i = 0; i < fs->ring.count; i++)
+        if (fs->ring.blocks[i] == block)
+            return "anchor";
+    return "segment";
+}

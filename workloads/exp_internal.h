@@ -37,6 +37,8 @@ int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_s
              char *err, size_t errlen);
 int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
                size_t errlen);
+int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, char *err,
+                 size_t errlen);
 /* sec's `workload` mapping into s. */
 int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
                  char *err, size_t errlen);

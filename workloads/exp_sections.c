@@ -176,3 +176,41 @@ int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
         r->sample_host_bytes = nand_capacity_bytes(&r->dev) / 64;
     return 0;
 }
+
+/* ---- powercut ------------------------------------------------------------ */
+
+int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, char *err,
+                 size_t errlen)
+{
+    static const char *const keys[] = {"every", "sample", "within", "second_cuts", "fsck",
+                                       NULL};
+    yaml_node_t *sec = yview_get(v, root, "", "powercut"), *n;
+    memset(pc, 0, sizeof *pc);
+    if (!sec)
+        return 0;
+    if (yview_check_keys(v, sec, "powercut", keys, err, errlen))
+        return -1;
+    pc->present = 1;
+    pc->every = 1;
+    pc->within = 1;
+    pc->fsck = 1;
+    if ((n = yview_get(v, sec, "powercut", "every"))) {
+        if (ydoc_u64(v->d, n, "powercut.every", &pc->every, err, errlen))
+            return -1;
+        if (!pc->every)
+            return ydoc_fail(v->d, n, err, errlen, "powercut.every: at least 1");
+    }
+    if ((n = yview_get(v, sec, "powercut", "sample")) &&
+        ydoc_u64(v->d, n, "powercut.sample", &pc->sample, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sec, "powercut", "within")) &&
+        ydoc_bool(v->d, n, "powercut.within", &pc->within, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sec, "powercut", "second_cuts")) &&
+        ydoc_u64(v->d, n, "powercut.second_cuts", &pc->second, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sec, "powercut", "fsck")) &&
+        ydoc_bool(v->d, n, "powercut.fsck", &pc->fsck, err, errlen))
+        return -1;
+    return 0;
+}

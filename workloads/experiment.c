@@ -14,7 +14,7 @@
 
 static const char *const top_keys[] = {"name", "description", "device", "fs", "age",
                                        "workload", "stop", "sample", "seed", "seeds",
-                                       "repetitions", "sweep", NULL};
+                                       "repetitions", "sweep", "powercut", NULL};
 
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap)
 {
@@ -111,7 +111,7 @@ static int read_run(struct experiment *e, struct yview *v, struct exp_run *r, ch
     if (yview_check_keys(v, root, "", top_keys, err, errlen) ||
         exp_device(v, root, r, err, errlen) || exp_fs(v, root, &r->fs, err, errlen) ||
         exp_workload(v, root, "", &r->wl, err, errlen) || exp_stop(v, root, "", &r->stop, err, errlen) ||
-        exp_sample(v, root, r, err, errlen))
+        exp_sample(v, root, r, err, errlen) || exp_powercut(v, root, &r->pc, err, errlen))
         return -1;
     yaml_node_t *age = yview_get(v, root, "", "age");
     if (age) {
@@ -151,7 +151,7 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
                          uint32_t rep)
 {
     static const char *const sections[] = {"device", "fs", "age", "workload", "stop",
-                                           "sample"};
+                                           "sample", "powercut"};
     yaml_node_t *root = ydoc_root(&e->doc);
     size_t n = 0;
     char *out = calloc(1, 1), num[64];

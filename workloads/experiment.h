@@ -25,6 +25,18 @@ struct exp_stop {
     int wear_out;         /* the first uncorrectable error or worn-out block */
 };
 
+/* A power-cut campaign (the `powercut:` section; docs/powercut.md). */
+struct exp_powercut {
+    int present;
+    uint64_t every;       /* cut at every k-th flash operation (1: all) */
+    uint64_t sample;      /* or at this many sampled ones (0: use every) */
+    int within;           /* at a random instant inside the operation,
+                             else just before it */
+    uint64_t second;      /* of the cut points, this many (sampled) get a
+                             second cut during the recovery */
+    int fsck;             /* run the independent fsck on every outcome */
+};
+
 /* One run: everything the runner needs, resolved. */
 struct exp_run {
     uint32_t index;       /* 0 .. runs - 1 */
@@ -39,6 +51,7 @@ struct exp_run {
     struct exp_stop stop;
     uint64_t sample_host_bytes, sample_ops, sample_sim_ns; /* 0: not by that */
     uint32_t erase_snapshots; /* erase-count snapshots over the run (>= 1) */
+    struct exp_powercut pc;
     char *params_json;    /* the resolved settings, for the runs table */
 };
 
