@@ -7,21 +7,7 @@
 #include "experiment.h"
 #include "test.h"
 
-#include <unistd.h>
-
-static char dir[64];
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "tmpdir.h"
 
 #define BASE                                                                   \
     "device: configs/devices/test-64m.yaml\n"                                  \
@@ -33,7 +19,7 @@ static const char *write_file(const char *name, const char *text)
 
 TEST(sweep_seeds_and_repetitions_number_the_runs)
 {
-    const char *p = write_file("sweep.yaml", "name: sw\n" BASE
+    const char *p = tmp_write("sweep.yaml", "name: sw\n" BASE
                                "fs: {reserve: 6}\n"
                                "seeds: [10, 20]\n"
                                "repetitions: 2\n"
@@ -72,7 +58,7 @@ TEST(sweep_seeds_and_repetitions_number_the_runs)
 
 TEST(sections_are_read)
 {
-    const char *p = write_file("full.yaml",
+    const char *p = tmp_write("full.yaml",
         "device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 256, seed: 9, dedup: true}\n"
         "fs: {gc_policy: window, gc_window: 16, wear_leveling: static, cache: 2M}\n"
         "age:\n"
@@ -119,7 +105,7 @@ TEST(sections_are_read)
 /* The file fails to load with a message containing want. */
 static int refused(const char *text, const char *want)
 {
-    const char *p = write_file("bad.yaml", text);
+    const char *p = tmp_write("bad.yaml", text);
     char err[1024] = "";
     struct experiment *e = NULL;
     int rc = experiment_load(p, &e, err, sizeof err);
@@ -185,15 +171,11 @@ TEST(mistakes_are_named_with_their_place)
 int main(int argc, char **argv)
 {
     (void)argc;
-    snprintf(dir, sizeof dir, "/tmp/flashlab-exp-XXXXXX");
-    if (!mkdtemp(dir))
+    if (tmp_dir_make("exp"))
         return 1;
     RUN(sweep_seeds_and_repetitions_number_the_runs);
     RUN(sections_are_read);
     RUN(mistakes_are_named_with_their_place);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd))
-        fprintf(stderr, "could not remove %s\n", dir);
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }

@@ -12,21 +12,7 @@
 
 #include <sqlite3.h>
 
-#include <unistd.h>
-
-static char dir[64];
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "tmpdir.h"
 
 /* A small device: 128 blocks of 64 pages (16 MiB), churn of small files with an
  * fsync after every 3rd write and a sync every 10 calls. */
@@ -43,7 +29,7 @@ static int run_campaign(const char *yaml, pc_fsck_fn fsck, struct pc_summary *su
                         struct results *db, int64_t run_id)
 {
     FILE *quiet = fsck ? fopen("/dev/null", "w") : NULL;
-    const char *p = write_file("pc.yaml", yaml);
+    const char *p = tmp_write("pc.yaml", yaml);
     char err[1024] = "";
     struct experiment *e;
     if (!p || experiment_load(p, &e, err, sizeof err)) {
@@ -79,8 +65,7 @@ TEST(exhaustive_campaign_passes_at_every_operation)
 
 TEST(sampled_torn_cuts_with_second_cuts_pass_and_are_recorded)
 {
-    char db_path[128];
-    snprintf(db_path, sizeof db_path, "%s/pc.db", dir);
+    const char *db_path = tmp_path("pc.db");
     struct results *db;
     char err[512];
     int64_t exp_id, run_id;
@@ -151,15 +136,11 @@ TEST(a_broken_recovery_is_caught)
 int main(int argc, char **argv)
 {
     (void)argc;
-    snprintf(dir, sizeof dir, "/tmp/flashlab-pc-XXXXXX");
-    if (!mkdtemp(dir))
+    if (tmp_dir_make("pc"))
         return 1;
     RUN(exhaustive_campaign_passes_at_every_operation);
     RUN(sampled_torn_cuts_with_second_cuts_pass_and_are_recorded);
     RUN(a_broken_recovery_is_caught);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd))
-        fprintf(stderr, "could not remove %s\n", dir);
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }
