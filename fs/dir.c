@@ -142,15 +142,43 @@ int lfs_dir_remove(struct logfs *fs, struct lfs_inode *dir, const char *name,
     return 0;
 }
 
-/* Call fn for entries from position *cookie on (bucket << 16 | index);
- * fn returns nonzero to stop, and *cookie then names that entry. */
+/* A name's place within its bucket for readdir: 48 bits of a second hash,
+ * so that a cookie names an entry by what it is, not by where it sits (an
+ * index would shift when an earlier entry of the bucket is deleted). */
+static uint64_t name_key(const uint8_t *name, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ name[i]) * 0x100000001b3ULL;
+    return h >> 16;
+}
+
+/* The entry of bucket n with the smallest key >= min: its offset, or -1. */
+static int64_t next_in_bucket(const struct lfs_node *n, uint64_t min, uint64_t *key)
+{
+    int64_t best = -1;
+    for (uint32_t off = 1; n && off + ENT_FIXED <= n->len;) {
+        uint32_t nl = n->data[off + 9];
+        uint64_t k = name_key(n->data + off + ENT_FIXED, nl);
+        if (k >= min && (best < 0 || k < *key)) {
+            best = off;
+            *key = k;
+        }
+        off += ENT_FIXED + nl;
+    }
+    return best;
+}
+
+/* Call fn for entries from position *cookie on (bucket << 48 | name key),
+ * in bucket order and by key within a bucket; fn returns nonzero to stop,
+ * and *cookie then names that entry.  Entries added or removed meanwhile
+ * do not make others be skipped or repeated. */
 int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
                     int (*fn)(void *ctx, const char *name, size_t len,
                               uint64_t ino, uint8_t type),
                     void *ctx)
 {
-    uint64_t b = *cookie >> 16;
-    uint32_t skip = (uint32_t)(*cookie & 0xffff);
+    uint64_t b = *cookie >> 48, min = *cookie & 0xffffffffffffULL;
     for (;;) {
         uint64_t found;
         int rc = lfs_tree_next(fs, dir, b, &found);
@@ -161,30 +189,29 @@ int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
             return 0;
         }
         if (found != b)
-            skip = 0;
+            min = 0;
         b = found;
-        struct lfs_node *n;
-        if ((rc = lfs_tree_get(fs, dir, 0, b, 0, &n)))
-            return rc;
-        uint32_t idx = 0;
-        for (uint32_t off = 1; n && off + ENT_FIXED <= n->len; idx++) {
+        for (;;) {
+            struct lfs_node *n;
+            uint64_t key = 0;
+            if ((rc = lfs_tree_get(fs, dir, 0, b, 0, &n)))
+                return rc;
+            int64_t off = next_in_bucket(n, min, &key);
+            if (off < 0)
+                break;
+            *cookie = b << 48 | key;
+            /* copy out: fn may call back into the fs */
             uint32_t nl = n->data[off + 9];
-            if (idx >= skip) {
-                *cookie = b << 16 | idx;
-                /* copy out: fn may call back into the fs */
-                char name[LFS_NAME_MAX_BYTES + 1];
-                memcpy(name, n->data + off + ENT_FIXED, nl);
-                name[nl] = 0;
-                uint64_t ino = le64_get(n->data + off);
-                uint8_t type = n->data[off + 8];
-                if (fn(ctx, name, nl, ino, type))
-                    return 0;
-                if ((rc = lfs_tree_get(fs, dir, 0, b, 0, &n)))
-                    return rc;
-            }
-            off += ENT_FIXED + nl;
+            char name[LFS_NAME_MAX_BYTES + 1];
+            memcpy(name, n->data + off + ENT_FIXED, nl);
+            name[nl] = 0;
+            uint64_t ino = le64_get(n->data + off);
+            uint8_t type = n->data[off + 8];
+            if (fn(ctx, name, nl, ino, type))
+                return 0;
+            min = key + 1;
         }
         b++;
-        skip = 0;
+        min = 0;
     }
 }

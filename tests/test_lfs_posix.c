@@ -224,6 +224,78 @@ TEST(many_orphans_after_crash)
     nand_close(d);
 }
 
+struct listing {
+    int n, stop_at;
+    char names[4096][16];
+};
+
+static int list_one(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct listing *l = ctx;
+    (void)ino;
+    (void)type;
+    if (l->n == l->stop_at)
+        return 1; /* stop here: the cookie names this entry */
+    if (l->n < 4096)
+        snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
+    l->n++;
+    return 0;
+}
+
+/* A cookie names an entry, not a slot: deleting entries already listed
+ * (rm -rf lists and deletes as it goes) skips nothing. */
+TEST(readdir_resumes_past_deleted_entries)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    /* two names in one bucket (FNV-1a mod 4096 = 1812), the first listed
+     * deleted before resuming at the second */
+    REQUIRE(logfs_mkdir(fs, "/b", 0755) == 0);
+    int fd = logfs_open(fs, "/b/a0", O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
+    fd = logfs_open(fs, "/b/b1989", O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
+    static struct listing l;
+    memset(&l, 0, sizeof l);
+    l.stop_at = 1;
+    uint64_t cookie = 0;
+    REQUIRE(logfs_readdir(fs, "/b", &cookie, list_one, &l) == 0);
+    REQUIRE(l.n == 1 && cookie != UINT64_MAX);
+    char first[32];
+    snprintf(first, sizeof first, "/b/%s", l.names[0]);
+    REQUIRE(logfs_unlink(fs, first) == 0);
+    l.n = 0;
+    l.stop_at = -1;
+    REQUIRE(logfs_readdir(fs, "/b", &cookie, list_one, &l) == 0);
+    CHECK_EQ_INT(l.n, 1);
+    /* and at scale: 3000 files, listed 7 at a time, each batch deleted */
+    REQUIRE(logfs_mkdir(fs, "/many", 0755) == 0);
+    for (int i = 0; i < 3000; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/many/f%d", i);
+        fd = logfs_open(fs, p, O_CREAT | O_WRONLY, 0644);
+        REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
+    }
+    int seen = 0;
+    cookie = 0;
+    while (cookie != UINT64_MAX) {
+        l.n = 0;
+        l.stop_at = 7;
+        REQUIRE(logfs_readdir(fs, "/many", &cookie, list_one, &l) == 0);
+        for (int i = 0; i < l.n; i++) {
+            char p[32];
+            snprintf(p, sizeof p, "/many/%s", l.names[i]);
+            CHECK_EQ_INT(logfs_unlink(fs, p), 0);
+        }
+        seen += l.n;
+    }
+    CHECK_EQ_INT(seen, 3000);
+    CHECK_EQ_INT(logfs_rmdir(fs, "/many"), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -232,5 +304,6 @@ int main(int argc, char **argv)
     RUN(punch_hole_frees_and_reads_zero);
     RUN(unlinked_open_file);
     RUN(many_orphans_after_crash);
+    RUN(readdir_resumes_past_deleted_entries);
     return test_summary(argv[0]);
 }
