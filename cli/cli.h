@@ -41,6 +41,7 @@ int cmd_ln(int argc, char **argv);
 int cmd_mv(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_fsck(int argc, char **argv); /* cmd_fsck.c: the independent checker */
 
 /* Experiments (cmd_run.c). */
 int cmd_run(int argc, char **argv);

@@ -25,6 +25,7 @@ static const struct cli_cmd commands[] = {
     {"mv", "rename or move a LogFS file or directory", cmd_mv},
     {"df", "show a LogFS image's space, files and commits", cmd_df},
     {"stat", "show a LogFS file's inode", cmd_stat},
+    {"fsck", "check (and repair) the LogFS on an image", cmd_fsck},
     {"run", "run an experiment (YAML) into a results database", cmd_run},
     {"merge", "join results databases of sharded runs", cmd_merge},
     {"plot", "draw a figure from a results database (gnuplot)", cmd_plot},
