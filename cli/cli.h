@@ -42,6 +42,8 @@ int cmd_mv(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_fsck(int argc, char **argv); /* cmd_fsck.c: the independent checker */
+int cmd_mount(int argc, char **argv); /* cmd_mount.c */
+int cmd_stats(int argc, char **argv);
 
 /* Experiments (cmd_run.c). */
 int cmd_run(int argc, char **argv);

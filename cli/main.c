@@ -26,6 +26,8 @@ static const struct cli_cmd commands[] = {
     {"df", "show a LogFS image's space, files and commits", cmd_df},
     {"stat", "show a LogFS file's inode", cmd_stat},
     {"fsck", "check (and repair) the LogFS on an image", cmd_fsck},
+    {"mount", "mount a LogFS image through FUSE", cmd_mount},
+    {"stats", "print a flashlab mount's counters", cmd_stats},
     {"run", "run an experiment (YAML) into a results database", cmd_run},
     {"merge", "join results databases of sharded runs", cmd_merge},
     {"plot", "draw a figure from a results database (gnuplot)", cmd_plot},

@@ -1,0 +1,553 @@
+/* cmd_mount.c -- `flashlab mount`: a LogFS image as a real file system
+ * through FUSE (libfuse3, high-level API), and `flashlab stats`, which
+ * prints a mounted image's counters.
+ *
+ * Order of a mount, so that every error shows on the terminal and leaves
+ * nothing mounted: FUSE options are checked (fuse_new), the image is
+ * locked, opened and mounted, the kernel mount is made, and only then does
+ * the process go to the background.  At unmount LogFS commits and the
+ * image is saved (nand_save: a temporary file renamed over IMAGE), unless
+ * the mount was read-only or the power was cut. */
+#include "cli.h"
+#include "mount_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+static const char mount_help[] =
+    "usage: flashlab mount [-f] [-d] [-o OPTION[,OPTION...]] [--trace FILE]\n"
+    "                      [--cut-after-ops N | --cut-at-time T] [--save-after-cut]\n"
+    "                      IMAGE MOUNTPOINT\n"
+    "\n"
+    "Mount the LogFS on IMAGE at MOUNTPOINT through FUSE, and go to the\n"
+    "background once it is mounted (-f: stay in the foreground; -d: FUSE\n"
+    "debug output, implies -f).  Unmount with `fusermount3 -u MOUNTPOINT`\n"
+    "(or SIGINT/SIGTERM): LogFS commits and IMAGE is saved (atomically, a\n"
+    "temporary file renamed over it) when the process exits.  The process\n"
+    "holds an flock on IMAGE while mounted: `flock IMAGE true` waits until\n"
+    "the image is saved.\n"
+    "\n"
+    "Threading: libfuse runs several threads, and one global mutex is held\n"
+    "around every LogFS call (LogFS is single-threaded), so the file system\n"
+    "serves one request at a time.\n"
+    "\n"
+    "-o takes LogFS options (the keys of `flashlab mkfs --help-options`:\n"
+    "cache=1M, dirty=256K, gc_policy=..., wear_leveling=...) and FUSE mount\n"
+    "options (allow_other, ro, max_write=N, ...) in one list; keys LogFS\n"
+    "knows go to LogFS, the others to FUSE.  ro (or readonly) mounts both\n"
+    "read-only and never saves IMAGE.\n"
+    "\n"
+    "/.flashlab-stats is a read-only virtual file (not listed by readdir)\n"
+    "with LogFS, NAND and latency counters; `flashlab stats MOUNTPOINT`\n"
+    "prints it.\n"
+    "\n"
+    "  --trace FILE        record every operation that reached LogFS (and\n"
+    "                      reads) as an fs-op trace (docs/traces.md)\n"
+    "  --cut-after-ops N   cut the power after N more flash programs/erases\n"
+    "  --cut-at-time T     cut the power T of simulated time after mounting\n"
+    "                      (ns, or with a unit: 500us, 20ms, 3s)\n"
+    "  --save-after-cut    save the torn image at unmount all the same\n"
+    "                      (by default a cut image is not saved)\n"
+    "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n";
+
+static const char stats_help[] =
+    "usage: flashlab stats MOUNTPOINT [KEY...]\n"
+    "\n"
+    "Print the counters of the LogFS mounted at MOUNTPOINT by `flashlab\n"
+    "mount` (its /.flashlab-stats file): \"key value\" lines.  With KEYs,\n"
+    "print only their values, one a line.\n";
+
+/* ---- messages: the terminal until daemonized, then syslog ---------------- */
+
+static int to_syslog;
+
+static void vmsg(const char *cmd, const char *fmt, va_list ap)
+{
+    if (to_syslog) {
+        vsyslog(LOG_ERR, fmt, ap);
+    } else {
+        fprintf(stderr, "flashlab %s: ", cmd);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+}
+
+/* "flashlab mount: message" (or syslog); mfail returns CLI_FAIL. */
+static void mlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void mlog(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("mount", fmt, ap);
+    va_end(ap);
+}
+
+static int mfail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int mfail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+/* ---- arguments -------------------------------------------------------------- */
+
+struct margs {
+    struct logfs_options lo;
+    char *fuse_opts, *lfs_opts; /* comma-separated: FUSE's -o, LogFS's (for stats) */
+    size_t fuse_len, lfs_len;
+    int foreground, debug, save_after_cut, readonly;
+    const char *trace;
+    int cut_ops_set, cut_time_set;
+    uint64_t cut_ops, cut_time;
+};
+
+static int is_logfs_key(const char *key, size_t n)
+{
+    const char *k;
+    for (unsigned i = 0; (k = logfs_option_help(i, NULL)); i++)
+        if (strlen(k) == n && !strncmp(k, key, n))
+            return 1;
+    return 0;
+}
+
+/* Append opt (n bytes) to a comma-separated list. */
+static int add_opt(char **list, size_t *len, const char *opt, size_t n)
+{
+    char *p = realloc(*list, *len + n + 2);
+    if (!p)
+        return -1;
+    if (*len)
+        p[(*len)++] = ',';
+    memcpy(p + *len, opt, n);
+    *len += n;
+    p[*len] = 0;
+    *list = p;
+    return 0;
+}
+
+static int add_fuse_opt(struct margs *a, const char *opt, size_t n)
+{
+    return add_opt(&a->fuse_opts, &a->fuse_len, opt, n);
+}
+
+/* One -o list: LogFS keys to the LogFS options, the rest to FUSE. */
+static int split_opts(struct margs *a, const char *list)
+{
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        const char *eq = memchr(list, '=', n);
+        size_t kl = eq ? (size_t)(eq - list) : n;
+        if (n && is_logfs_key(list, kl)) {
+            char key[64], val[256], err[256];
+            if (kl >= sizeof key || (eq && n - kl - 1 >= sizeof val))
+                return cli_usage_error("mount", "-o: option too long: %.*s", (int)n, list);
+            memcpy(key, list, kl);
+            key[kl] = 0;
+            /* a bare key is a boolean switched on */
+            snprintf(val, sizeof val, "%.*s", eq ? (int)(n - kl - 1) : 1, eq ? eq + 1 : "1");
+            if (logfs_option_set(&a->lo, key, val, err, sizeof err))
+                return cli_usage_error("mount", "-o: %s", err);
+            if (add_opt(&a->lfs_opts, &a->lfs_len, list, n))
+                return mfail("mount", "out of memory");
+            if (!strcmp(key, "readonly") && a->lo.readonly)
+                a->readonly = 1;
+        } else if (n) {
+            if (n == 2 && !strncmp(list, "ro", 2))
+                a->readonly = 1;
+            if (add_fuse_opt(a, list, n))
+                return mfail("mount", "out of memory");
+        }
+        list += n + (list[n] == ',');
+    }
+    return CLI_OK;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Simulated time: nanoseconds, or a number with ns, us, ms or s. */
+static int parse_time(const char *s, uint64_t *out)
+{
+    static const struct { const char *unit; uint64_t ns; } units[] = {
+        {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    uint64_t mul = *end ? 0 : 1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && !mul; i++)
+        if (!strcmp(end, units[i].unit))
+            mul = units[i].ns;
+    if (!mul || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* fsname=flashlab:IMAGE, with ',' and '\' escaped for libfuse's parser. */
+static int add_fsname(char **list, size_t *len, const char *image)
+{
+    size_t n = strlen(image);
+    char *s = malloc(2 * n + 32), *d = s;
+    if (!s)
+        return -1;
+    d += sprintf(d, "fsname=flashlab:");
+    for (const char *p = image; *p; p++) {
+        if (*p == ',' || *p == '\\')
+            *d++ = '\\';
+        *d++ = *p;
+    }
+    *d = 0;
+    int rc = add_opt(list, len, s, strlen(s));
+    free(s);
+    return rc;
+}
+
+/* Our FUSE defaults, then the user's -o (later options win):
+ * attr_timeout=0 because libfuse gives each hard link its own kernel
+ * inode, so a cached st_nlink of one name would go stale when another
+ * name is linked or unlinked; default_permissions lets the kernel check
+ * modes (LogFS does not). */
+static char *fuse_options(const struct margs *a, const char *image)
+{
+    static const char defaults[] = "attr_timeout=0,subtype=flashlab,default_permissions";
+    char *list = NULL;
+    size_t len = 0;
+    if (add_opt(&list, &len, defaults, sizeof defaults - 1) ||
+        add_fsname(&list, &len, image) ||
+        (a->fuse_opts && add_opt(&list, &len, a->fuse_opts, a->fuse_len)) ||
+        (a->readonly && add_opt(&list, &len, "ro", 2))) {
+        free(list);
+        return NULL;
+    }
+    return list;
+}
+
+/* ---- mounting -------------------------------------------------------------------- */
+
+/* Release what a mount holds; save the image when asked.  0 or CLI_FAIL. */
+static int teardown(struct mnt *m, int save, int save_after_cut)
+{
+    int rc = CLI_OK;
+    int urc = logfs_unmount(m->fs); /* commits */
+    int cut = !nand_is_powered(m->dev);
+    if (cut) {
+        mlog("%s: the power was cut (%s)", m->image,
+             save && save_after_cut ? "saving the torn image" : "image not saved");
+        save = save && save_after_cut;
+    } else if (urc) {
+        mlog("%s: cannot commit at unmount: %s (image not saved)", m->image, strerror(-urc));
+        save = 0;
+        rc = CLI_FAIL;
+    }
+    if (save) {
+        int nrc = nand_save(m->dev, m->image);
+        if (nrc) {
+            mlog("%s: cannot save image: %s", m->image, nand_strerror(nrc));
+            rc = CLI_FAIL;
+        }
+    }
+    nand_close(m->dev);
+    if (m->trace) {
+        if (fclose(m->trace) || m->trace_failed) {
+            mlog("trace: write error (%" PRIu64 " records lost)", m->trace_dropped);
+            rc = CLI_FAIL;
+        }
+    }
+    return rc;
+}
+
+static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
+{
+    struct mnt m = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    char *image = realpath(image_arg, NULL), *fopts = NULL;
+    int image_errno = errno;
+    char *mp = realpath(mp_arg, NULL);
+    struct fuse *f = NULL;
+    struct fuse_args fa = FUSE_ARGS_INIT(0, NULL);
+    int lockfd = -1, rc = CLI_FAIL;
+    char err[512];
+    if (!image) {
+        rc = mfail("mount", "%s: cannot open: %s", image_arg, strerror(image_errno));
+        goto out;
+    }
+    struct stat mst;
+    int mp_errno = !mp ? errno : stat(mp, &mst) ? errno : !S_ISDIR(mst.st_mode) ? ENOTDIR : 0;
+    if (mp_errno) {
+        rc = mfail("mount", "%s: bad mount point: %s", mp_arg, strerror(mp_errno));
+        goto out;
+    }
+    m.image = image;
+    m.mountpoint = mp;
+    m.readonly = a->readonly;
+    m.logfs_opts = a->lfs_opts ? a->lfs_opts : "";
+    if (a->readonly)
+        a->lo.readonly = 1;
+
+    /* FUSE's options first: a bad one stops us before the image is opened */
+    if (!(fopts = fuse_options(a, image)) || fuse_opt_add_arg(&fa, "flashlab-mount") ||
+        fuse_opt_add_arg(&fa, "-o") || fuse_opt_add_arg(&fa, fopts) ||
+        (a->debug && fuse_opt_add_arg(&fa, "-d")))
+        goto nomem;
+    if (!(f = fuse_new(&fa, &mnt_ops, sizeof mnt_ops, &m))) {
+        rc = mfail("mount", "bad mount options '%s' (LogFS keys: flashlab mkfs --help-options)",
+                       a->fuse_opts ? a->fuse_opts : "");
+        goto out;
+    }
+
+    /* one mount per image: a second one would lose the first one's work */
+    if ((lockfd = open(image, O_RDONLY | O_CLOEXEC)) < 0) {
+        rc = mfail("mount", "%s: cannot open: %s", image, strerror(errno));
+        goto out;
+    }
+    if (flock(lockfd, LOCK_EX | LOCK_NB)) {
+        rc = mfail("mount", "%s: %s", image, errno == EWOULDBLOCK
+                           ? "already mounted by another flashlab mount"
+                           : strerror(errno));
+        goto out;
+    }
+    if (nand_open(image, &m.dev, err, sizeof err)) {
+        rc = mfail("mount", "%s", err);
+        goto out;
+    }
+    int lrc = logfs_mount(m.dev, &a->lo, &m.fs);
+    if (lrc) {
+        if (lrc == -EINVAL)
+            rc = mfail("mount", "%s: not a LogFS file system (run flashlab mkfs)", image);
+        else
+            rc = mfail("mount", "%s: cannot mount: %s", image, strerror(-lrc));
+        nand_close(m.dev);
+        goto out;
+    }
+    struct logfs_statfs sf;
+    m.block_size = logfs_statfs(m.fs, &sf) ? 4096 : sf.block_size;
+    m.t0 = m.op_start = nand_now(m.dev);
+    if (a->trace && (!(m.trace = fopen(a->trace, "w")) || trace_write_fsop_header(m.trace))) {
+        rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
+        goto unmount;
+    }
+    if (a->cut_ops_set)
+        nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
+    if (a->cut_time_set)
+        nand_cut_at_time(m.dev, m.t0 + a->cut_time);
+
+    mnt_g = &m;
+    if (fuse_mount(f, mp)) {
+        rc = mfail("mount", "%s: cannot mount here (see the message above)", mp);
+        goto unmount;
+    }
+    if (fuse_daemonize(a->foreground)) {
+        fuse_unmount(f);
+        rc = mfail("mount", "cannot go to the background");
+        goto unmount;
+    }
+    if (!a->foreground) {
+        openlog("flashlab-mount", LOG_PID, LOG_DAEMON);
+        to_syslog = 1;
+    }
+    struct fuse_session *se = fuse_get_session(f);
+    int sig = fuse_set_signal_handlers(se);
+    int lrc2 = fuse_loop_mt(f, 0);
+    if (!sig)
+        fuse_remove_signal_handlers(se);
+    fuse_unmount(f);
+    fuse_destroy(f);
+    f = NULL;
+    if (lrc2 < 0)
+        mlog("the FUSE loop failed: %s", strerror(-lrc2));
+    rc = teardown(&m, !m.readonly, a->save_after_cut);
+    m.trace = NULL;
+    goto out;
+
+unmount:
+    /* nothing was served: drop what the mount did, leave IMAGE as it was */
+    if (m.trace && !fclose(m.trace))
+        unlink(a->trace);
+    m.trace = NULL;
+    logfs_unmount(m.fs);
+    nand_close(m.dev);
+    goto out;
+nomem:
+    rc = mfail("mount", "out of memory");
+out:
+    if (f)
+        fuse_destroy(f);
+    fuse_opt_free_args(&fa);
+    free(fopts);
+    if (lockfd >= 0)
+        close(lockfd); /* after the save: `flock IMAGE true` has waited for it */
+    if (to_syslog)
+        closelog();
+    mnt_g = NULL;
+    free(image);
+    free(mp);
+    return rc;
+}
+
+int cmd_mount(int argc, char **argv)
+{
+    enum { O_TRACE = 1000, O_CUT_OPS, O_CUT_TIME, O_SAVE_CUT };
+    static const struct option opts[] = {
+        {"foreground", no_argument, 0, 'f'},
+        {"debug", no_argument, 0, 'd'},
+        {"trace", required_argument, 0, O_TRACE},
+        {"cut-after-ops", required_argument, 0, O_CUT_OPS},
+        {"cut-at-time", required_argument, 0, O_CUT_TIME},
+        {"save-after-cut", no_argument, 0, O_SAVE_CUT},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    struct margs a = {0};
+    int c, rc = CLI_OK;
+    optind = 1;
+    while (!rc && (c = getopt_long(argc, argv, "fdo:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': a.foreground = 1; break;
+        case 'd': a.debug = a.foreground = 1; break;
+        case 'o': rc = split_opts(&a, optarg); break;
+        case O_TRACE: a.trace = optarg; break;
+        case O_CUT_OPS:
+            if (parse_u64(optarg, &a.cut_ops))
+                rc = cli_usage_error("mount", "--cut-after-ops: '%s' is not a number", optarg);
+            a.cut_ops_set = 1;
+            break;
+        case O_CUT_TIME:
+            if (parse_time(optarg, &a.cut_time))
+                rc = cli_usage_error("mount", "--cut-at-time: '%s' is not a time (ns, or "
+                                     "with ns, us, ms or s)", optarg);
+            a.cut_time_set = 1;
+            break;
+        case O_SAVE_CUT: a.save_after_cut = 1; break;
+        case 'h': fputs(mount_help, stdout); rc = -1; break;
+        default: rc = cli_usage_error("mount", "bad option"); break;
+        }
+    }
+    if (rc < 0) { /* --help */
+        free(a.fuse_opts);
+        free(a.lfs_opts);
+        return CLI_OK;
+    }
+    if (!rc && a.cut_ops_set && a.cut_time_set)
+        rc = cli_usage_error("mount", "--cut-after-ops and --cut-at-time exclude each other");
+    if (!rc && a.save_after_cut && !a.cut_ops_set && !a.cut_time_set)
+        rc = cli_usage_error("mount", "--save-after-cut needs --cut-after-ops or --cut-at-time");
+    if (!rc && optind != argc - 2)
+        rc = cli_usage_error("mount", "expected IMAGE and MOUNTPOINT");
+    if (!rc)
+        rc = run_mount(&a, argv[optind], argv[optind + 1]);
+    free(a.fuse_opts);
+    free(a.lfs_opts);
+    return rc;
+}
+
+/* ---- stats ------------------------------------------------------------------------- */
+
+/* The whole file, NUL-terminated, or NULL with errno set. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t len = 0, cap = 8192;
+    char *s = malloc(cap);
+    while (s) {
+        len += fread(s + len, 1, cap - len - 1, f);
+        if (ferror(f) || len < cap - 1)
+            break;
+        char *p = realloc(s, cap *= 2);
+        if (!p) {
+            free(s);
+            s = NULL;
+        } else {
+            s = p;
+        }
+    }
+    int bad = !s || ferror(f), e = errno;
+    fclose(f);
+    if (bad) {
+        free(s);
+        errno = e ? e : ENOMEM;
+        return NULL;
+    }
+    s[len] = 0;
+    return s;
+}
+
+/* The value of key in "key value" lines, or NULL; its length in *n. */
+static const char *stat_value(const char *text, const char *key, size_t *n)
+{
+    size_t kl = strlen(key);
+    for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+        if (!strncmp(l, key, kl) && l[kl] == ' ') {
+            *n = strcspn(l + kl + 1, "\n");
+            return l + kl + 1;
+        }
+    }
+    return NULL;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(stats_help, stdout); return CLI_OK;
+        default: return cli_usage_error("stats", "bad option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("stats", "expected MOUNTPOINT");
+    const char *mp = argv[optind];
+    size_t pl = strlen(mp);
+    char *path = malloc(pl + sizeof MNT_STATS_PATH);
+    if (!path)
+        return mfail("mount", "out of memory");
+    memcpy(path, mp, pl);
+    memcpy(path + pl, MNT_STATS_PATH, sizeof MNT_STATS_PATH);
+    char *text = slurp(path);
+    int rc = CLI_OK;
+    if (!text && errno == ENOENT)
+        rc = mfail("stats", "%s: not a flashlab mount (no %s)", mp, MNT_STATS_PATH);
+    else if (!text)
+        rc = mfail("stats", "%s: %s", path, strerror(errno));
+    else if (optind == argc - 1)
+        fputs(text, stdout);
+    for (int i = optind + 1; text && i < argc; i++) {
+        size_t n;
+        const char *v = stat_value(text, argv[i], &n);
+        if (v)
+            printf("%.*s\n", (int)n, v);
+        else
+            rc = mfail("stats", "%s: no counter '%s'", mp, argv[i]);
+    }
+    free(text);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,676 @@
+/* mount_ops.c -- the FUSE operations of `flashlab mount`: each takes the
+ * mount's one lock, calls LogFS, records the op in the trace when it
+ * succeeded, and returns LogFS's negative errno as FUSE wants it.
+ *
+ * The kernel resolves symbolic links itself, so the paths libfuse hands us
+ * never go through one but the last component; LogFS's attribute calls
+ * (chmod, chown, utimens) follow that last link, so on a link they are
+ * not called at all (see docs/mount.md). */
+#include "mount_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1u << 0)
+#endif
+
+struct mnt *mnt_g;
+
+static struct mnt *lk(void)
+{
+    struct mnt *m = mnt_g;
+    pthread_mutex_lock(&m->lock);
+    m->fuse_ops++;
+    m->op_start = nand_now(m->dev);
+    return m;
+}
+
+/* Unlock and pass rc on, counting failures (a missing name is a normal
+ * answer to a lookup, not a failure). */
+static int ulk(struct mnt *m, int rc)
+{
+    if (rc < 0 && rc != -ENOENT)
+        m->errors++;
+    if (rc == -EIO)
+        m->eio++;
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+static int is_stats(const char *path)
+{
+    return path && !strcmp(path, MNT_STATS_PATH);
+}
+
+/* A snapshot of the stats text, taken at open: reads of one open file see
+ * one consistent snapshot. */
+struct snap {
+    size_t len;
+    char *text;
+};
+
+static void ns_to_ts(int64_t ns, struct timespec *ts)
+{
+    int64_t s = ns / 1000000000, r = ns % 1000000000;
+    if (r < 0) {
+        s--;
+        r += 1000000000;
+    }
+    ts->tv_sec = (time_t)s;
+    ts->tv_nsec = (long)r;
+}
+
+static void fill_stat(const struct mnt *m, const struct logfs_stat *ls, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = (ino_t)ls->ino;
+    st->st_mode = (mode_t)ls->mode;
+    st->st_nlink = ls->nlink;
+    st->st_uid = ls->uid;
+    st->st_gid = ls->gid;
+    st->st_size = (off_t)ls->size; /* a directory: its number of entries */
+    st->st_blocks = (blkcnt_t)((ls->size + 511) / 512);
+    st->st_blksize = (blksize_t)m->block_size;
+    ns_to_ts(ls->atime, &st->st_atim);
+    ns_to_ts(ls->mtime, &st->st_mtim);
+    ns_to_ts(ls->ctime, &st->st_ctim);
+}
+
+static void stats_stat(struct mnt *m, struct stat *st)
+{
+    size_t len = 0;
+    free(mnt_stats_text(m, &len)); /* the size a read would see now */
+    memset(st, 0, sizeof *st);
+    st->st_ino = (ino_t)MNT_STATS_INO;
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_size = (off_t)len;
+    st->st_blocks = (blkcnt_t)((len + 511) / 512);
+    st->st_blksize = (blksize_t)m->block_size;
+    ns_to_ts((int64_t)m->op_start, &st->st_mtim);
+    st->st_atim = st->st_ctim = st->st_mtim;
+}
+
+/* The caller's uid and gid on a new inode (LogFS makes them root's). */
+static void set_owner(struct mnt *m, const char *path)
+{
+    const struct fuse_context *c = fuse_get_context();
+    if (c && (c->uid || c->gid))
+        logfs_chown(m->fs, path, c->uid, c->gid);
+}
+
+/* The LogFS flags of an open: write-only becomes read-write, because the
+ * kernel may read pages of a file opened for writing. */
+static int lfs_flags(int flags)
+{
+    int acc = flags & O_ACCMODE;
+    return (acc == O_RDONLY ? O_RDONLY : O_RDWR) |
+           (flags & (O_APPEND | O_TRUNC | O_CREAT | O_EXCL));
+}
+
+static void trace_path(struct mnt *m, enum trace_op op, const char *path)
+{
+    mnt_trace(m, &(struct trace_rec){.op = op, .path = path});
+}
+
+static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t off,
+                     uint64_t len)
+{
+    mnt_trace(m, &(struct trace_rec){.op = op, .path = path, .offset = off, .length = len});
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = 0;
+    if (is_stats(path))
+        stats_stat(m, st);
+    else if ((rc = fi ? logfs_fstat(m->fs, (int)fi->fh, &ls) : logfs_lstat(m->fs, path, &ls)) == 0)
+        fill_stat(m, &ls, st);
+    return ulk(m, rc);
+}
+
+static int op_access(const char *path, int mask)
+{
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = 0;
+    if (is_stats(path))
+        rc = mask & (W_OK | X_OK) ? -EACCES : 0;
+    else if (!(rc = logfs_lstat(m->fs, path, &ls)) && (mask & W_OK) && m->readonly)
+        rc = -EROFS;
+    return ulk(m, rc);
+}
+
+/* LogFS's chmod/chown/utimens take a path and follow a final symbolic
+ * link: an unlinked open file (no path) or a link itself cannot be
+ * changed, and the change is dropped (0), as documented. */
+static int attr_target(struct mnt *m, const char *path, struct logfs_stat *ls)
+{
+    if (is_stats(path))
+        return -EPERM;
+    if (!path)
+        return 1;
+    int rc = logfs_lstat(m->fs, path, ls);
+    return rc ? rc : S_ISLNK(ls->mode) ? 1 : 0;
+}
+
+static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = attr_target(m, path, &ls);
+    if (!rc)
+        rc = logfs_chmod(m->fs, path, mode & 07777);
+    return ulk(m, rc > 0 ? 0 : rc);
+}
+
+static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = attr_target(m, path, &ls);
+    if (!rc)
+        rc = logfs_chown(m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
+                         gid == (gid_t)-1 ? ls.gid : gid);
+    return ulk(m, rc > 0 ? 0 : rc);
+}
+
+static int64_t ts_ns(const struct timespec *t, int64_t now, int64_t old)
+{
+    if (!t || t->tv_nsec == UTIME_NOW)
+        return now; /* the simulated clock, as LogFS's own times */
+    if (t->tv_nsec == UTIME_OMIT)
+        return old;
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static int op_utimens(const char *path, const struct timespec tv[2],
+                      struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = attr_target(m, path, &ls);
+    if (!rc) {
+        int64_t now = (int64_t)m->op_start;
+        rc = logfs_utimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL, now, ls.atime),
+                           ts_ns(tv ? &tv[1] : NULL, now, ls.mtime));
+    }
+    return ulk(m, rc > 0 ? 0 : rc);
+}
+
+static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+    if (size < 0)
+        return -EINVAL;
+    struct mnt *m = lk();
+    int rc = -EBADF;
+    if (is_stats(path))
+        rc = -EPERM;
+    else if (fi)
+        rc = logfs_ftruncate(m->fs, (int)fi->fh, (uint64_t)size);
+    if (rc == -EBADF && path) /* no fd, or one opened read-only */
+        rc = logfs_truncate(m->fs, path, (uint64_t)size);
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
+                                         .size = (uint64_t)size});
+    return ulk(m, rc);
+}
+
+static int op_statfs(const char *path, struct statvfs *sv)
+{
+    (void)path;
+    struct mnt *m = lk();
+    struct logfs_statfs sf;
+    int rc = logfs_statfs(m->fs, &sf);
+    if (!rc) {
+        memset(sv, 0, sizeof *sv);
+        sv->f_bsize = sv->f_frsize = sf.block_size;
+        sv->f_blocks = sf.total_bytes / sf.block_size;
+        sv->f_bfree = sv->f_bavail = sf.free_bytes / sf.block_size;
+        /* inodes are not preallocated: one per free block could still come */
+        sv->f_files = sf.files + sv->f_bfree;
+        sv->f_ffree = sv->f_favail = sv->f_bfree;
+        sv->f_namemax = 255;
+        if (m->readonly)
+            sv->f_flag |= ST_RDONLY;
+    }
+    return ulk(m, rc);
+}
+
+/* ---- the namespace ------------------------------------------------------- */
+
+static int op_mkdir(const char *path, mode_t mode)
+{
+    struct mnt *m = lk();
+    int rc = is_stats(path) ? -EEXIST : logfs_mkdir(m->fs, path, mode & 07777);
+    if (!rc) {
+        set_owner(m, path);
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_MKDIR, .path = path,
+                                         .mode = mode & 07777});
+    }
+    return ulk(m, rc);
+}
+
+static int op_rmdir(const char *path)
+{
+    struct mnt *m = lk();
+    int rc = is_stats(path) ? -ENOTDIR : logfs_rmdir(m->fs, path);
+    if (!rc)
+        trace_path(m, TRACE_RMDIR, path);
+    return ulk(m, rc);
+}
+
+static int op_unlink(const char *path)
+{
+    struct mnt *m = lk();
+    int rc = is_stats(path) ? -EPERM : logfs_unlink(m->fs, path);
+    if (!rc)
+        trace_path(m, TRACE_UNLINK, path);
+    return ulk(m, rc);
+}
+
+static int op_rename(const char *from, const char *to, unsigned int flags)
+{
+    if (flags & ~RENAME_NOREPLACE)
+        return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT: not in LogFS */
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : 0;
+    if (!rc && (flags & RENAME_NOREPLACE)) { /* atomic: we hold the lock */
+        rc = logfs_lstat(m->fs, to, &ls);
+        rc = !rc ? -EEXIST : rc == -ENOENT ? 0 : rc;
+    }
+    if (!rc)
+        rc = logfs_rename(m->fs, from, to);
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_RENAME, .path = from, .path2 = to});
+    return ulk(m, rc);
+}
+
+static int op_link(const char *from, const char *to)
+{
+    struct mnt *m = lk();
+    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : logfs_link(m->fs, from, to);
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_LINK, .path = from, .path2 = to});
+    return ulk(m, rc);
+}
+
+static int op_symlink(const char *target, const char *path)
+{
+    struct mnt *m = lk();
+    /* no set_owner: LogFS's chown would follow the new link */
+    int rc = is_stats(path) ? -EEXIST : logfs_symlink(m->fs, target, path);
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_SYMLINK, .path = target, .path2 = path});
+    return ulk(m, rc);
+}
+
+static int op_readlink(const char *path, char *buf, size_t size)
+{
+    if (!size)
+        return -EINVAL;
+    struct mnt *m = lk();
+    int64_t n = is_stats(path) ? -EINVAL : logfs_readlink(m->fs, path, buf, size - 1);
+    if (n >= 0)
+        buf[n] = 0;
+    return ulk(m, n < 0 ? (int)n : 0);
+}
+
+static int op_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+    (void)rdev;
+    if (!S_ISREG(mode))
+        return -EPERM; /* LogFS has files, directories and symlinks only */
+    struct mnt *m = lk();
+    int fd = is_stats(path) ? -EEXIST
+           : logfs_open(m->fs, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
+    int rc = fd < 0 ? fd : logfs_close(m->fs, fd);
+    if (!rc) {
+        set_owner(m, path);
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+                                         .flags = TRACE_F_WRITE | TRACE_F_CREAT | TRACE_F_EXCL});
+        trace_path(m, TRACE_CLOSE, path);
+    }
+    return ulk(m, rc);
+}
+
+/* ---- readdir ---------------------------------------------------------------
+ * A directory stream lists a snapshot, taken in one logfs_readdir pass when
+ * the stream starts (offset 0: opendir or rewinddir); an offset is an index
+ * into it.  Resuming LogFS's own cookie instead would skip entries when the
+ * caller deletes what it has read (rm -rf's pattern): a cookie is a
+ * position in a hash bucket, which moves when earlier names of the bucket
+ * go (see docs/mount.md).  POSIX leaves it open whether names added or
+ * removed after opendir/rewinddir show up, so a snapshot is conforming. */
+
+struct dent {
+    uint64_t ino;
+    uint32_t type;
+    char *name;
+};
+
+struct dsnap {
+    size_t n, cap;
+    struct dent *v;
+    int root, nomem; /* root: hide MNT_STATS_NAME (the virtual file shadows it) */
+};
+
+static void dsnap_clear(struct dsnap *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->v[i].name);
+    free(d->v);
+    d->v = NULL;
+    d->n = d->cap = 0;
+    d->nomem = 0;
+}
+
+static int dsnap_add(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct dsnap *d = ctx;
+    if (d->root && !strcmp(name, MNT_STATS_NAME))
+        return 0;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        struct dent *v = realloc(d->v, cap * sizeof *v);
+        if (!v)
+            return d->nomem = 1;
+        d->v = v;
+        d->cap = cap;
+    }
+    if (!(d->v[d->n].name = strdup(name)))
+        return d->nomem = 1;
+    d->v[d->n].ino = ino;
+    d->v[d->n++].type = type;
+    return 0;
+}
+
+static int op_opendir(const char *path, struct fuse_file_info *fi)
+{
+    struct mnt *m = lk();
+    struct logfs_stat ls;
+    int rc = is_stats(path) ? -ENOTDIR : logfs_stat(m->fs, path, &ls);
+    if (!rc && !S_ISDIR(ls.mode))
+        rc = -ENOTDIR;
+    struct dsnap *d = rc ? NULL : calloc(1, sizeof *d);
+    if (!rc && !d)
+        rc = -ENOMEM;
+    if (d)
+        d->root = !strcmp(path, "/");
+    fi->fh = (uint64_t)(uintptr_t)d;
+    return ulk(m, rc);
+}
+
+static int op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    struct dsnap *d = (struct dsnap *)(uintptr_t)fi->fh;
+    if (d)
+        dsnap_clear(d);
+    free(d);
+    return 0;
+}
+
+/* "." or "..": the inode number of path or its parent. */
+static int dot_entry(struct mnt *m, const char *path, int dotdot, void *buf,
+                     fuse_fill_dir_t fill)
+{
+    char parent[4096];
+    struct logfs_stat ls;
+    struct stat st = {.st_mode = S_IFDIR};
+    const char *p = path;
+    if (dotdot) {
+        const char *s = strrchr(path, '/');
+        size_t n = s && s != path ? (size_t)(s - path) : 1;
+        if (n >= sizeof parent)
+            n = 1;
+        memcpy(parent, path, n);
+        parent[n] = 0;
+        p = parent;
+    }
+    if (!logfs_lstat(m->fs, p, &ls))
+        st.st_ino = (ino_t)ls.ino;
+    return fill(buf, dotdot ? ".." : ".", &st, dotdot ? 2 : 1, 0);
+}
+
+/* Offsets: 1 and 2 follow "." and "..", entry i of the snapshot is at
+ * DIR_FIRST + i. */
+#define DIR_FIRST 2
+
+static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+                      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+    (void)flags;
+    struct dsnap *d = (struct dsnap *)(uintptr_t)fi->fh;
+    if (off < 0 || !d)
+        return off < 0 ? -EINVAL : -EBADF;
+    struct mnt *m = lk();
+    int rc = 0;
+    if (off == 0) { /* a new pass: opendir or rewinddir */
+        uint64_t cookie = 0;
+        dsnap_clear(d);
+        rc = logfs_readdir(m->fs, path, &cookie, dsnap_add, d);
+        if (!rc && d->nomem)
+            rc = -ENOMEM;
+        if (rc) {
+            dsnap_clear(d);
+            return ulk(m, rc);
+        }
+        if (dot_entry(m, path, 0, buf, fill))
+            return ulk(m, 0);
+    }
+    if (off <= 1 && dot_entry(m, path, 1, buf, fill))
+        return ulk(m, 0);
+    for (size_t i = off <= DIR_FIRST ? 0 : (size_t)(off - DIR_FIRST); i < d->n; i++) {
+        struct stat st = {.st_ino = (ino_t)d->v[i].ino, .st_mode = (mode_t)d->v[i].type};
+        if (fill(buf, d->v[i].name, &st, (off_t)(DIR_FIRST + i + 1), 0))
+            break; /* the buffer is full: the kernel asks again from there */
+    }
+    return ulk(m, rc);
+}
+
+static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
+{
+    (void)path;
+    (void)datasync;
+    (void)fi;
+    struct mnt *m = lk();
+    int rc = logfs_sync(m->fs); /* one tree: a commit covers everything */
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_SYNC});
+    return ulk(m, rc);
+}
+
+/* ---- files ------------------------------------------------------------------- */
+
+static int open_stats(struct mnt *m, struct fuse_file_info *fi)
+{
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+        return -EPERM;
+    struct snap *s = malloc(sizeof *s);
+    if (!s || !(s->text = mnt_stats_text(m, &s->len))) {
+        free(s);
+        return -ENOMEM;
+    }
+    fi->fh = (uint64_t)(uintptr_t)s;
+    fi->direct_io = 1; /* new content on every open, whatever st_size said */
+    return 0;
+}
+
+static int op_open(const char *path, struct fuse_file_info *fi)
+{
+    struct mnt *m = lk();
+    if (is_stats(path))
+        return ulk(m, open_stats(m, fi));
+    int fd = logfs_open(m->fs, path, lfs_flags(fi->flags), 0);
+    if (fd >= 0) {
+        fi->fh = (uint64_t)fd;
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_OPEN, .path = path,
+                                         .flags = mnt_trace_flags(fi->flags & ~O_CREAT)});
+    }
+    return ulk(m, fd < 0 ? fd : 0);
+}
+
+static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+    struct mnt *m = lk();
+    int fd = is_stats(path) ? -EEXIST
+           : logfs_open(m->fs, path, lfs_flags(fi->flags) | O_CREAT, mode & 07777);
+    if (fd >= 0) {
+        fi->fh = (uint64_t)fd;
+        set_owner(m, path);
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+                                         .flags = mnt_trace_flags(fi->flags | O_CREAT)});
+    }
+    return ulk(m, fd < 0 ? fd : 0);
+}
+
+static int op_read(const char *path, char *buf, size_t size, off_t off,
+                   struct fuse_file_info *fi)
+{
+    if (off < 0)
+        return -EINVAL;
+    struct mnt *m = lk();
+    int64_t n;
+    if (is_stats(path)) {
+        const struct snap *s = (const struct snap *)(uintptr_t)fi->fh;
+        size_t at = (uint64_t)off < s->len ? (size_t)off : s->len;
+        n = (int64_t)(s->len - at < size ? s->len - at : size);
+        memcpy(buf, s->text + at, (size_t)n);
+        return ulk(m, (int)n);
+    }
+    if (size > INT32_MAX)
+        size = INT32_MAX;
+    n = logfs_pread(m->fs, (int)fi->fh, buf, size, (uint64_t)off);
+    if (n >= 0)
+        trace_io(m, TRACE_READ, path, (uint64_t)off, size);
+    return ulk(m, (int)n);
+}
+
+static int op_write(const char *path, const char *buf, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    if (off < 0)
+        return -EINVAL;
+    if (size > INT32_MAX)
+        size = INT32_MAX;
+    struct mnt *m = lk();
+    int fd = (int)fi->fh;
+    uint64_t at = (uint64_t)off;
+    struct logfs_stat ls;
+    int64_t n = 0;
+    /* O_APPEND without the kernel's writeback cache is ours to honour:
+     * the end of the file as LogFS knows it, under the lock */
+    if ((fi->flags & O_APPEND) && !(n = logfs_fstat(m->fs, fd, &ls)))
+        at = ls.size;
+    if (!n)
+        n = logfs_pwrite(m->fs, fd, buf, size, at);
+    if (n > 0)
+        trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
+    return ulk(m, (int)n);
+}
+
+static int op_flush(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    (void)fi;
+    return 0; /* nothing is buffered per descriptor; fsync commits */
+}
+
+static int op_release(const char *path, struct fuse_file_info *fi)
+{
+    struct mnt *m = lk();
+    int rc = 0;
+    if (is_stats(path)) {
+        struct snap *s = (struct snap *)(uintptr_t)fi->fh;
+        free(s->text);
+        free(s);
+    } else if (!(rc = logfs_close(m->fs, (int)fi->fh))) {
+        trace_path(m, TRACE_CLOSE, path);
+    }
+    return ulk(m, rc);
+}
+
+static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+    (void)datasync;
+    struct mnt *m = lk();
+    int rc = is_stats(path) ? 0 : logfs_fsync(m->fs, (int)fi->fh);
+    if (!rc && !is_stats(path))
+        trace_path(m, TRACE_FSYNC, path);
+    return ulk(m, rc);
+}
+
+static int op_fallocate(const char *path, int mode, off_t off, off_t len,
+                        struct fuse_file_info *fi)
+{
+    if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+        return -EOPNOTSUPP; /* LogFS cannot reserve space, only free it */
+    if (off < 0 || len <= 0)
+        return -EINVAL;
+    struct mnt *m = lk();
+    int rc = is_stats(path) || !fi ? -EPERM
+           : logfs_punch(m->fs, (int)fi->fh, (uint64_t)off, (uint64_t)len);
+    if (!rc)
+        trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+    return ulk(m, rc);
+}
+
+static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+    (void)conn;
+    cfg->use_ino = 1;     /* st_ino is LogFS's inode number */
+    /* hard_remove stays 0: libfuse renames an unlinked open file to
+     * .fuse_hiddenXXXX and unlinks it at the last close, because with
+     * hard_remove an fstat of it fails with ESTALE (the kernel sends no fh
+     * with GETATTR, and libfuse has no path for it any more) */
+    cfg->hard_remove = 0;
+    cfg->kernel_cache = 1; /* only this mount changes the files */
+    return mnt_g;
+}
+
+const struct fuse_operations mnt_ops = {
+    .init = op_init,
+    .getattr = op_getattr,
+    .access = op_access,
+    .readlink = op_readlink,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_rmdir,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .chmod = op_chmod,
+    .chown = op_chown,
+    .truncate = op_truncate,
+    .utimens = op_utimens,
+    .open = op_open,
+    .create = op_create,
+    .read = op_read,
+    .write = op_write,
+    .statfs = op_statfs,
+    .flush = op_flush,
+    .release = op_release,
+    .fsync = op_fsync,
+    .opendir = op_opendir,
+    .readdir = op_readdir,
+    .releasedir = op_releasedir,
+    .fsyncdir = op_fsyncdir,
+    .fallocate = op_fallocate,
+};

@@ -1,0 +1,52 @@
+/* mount_priv.h -- what cmd_mount.c, mount_ops.c and mount_stats.c share:
+ * the one mounted image.  Not a public interface. */
+#ifndef FLASHLAB_MOUNT_PRIV_H
+#define FLASHLAB_MOUNT_PRIV_H
+
+#define FUSE_USE_VERSION 31
+#include <fuse.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "logfs.h"
+#include "nand.h"
+#include "trace.h"
+
+/* The virtual statistics file at the root; hidden from readdir. */
+#define MNT_STATS_NAME ".flashlab-stats"
+#define MNT_STATS_PATH "/" MNT_STATS_NAME
+/* Its st_ino: LogFS numbers inodes upwards from 2, never this high. */
+#define MNT_STATS_INO UINT64_C(0x7fffffffffffff00)
+
+struct mnt {
+    /* LogFS is single-threaded: every call into fs or dev holds lock. */
+    pthread_mutex_t lock;
+    nand_dev *dev;
+    logfs *fs;
+    const char *image, *mountpoint; /* absolute */
+    const char *logfs_opts;         /* the LogFS part of -o, as given */
+    nand_time_t t0;                 /* simulated clock when mounted */
+    nand_time_t op_start;           /* clock when the current op began */
+    int readonly;
+    uint32_t block_size;            /* LogFS's, for st_blksize and statfs */
+    FILE *trace;                    /* --trace, or NULL */
+    /* counters, under lock */
+    uint64_t fuse_ops, errors, eio, trace_records, trace_dropped;
+    int trace_failed;
+};
+
+extern struct mnt *mnt_g; /* the mount (one per process) */
+extern const struct fuse_operations mnt_ops;
+
+/* The statistics text, a new string of *len bytes (caller holds lock). */
+char *mnt_stats_text(struct mnt *m, size_t *len);
+/* Append one record to the trace, stamped with the simulated time since
+ * the mount at which the op began (caller holds lock); no-op without
+ * --trace. */
+void mnt_trace(struct mnt *m, const struct trace_rec *r);
+/* O_* flags as TRACE_F_* bits. */
+uint32_t mnt_trace_flags(int oflags);
+
+#endif

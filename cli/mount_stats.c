@@ -1,0 +1,178 @@
+/* mount_stats.c -- the text of /.flashlab-stats, and the trace recorder of
+ * `flashlab mount`.  The stats text is "key value" lines, one counter a
+ * line, so that scripts can pick a key with awk or `flashlab stats MNT KEY`. */
+#include "mount_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct buf {
+    char *p;
+    size_t len, cap;
+    int nomem;
+};
+
+static void put(struct buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(struct buf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = b->nomem ? 0 : vsnprintf(b->p + b->len, room, fmt, ap);
+        va_end(ap);
+        if (b->nomem || n < 0)
+            return;
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * b->cap + (size_t)n + 1;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->nomem = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+#define U(key, v) put(&b, "%s %" PRIu64 "\n", key, (uint64_t)(v))
+
+char *mnt_stats_text(struct mnt *m, size_t *len)
+{
+    struct buf b = {malloc(4096), 0, 4096, 0};
+    if (!b.p)
+        return NULL;
+    struct logfs_stats fs;
+    struct nand_stats ns;
+    struct logfs_statfs sf = {0};
+    logfs_get_stats(m->fs, &fs);
+    nand_get_stats(m->dev, &ns);
+    int sfrc = logfs_statfs(m->fs, &sf);
+    nand_time_t now = nand_now(m->dev);
+
+    put(&b, "flashlab-stats 1\n");
+    put(&b, "image %s\n", m->image);
+    put(&b, "mountpoint %s\n", m->mountpoint);
+    put(&b, "logfs_options %s\n", *m->logfs_opts ? m->logfs_opts : "-");
+    U("sim_time_ns", now);
+    U("mounted_ns", now - m->t0);
+    U("powered", nand_is_powered(m->dev));
+    U("readonly", m->readonly);
+
+    U("fs.commits", fs.commits);
+    U("fs.live_bytes", fs.live_bytes);
+    U("fs.mem_bytes", fs.mem_bytes);
+    U("fs.cache_hits", fs.cache_hits);
+    U("fs.cache_misses", fs.cache_misses);
+    U("fs.next_ino", fs.next_ino);
+    U("fs.relocations", fs.relocations);
+    U("fs.host_bytes", fs.host_bytes);
+    U("fs.pages_data", fs.pages_data);
+    U("fs.pages_meta", fs.pages_meta);
+    U("fs.pages_anchor", fs.pages_anchor);
+    U("fs.pages_gc", fs.pages_gc);
+    U("fs.erases", fs.erases);
+    U("fs.gc_rounds", fs.gc_rounds);
+    U("fs.gc_objects", fs.gc_objects);
+    U("fs.gc_bytes", fs.gc_bytes);
+    U("fs.gc_time_ns", fs.gc_time_ns);
+    U("fs.wl_moves", fs.wl_moves);
+    U("fs.gc_fallbacks", fs.gc_fallbacks);
+    U("fs.free_segments", fs.free_segments);
+
+    if (!sfrc) {
+        U("space.block_size", sf.block_size);
+        U("space.total_bytes", sf.total_bytes);
+        U("space.free_bytes", sf.free_bytes);
+        U("space.files", sf.files);
+    }
+
+    U("nand.reads", ns.reads);
+    U("nand.programs", ns.programs);
+    U("nand.erases", ns.erases);
+    U("nand.bytes_read", ns.bytes_read);
+    U("nand.bytes_written", ns.bytes_written);
+    U("nand.bits_corrected", ns.bits_corrected);
+    U("nand.ecc_failures", ns.ecc_failures);
+    U("nand.uncorrectable_reads", ns.uncorrectable_reads);
+    U("nand.program_fails", ns.program_fails);
+    U("nand.erase_fails", ns.erase_fails);
+    U("nand.violations", ns.violations_not_erased + ns.violations_order +
+                             ns.violations_nop + ns.violations_addr);
+    U("nand.power_cuts", ns.power_cuts);
+    U("nand.torn_programs", ns.torn_programs);
+    U("nand.torn_erases", ns.torn_erases);
+    U("nand.state_ops", ns.state_ops);
+    U("nand.pages_stored", ns.pages_stored);
+    U("nand.busy_ns", ns.busy_ns);
+
+    static const char *const kinds[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
+    for (int k = 0; k < LOGFS_OP_KINDS; k++) {
+        struct logfs_latency l;
+        if (logfs_get_latency(m->fs, k, &l))
+            continue;
+        put(&b, "latency.%s.count %" PRIu64 "\n", kinds[k], l.count);
+        put(&b, "latency.%s.mean_ns %.0f\n", kinds[k], l.mean_ns);
+        put(&b, "latency.%s.p50_ns %" PRIu64 "\n", kinds[k], l.p50_ns);
+        put(&b, "latency.%s.p99_ns %" PRIu64 "\n", kinds[k], l.p99_ns);
+        put(&b, "latency.%s.p999_ns %" PRIu64 "\n", kinds[k], l.p999_ns);
+        put(&b, "latency.%s.max_ns %" PRIu64 "\n", kinds[k], l.max_ns);
+    }
+
+    U("mount.fuse_ops", m->fuse_ops);
+    U("mount.errors", m->errors);
+    U("mount.eio", m->eio);
+    U("mount.trace_records", m->trace_records);
+    U("mount.trace_dropped", m->trace_dropped);
+    if (b.nomem) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.len;
+    return b.p;
+}
+
+uint32_t mnt_trace_flags(int oflags)
+{
+    int acc = oflags & O_ACCMODE;
+    uint32_t f = 0;
+    if (acc == O_RDONLY || acc == O_RDWR)
+        f |= TRACE_F_READ;
+    if (acc == O_WRONLY || acc == O_RDWR)
+        f |= TRACE_F_WRITE;
+    if (oflags & O_APPEND)
+        f |= TRACE_F_APPEND;
+    if (oflags & O_CREAT)
+        f |= TRACE_F_CREAT;
+    if (oflags & O_EXCL)
+        f |= TRACE_F_EXCL;
+    if (oflags & O_TRUNC)
+        f |= TRACE_F_TRUNC;
+    if ((oflags & O_SYNC) == O_SYNC)
+        f |= TRACE_F_SYNC;
+    return f;
+}
+
+void mnt_trace(struct mnt *m, const struct trace_rec *r)
+{
+    if (!m->trace || m->trace_failed)
+        return;
+    struct trace_rec rec = *r;
+    rec.time_ns = m->op_start - m->t0;
+    /* an op on an unlinked open file has no name to record */
+    int rc = rec.path && *rec.path ? trace_write_fsop(m->trace, &rec) : -EINVAL;
+    if (rc == -EIO)
+        m->trace_failed = 1; /* a full disk: stop, say so at unmount */
+    if (rc)
+        m->trace_dropped++;
+    else
+        m->trace_records++;
+}
