@@ -48,6 +48,7 @@ int cmd_stats(int argc, char **argv);
 /* Experiments (cmd_run.c). */
 int cmd_run(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_powercut(int argc, char **argv); /* cmd_powercut.c */
 
 /* Figures from a results database (cmd_plot.c). */
 int cmd_plot(int argc, char **argv);

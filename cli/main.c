@@ -30,6 +30,7 @@ static const struct cli_cmd commands[] = {
     {"stats", "print a flashlab mount's counters", cmd_stats},
     {"run", "run an experiment (YAML) into a results database", cmd_run},
     {"merge", "join results databases of sharded runs", cmd_merge},
+    {"powercut", "run a power-cut campaign (YAML) and check every recovery", cmd_powercut},
     {"plot", "draw a figure from a results database (gnuplot)", cmd_plot},
     {"version", "print the program version", cmd_version},
     {NULL, NULL, NULL},

@@ -261,7 +261,11 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         snprintf(where, sizeof where, "%s of block %u page %u (%s%s)", op_kind_name(c.op.kind),
                  c.op.block, c.op.page, logfs_block_role(s->fs, c.op.block),
                  after.gc_rounds != before.gc_rounds ? ", while cleaning" : "");
-    logfs_unmount(s->fs); /* fails without power; frees the fs */
+    /* the workload is over for this process: its open files go first,
+     * then the fs (both calls fail without power, and free) */
+    wl_exec_free(s->x);
+    s->x = NULL;
+    logfs_unmount(s->fs);
     s->fs = NULL;
     if (!c.fired) {
         snprintf(out->outcome, sizeof out->outcome, "not-reached");

@@ -1,0 +1,48 @@
+#!/bin/sh
+# flashlab powercut: a small SLC campaign passes at every cut point with
+# fsck on, records every outcome, and --repro reruns one point; the MLC
+# preset's paired-page corruption makes a campaign fail, each failure
+# printed with a reproducer that reproduces it; errors and exit codes.
+. "$(dirname "$0")/lib.sh"
+C="$T/pc.yaml"
+cat > "$C" <<YAML
+name: pc-small
+device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 128}
+fs: {reserve: 4, dirty: 64K, block_size: 1024}
+workload: {kind: churn, fill: 0.3, max_files: 20, dirs: 2, fsync_every: 3, sync_every: 10}
+stop: {ops: 80}
+powercut: {every: 2, within: true, second_cuts: 10}
+YAML
+expect 0 "powercut --help" "usage: flashlab powercut" -- $FL powercut --help
+expect 0 "a small campaign passes" "cut points checked (.* with a second cut), 0 failed" -- $FL powercut "$C" -j 2 -o "$T/pc.db"
+n=$(sqlite3 "$T/pc.db" "select count(*) from powercuts")
+ok_n=$(sqlite3 "$T/pc.db" "select count(*) from powercuts where outcome = 'ok'")
+ops=$(sqlite3 "$T/pc.db" "select cast(value as int) from kv where key = 'flash_ops'")
+[ "$n" -gt 20 ] && [ "$n" = "$ok_n" ] && ok || bad "powercuts rows: $n, ok $ok_n"
+[ "$n" -eq $(( (ops + 1) / 2 )) ] && ok || bad "$n cut points for $ops flash operations at every 2nd"
+s=$(sqlite3 "$T/pc.db" "select status from runs")
+[ "$s" = complete ] && ok || bad "run status '$s'"
+expect 0 "--repro one point" "cut point 6: .* recovered state matches" -- $FL powercut "$C" --repro 6
+
+# the MLC preset: torn upper pages corrupt their lower pages
+sed -e 's|stop: {ops: 400}|stop: {ops: 60}|' configs/powercut-mlc.yaml > "$T/mlc.yaml"
+out=$($FL powercut "$T/mlc.yaml" -j 2 -o "$T/mlc.db" 2>&1); rc=$?
+[ $rc -eq 1 ] && ok || bad "MLC campaign exit $rc, expected 1: $out"
+line=$(printf '%s\n' "$out" | grep -m1 "reproduce: flashlab powercut")
+[ -n "$line" ] && ok || bad "no reproducer printed: $out"
+point=${line##* }
+nfail=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome != 'ok'")
+[ "$nfail" -gt 0 ] && ok || bad "no failed outcomes recorded"
+what=$(sqlite3 "$T/mlc.db" "select outcome from powercuts where cut_point = $point")
+expect 1 "the reproducer reproduces the failure" "cut point $point (call [0-9]*): $what" -- $FL powercut "$T/mlc.yaml" --repro "$point"
+[ -n "$what" ] && [ "$what" != ok ] && ok || bad "point $point recorded as '$what'"
+
+# errors
+printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: {ops: 5}\n' > "$T/nopc.yaml"
+expect 1 "no powercut section" "no powercut: section" -- $FL powercut "$T/nopc.yaml" -o "$T/x.db"
+expect 1 "not a campaign" "test-64m.yaml:.*unknown key" -- $FL powercut configs/devices/test-64m.yaml
+printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: {ops: 5}\npowercut: {evry: 2}\n' > "$T/typo.yaml"
+expect 1 "typo in powercut" "unknown key 'evry' in powercut" -- $FL powercut "$T/typo.yaml"
+expect 2 "bad -j" "bad -j" -- $FL powercut "$C" -j 0
+expect 2 "no campaign" "expected one CAMPAIGN.yaml" -- $FL powercut
+echo "test_powercut_cli: $passed passed, $failed failed"
