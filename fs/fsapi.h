@@ -1,0 +1,73 @@
+/*
+ * fsapi.h -- one table of entry points per flash file system on the
+ * simulator: LogFS and the baselines (a JFFS2-style scan-mount fs with and
+ * without erase-block summaries, and a naive in-place block fs), so that
+ * the model-based tests, the runner and the mount-latency experiment can
+ * run any of them.  Semantics are fs/logfs.h's (negative errno, the same
+ * stat structs); each fs documents what it leaves out.
+ */
+#ifndef FLASHLAB_FSAPI_H
+#define FLASHLAB_FSAPI_H
+
+#include "logfs.h"
+#include "nand.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a mount did besides flash I/O, for the CPU cost model: the bytes
+ * whose checksum it computed, and the nodes (objects, inodes, fragments)
+ * it put into in-RAM maps. */
+struct fsapi_mount_work {
+    uint64_t bytes_checksummed;
+    uint64_t nodes_indexed;
+};
+
+struct fsapi {
+    const char *name;    /* "logfs", "jffs2-scan", "jffs2-summary", "blockfs" */
+    const char *summary; /* one line */
+    /* options: "key=value,..." in the fs's own keys (NULL: defaults) */
+    int (*mkfs)(nand_dev *dev, const char *options);
+    int (*mount)(nand_dev *dev, const char *options, void **fs);
+    int (*unmount)(void *fs);
+    int (*sync)(void *fs);
+    int (*open)(void *fs, const char *path, int flags, uint32_t mode);
+    int (*close)(void *fs, int fd);
+    int64_t (*pread)(void *fs, int fd, void *buf, uint64_t len, uint64_t off);
+    int64_t (*pwrite)(void *fs, int fd, const void *buf, uint64_t len, uint64_t off);
+    int (*ftruncate)(void *fs, int fd, uint64_t size);
+    int (*punch)(void *fs, int fd, uint64_t off, uint64_t len);
+    int (*fsync)(void *fs, int fd);
+    int (*stat)(void *fs, const char *path, struct logfs_stat *st);
+    int (*lstat)(void *fs, const char *path, struct logfs_stat *st);
+    int (*fstat)(void *fs, int fd, struct logfs_stat *st);
+    int (*mkdir)(void *fs, const char *path, uint32_t mode);
+    int (*rmdir)(void *fs, const char *path);
+    int (*unlink)(void *fs, const char *path);
+    int (*rename)(void *fs, const char *from, const char *to);
+    int (*link)(void *fs, const char *existing, const char *newpath);
+    int (*symlink)(void *fs, const char *target, const char *linkpath);
+    int64_t (*readlink)(void *fs, const char *path, char *buf, uint64_t size);
+    int (*readdir)(void *fs, const char *path, uint64_t *cookie, logfs_dir_fn fn, void *ctx);
+    int (*statfs)(void *fs, struct logfs_statfs *st);
+    uint64_t (*mem_bytes)(void *fs);  /* RAM the mounted fs holds */
+    /* the last mount's non-flash work (zeros if the fs does not count) */
+    void (*mount_work)(void *fs, struct fsapi_mount_work *w);
+};
+
+/* The fs called name, or NULL; the i-th one, NULL past the end. */
+const struct fsapi *fsapi_find(const char *name);
+const struct fsapi *fsapi_at(size_t i);
+
+/* The CPU cost model of a mount (docs/mount-latency.md): ns per byte
+ * checksummed and per node indexed, for a CPU such as the OLPC XO-1's
+ * 433 MHz AMD Geode LX. */
+struct fsapi_cpu_model {
+    const char *name;
+    double ns_per_byte_crc;
+    double ns_per_node;
+};
+extern const struct fsapi_cpu_model fsapi_cpu_geode_lx;
+double fsapi_cpu_ns(const struct fsapi_cpu_model *m, const struct fsapi_mount_work *w);
+
+#endif
