@@ -24,9 +24,9 @@
  *   24 u64 segment clock
  *   32 master inode  240 segment-file inode  448 u64 next inode
  *   456 u64 live bytes  464 u64 free segments  472 u64 host bytes written
- *   480 areas: 13 x (u32 segment, u32 offset)
- *   584 u32 pool count, 32 x (u32 segment, u32 erase count)
- *   844 u32 orphan count, 32 x u64 inode */
+ *   480 areas: 14 x (u32 segment, u32 offset)
+ *   592 u32 pool count, 32 x (u32 segment, u32 erase count)
+ *   852 u32 orphan count, 32 x u64 inode */
 
 uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out)
 {

@@ -1,19 +1,20 @@
 /*
  * image.c -- a device in an image file (format in docs/simulator.md).
  *
- * All integers little-endian.  Layout:
- *   header    magic "FLASHLAB-NAND\0\0\0", u32 version, u32 flags (0),
+ * Every integer is stored as 8 bytes, little-endian (put_u32 too:
+ * one field width keeps the reader simple); docs/simulator.md has the
+ * layout byte by byte.  In order:
+ *   header    magic "FLASHLAB-NAND\0\0\0", version, flags (0),
  *             the configuration, the clock, the statistics
- *   blocks    u64 block count; u64 count of records, then per block that
- *             differs from a fresh one (P/E initial_pe, no reads, nothing
- *             programmed, no flags, the endurance drawn from the seed), in
- *             ascending order: u32 block, pe, reads (u64), next_page,
- *             flags (u32), endurance (f64)
- *   contents  u64 count of distinct page buffers, each page_size+oob_size
- *   tables    u64 count of blocks holding data, each: u32 block, then per
- *             page u32 content index (~0 = erased), u64 program time,
- *             u64 damaged-codeword mask, u8 programs since erase
- *   trailer   u32 CRC-32 of everything before it
+ *   blocks    block count; count of records, then per block that differs
+ *             from a fresh one (P/E initial_pe, no reads, nothing programmed,
+ *             no flags, the endurance drawn from the seed), in ascending
+ *             order: block, pe, reads, next_page, flags, endurance (f64)
+ *   contents  count of distinct page buffers, each page_size+oob_size bytes
+ *   tables    count of blocks holding data, each: block, then per page its
+ *             content index (~0 = erased), program time, damaged-codeword
+ *             mask, programs since erase
+ *   trailer   the CRC-32 of everything before it
  * Erased pages and blocks take no space; shared contents are stored once.
  */
 #include "nand_internal.h"
