@@ -3,6 +3,8 @@
  * the mount CPU cost model.
  */
 #include "fsapi.h"
+#include "blockfs.h"
+#include "jffs.h"
 
 #include <errno.h>
 #include <string.h>
@@ -96,6 +98,9 @@ static const struct fsapi fsapi_logfs = {
 
 static const struct fsapi *const all[] = {
     &fsapi_logfs,
+    &fsapi_blockfs,
+    &fsapi_jffs2_scan,
+    &fsapi_jffs2_summary,
 };
 
 const struct fsapi *fsapi_at(size_t i)
