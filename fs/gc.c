@@ -191,6 +191,7 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
      * random near the reserve) is followed by greedy ones until one pays,
      * as firmware falls back to greedy in foreground cleaning; stop when
      * even those do not: the device is as full as it can get. */
+    uint64_t best = fs->an.free_segments;
     for (int stalls = 0; !rc && fs->an.free_segments < want_free && stalls < 8;) {
         uint64_t before = fs->an.free_segments, moved = 0;
         uint32_t n = 0;
@@ -214,7 +215,14 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
         int crc = batch_commit(fs, picked, n);
         tell_observer(fs, picked, picked_live, n, tb, nand_now(fs->dev) - tb);
         rc = rc ? rc : crc;
-        stalls = fs->an.free_segments > before ? 0 : stalls + 1;
+        /* progress is beating the best count of this call: a count that
+         * bounces (a batch frees one, the next uses one) must still end */
+        if (fs->an.free_segments > best) {
+            best = fs->an.free_segments;
+            stalls = 0;
+        } else {
+            stalls++;
+        }
         fs->ctr.gc_fallbacks += stalls > 0;
     }
     fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;

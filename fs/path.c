@@ -49,6 +49,12 @@ int lfs_op_end(struct logfs *fs, int rc)
 static char *splice_link(struct logfs *fs, struct lfs_inode *in,
                          const char *rest, size_t *cap, int *err)
 {
+    /* the size comes from flash: a target is 1..4095 bytes (FORMAT.md
+     * section 10), anything else is a damaged inode, not an allocation */
+    if (in->size == 0 || in->size > 4095) {
+        *err = -EIO;
+        return NULL;
+    }
     size_t tl = (size_t)in->size, rl = strlen(rest);
     *cap = tl + rl + 1;
     char *np = lfs_alloc(fs, *cap);

@@ -133,6 +133,18 @@ int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
     return lfs_seg_put(fs, seg, &e);
 }
 
+/* Superblock, backup and anchor blocks, or past the device: never a
+ * segment to allocate, whatever a (damaged) pool or segment file says. */
+static int not_a_segment(const struct logfs *fs, uint32_t seg)
+{
+    if (seg == 0 || seg >= fs->g.nblocks || seg == fs->sb.backup_block)
+        return 1;
+    for (uint32_t i = 0; i < fs->ring.count; i++)
+        if (fs->ring.blocks[i] == seg)
+            return 1;
+    return 0;
+}
+
 /* Refill the pool from the segment table (built from all of the segment
  * file on first need: only when the pool runs dry, never at mount).  With
  * wear leveling the pool gets the least-worn free segments, else the
@@ -145,7 +157,8 @@ static int pool_refill(struct logfs *fs)
         return rc;
     for (uint32_t s = 0; s < fs->g.nblocks; s++) {
         const struct lfs_segent *e = &fs->segtab.e[s];
-        if (e->state != LFS_SEG_FREE || lfs_seg_is_open(fs, s) || lfs_seg_pending(fs, s))
+        if (e->state != LFS_SEG_FREE || lfs_seg_is_open(fs, s) || lfs_seg_pending(fs, s) ||
+            not_a_segment(fs, s))
             continue;
         uint32_t worst = 0, pooled = 0;
         for (uint32_t i = 0; i < a->npool; i++) {
@@ -189,8 +202,12 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
             return rc;
         uint32_t seg = pool_take(fs);
         struct lfs_segent e;
+        if (not_a_segment(fs, seg))
+            continue; /* a damaged pool entry: erasing it would destroy the sb */
         if ((rc = lfs_seg_get(fs, seg, &e)))
             return rc;
+        if (e.state != LFS_SEG_FREE)
+            continue; /* likewise: the segment file says it is in use */
         e.erases++;
         e.live = 0;
         e.area = (uint8_t)area;

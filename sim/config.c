@@ -103,9 +103,13 @@ int nand_config_finish(struct nand_config *cfg, char *err, size_t errlen)
     if (!(isfinite(r->k) && isfinite(r->m) && isfinite(r->n) &&
           isfinite(r->p) && isfinite(r->q)))
         return fail(err, errlen, "bit error model exponents must be finite");
-    uint64_t blocks = nand_blocks(cfg);
-    if (blocks > (1ull << 31))
-        return fail(err, errlen, "too many blocks");
+    /* multiplied step by step: four 32-bit factors can wrap 64 bits */
+    uint64_t blocks = cfg->geo.channels;
+    const uint32_t f[] = {cfg->geo.dies_per_channel, cfg->geo.planes_per_die,
+                          cfg->geo.blocks_per_plane};
+    for (int i = 0; i < 3; i++)
+        if (__builtin_mul_overflow(blocks, (uint64_t)f[i], &blocks) || blocks > (1ull << 31))
+            return fail(err, errlen, "too many blocks");
     return NAND_OK;
 }
 

@@ -163,7 +163,8 @@ int nand_block_info(const nand_dev *dev, nand_block_t b,
         return NAND_E_ADDR;
     const struct bstate *s = &dev->bs[b];
     info->pe_cycles = s->pe;
-    info->endurance = (uint64_t)(s->endurance * dev->cfg.endurance_scale);
+    double e = s->endurance * dev->cfg.endurance_scale; /* saturate, never UB */
+    info->endurance = e >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)e;
     info->reads_since_erase = s->reads;
     info->pages_programmed = s->next_page;
     info->factory_bad = !!(s->flags & BF_FACTORY_BAD);

@@ -21,6 +21,7 @@
 #include "crc32.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +377,8 @@ static int load_body(nand_dev *dev, struct stream *s, const char **why)
         bs->next_page = get_u32(s);
         bs->flags = get_u32(s);
         bs->endurance = get_f64(s);
-        if (bs->next_page > g->pages_per_block || !(bs->endurance >= 1.0)) {
+        if (bs->next_page > g->pages_per_block || !(bs->endurance >= 1.0) ||
+            !isfinite(bs->endurance)) {
             *why = "invalid block state";
             return rc;
         }
