@@ -82,3 +82,59 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- fuzzing (fuzz/README.md) ------------------------------------------------
+# `make fuzz` builds one libFuzzer binary per target in fuzz/ (clang, with
+# ASan+UBSan, the library compiled again with coverage instrumentation) and
+# runs each for FUZZ_SECONDS, from the repository root, on a working corpus in
+# $(FUZZ_BUILD)/corpus/<target> seeded from fuzz/corpus/<target>; crashes go to
+# $(FUZZ_BUILD)/crashes/, logs to $(FUZZ_BUILD)/<target>.log.  `make fuzz-build`
+# only builds; FUZZ_TARGETS=... picks targets.  Not part of `make test`, which
+# replays fuzz/corpus/ and fuzz/regressions/ (tests/test_fuzz_regress.c).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TIMEOUT ?= 25
+FUZZ_RSS_MB  ?= 2048
+FUZZ_ARGS    ?=
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -DFLASHLAB_VERSION='"$(VERSION)"' \
+                -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_HDRS    := $(wildcard fuzz/*.h)
+FUZZ_SRC     := $(filter-out fuzz/libfuzzer_main.c,$(wildcard fuzz/*.c))
+FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+.PHONY: fuzz fuzz-build
+.SECONDARY: $(FUZZ_OBJ)
+$(FUZZ_BUILD)/obj/%.o: %.c $(HDRS) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/libfuzzer_main.c $(FUZZ_OBJ) $(FUZZ_HDRS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' \
+	    fuzz/libfuzzer_main.c $(FUZZ_OBJ) -o $@ $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_BUILD)/crashes
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	    dict=""; [ -f fuzz/dict/$$t.dict ] && dict="-dict=fuzz/dict/$$t.dict"; \
+	    echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	    $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
+	        -rss_limit_mb=$(FUZZ_RSS_MB) -print_final_stats=1 $$dict \
+	        -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- $(FUZZ_ARGS) \
+	        $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t \
+	        > $(FUZZ_BUILD)/$$t.log 2>&1 || failed="$$failed $$t"; \
+	    tail -n 12 $(FUZZ_BUILD)/$$t.log | grep -E 'stat::|Done|ERROR|SUMMARY|fuzz:' || true; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	    echo "fuzz: failures in:$$failed (logs in $(FUZZ_BUILD)/, inputs in $(FUZZ_BUILD)/crashes/)"; \
+	    exit 1; \
+	fi
+
+# The regression test includes fuzz/*.c: rebuild it when they change.
+$(BUILD)/tests/test_fuzz_regress: $(FUZZ_SRC) $(FUZZ_HDRS)
