@@ -81,6 +81,7 @@ static int measure(const struct fsapi *api, struct result *r)
     }
     if (!rc) {
         struct nand_stats a, b;
+        nand_wait(dev); /* the unmount's queued operations are not the mount's */
         nand_get_stats(dev, &a);
         nand_time_t t0 = nand_now(dev);
         double w0 = wall();

@@ -18,6 +18,12 @@ static int parse(const char *options, struct logfs_options *o)
     return options ? logfs_options_parse(o, options, err, sizeof err) : 0;
 }
 
+static int l_check(const char *options)
+{
+    struct logfs_options o;
+    return parse(options, &o);
+}
+
 static int l_mkfs(nand_dev *dev, const char *options)
 {
     struct logfs_options o;
@@ -87,7 +93,7 @@ static int l_statfs(void *fs, struct logfs_statfs *st) { return logfs_statfs(fs,
 static const struct fsapi fsapi_logfs = {
     .name = "logfs",
     .summary = "LogFS: wandering tree under an anchor ring; mount reads a few pages",
-    .mkfs = l_mkfs, .mount = l_mount, .unmount = l_unmount, .sync = l_sync,
+    .check_options = l_check, .mkfs = l_mkfs, .mount = l_mount, .unmount = l_unmount, .sync = l_sync,
     .open = l_open, .close = l_close, .pread = l_pread, .pwrite = l_pwrite,
     .ftruncate = l_ftruncate, .punch = l_punch, .fsync = l_fsync, .stat = l_stat,
     .lstat = l_lstat, .fstat = l_fstat, .mkdir = l_mkdir, .rmdir = l_rmdir,

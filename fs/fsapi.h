@@ -27,6 +27,7 @@ struct fsapi {
     const char *name;    /* "logfs", "jffs2-scan", "jffs2-summary", "blockfs" */
     const char *summary; /* one line */
     /* options: "key=value,..." in the fs's own keys (NULL: defaults) */
+    int (*check_options)(const char *options); /* 0, or -EINVAL */
     int (*mkfs)(nand_dev *dev, const char *options);
     int (*mount)(nand_dev *dev, const char *options, void **fs);
     int (*unmount)(void *fs);
@@ -53,6 +54,14 @@ struct fsapi {
     uint64_t (*mem_bytes)(void *fs);  /* RAM the mounted fs holds */
     /* the last mount's non-flash work (zeros if the fs does not count) */
     void (*mount_work)(void *fs, struct fsapi_mount_work *w);
+};
+
+/* A mounted file system of any kind: its table and the handle its mount
+ * gave, so that callers (workloads, the runner, digests) need not know
+ * which one it is. */
+struct fsapi_fs {
+    const struct fsapi *api;
+    void *fs;
 };
 
 /* The fs called name, or NULL; the i-th one, NULL past the end. */

@@ -225,6 +225,11 @@ static int j_statfs(void *v, struct logfs_statfs *st)
 }
 
 /* ---- the tables -------------------------------------------------------- */
+static int j_check(const char *o)
+{
+    struct jffs_options op;
+    return opts(o, 0, &op);
+}
 static int mkfs_scan(nand_dev *d, const char *o)
 {
     struct jffs_options op;
@@ -281,7 +286,7 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
     .fstat = j_fstat, .mkdir = j_mkdir, .rmdir = j_rmdir, .unlink = j_unlink,      \
     .rename = j_rename, .link = j_link, .symlink = j_symlink,                      \
     .readlink = j_readlink, .readdir = j_readdir, .statfs = j_statfs,              \
-    .mem_bytes = j_mem, .mount_work = j_work
+    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check
 
 const struct fsapi fsapi_jffs2_scan = {
     .name = "jffs2-scan",

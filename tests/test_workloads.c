@@ -21,6 +21,7 @@ static char dir[] = "/tmp/flashlab-wl-XXXXXX";
 struct env {
     nand_dev *d;
     logfs *fs;
+    struct fsapi_fs m; /* fs through the table, as the runner has it */
     struct wl_exec *x;
 };
 
@@ -39,7 +40,8 @@ static int env_open(struct env *e)
     memset(e, 0, sizeof *e);
     if (nand_create(&c, &e->d) || logfs_mkfs(e->d, &o) || logfs_mount(e->d, &o, &e->fs))
         return -1;
-    return wl_exec_create(e->fs, &e->x);
+    e->m = (struct fsapi_fs){fsapi_find("logfs"), e->fs};
+    return wl_exec_create(&e->m, &e->x);
 }
 
 static void env_close(struct env *e)
@@ -75,7 +77,7 @@ static uint64_t run(struct env *e, const struct wl_spec *s, uint64_t seed, uint6
 {
     struct workload *w;
     char err[512] = "";
-    int rc = workload_create(s, seed, e->fs, &w, err, sizeof err);
+    int rc = workload_create(s, seed, &e->m, &w, err, sizeof err);
     if (keep)
         *keep = NULL;
     if (rc) {
@@ -143,11 +145,11 @@ TEST(spec_defaults_and_bad_specs)
     char err[256] = "";
     wl_spec_init(&s, "uniform");
     s.read_fraction = 0.7, s.discard_fraction = 0.5;
-    CHECK_EQ_INT(workload_create(&s, 1, e.fs, &w, err, sizeof err), -EINVAL);
+    CHECK_EQ_INT(workload_create(&s, 1, &e.m, &w, err, sizeof err), -EINVAL);
     CHECK(w == NULL && strstr(err, "read_fraction"));
     wl_spec_init(&s, "zipf");
     s.file_bytes = 4096, s.req.min = s.req.max = 8192;
-    CHECK_EQ_INT(workload_create(&s, 1, e.fs, &w, err, sizeof err), -ENOSPC);
+    CHECK_EQ_INT(workload_create(&s, 1, &e.m, &w, err, sizeof err), -ENOSPC);
     env_close(&e);
 }
 
@@ -923,7 +925,7 @@ TEST(trace_bad_line_names_it)
     s.trace_disk_bytes = 1 << 20;
     struct workload *w;
     char err[512], want[600];
-    REQUIRE(workload_create(&s, 1, e.fs, &w, err, sizeof err) == 0);
+    REQUIRE(workload_create(&s, 1, &e.m, &w, err, sizeof err) == 0);
     struct trace_rec op;
     int rc, n = 0;
     while ((rc = workload_next(w, &op, err, sizeof err)) > 0)
@@ -937,14 +939,14 @@ TEST(trace_bad_line_names_it)
     CHECK_EQ_INT(workload_next(w, &op, err, sizeof err), 0);
     workload_free(w);
     s.trace_skip_bad = 1; /* passed over instead */
-    REQUIRE(workload_create(&s, 1, e.fs, &w, err, sizeof err) == 0);
+    REQUIRE(workload_create(&s, 1, &e.m, &w, err, sizeof err) == 0);
     n = 0;
     while ((rc = workload_next(w, &op, err, sizeof err)) > 0)
         n += !workload_in_setup(w);
     CHECK(rc == 0 && n == 3);
     workload_free(w);
     strcpy(s.trace_path, "/nonexistent/x.csv");
-    CHECK_EQ_INT(workload_create(&s, 1, e.fs, &w, err, sizeof err), -ENOENT);
+    CHECK_EQ_INT(workload_create(&s, 1, &e.m, &w, err, sizeof err), -ENOENT);
     CHECK(strstr(err, "/nonexistent/x.csv: ") != NULL);
     env_close(&e);
     unlink(put("a.csv", "")), unlink(put("b.txt", "")), unlink(put("c.fst", ""));

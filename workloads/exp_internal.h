@@ -30,8 +30,9 @@ struct experiment {
  * is there, else to the experiment file's directory. */
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap);
 int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
-int exp_fs(struct yview *v, yaml_node_t *root, struct logfs_options *o, char *err,
-           size_t errlen);
+/* fs: kind (default logfs), then LogFS's options by name or a baseline's
+ * options string. */
+int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
 /* sec's `stop` mapping (prefix: sec's path, "" for the top level). */
 int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_stop *s,
              char *err, size_t errlen);
@@ -39,6 +40,8 @@ int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
                size_t errlen);
 int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, char *err,
                  size_t errlen);
+/* mount: {unclean: bool} */
+int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
 /* sec's `workload` mapping into s. */
 int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
                  char *err, size_t errlen);

@@ -76,21 +76,59 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
     return 0;
 }
 
-/* ---- fs: LogFS options by name ----------------------------------------- */
+/* ---- fs: which file system, and its options ------------------------------ */
 
-int exp_fs(struct yview *v, yaml_node_t *root, struct logfs_options *o, char *err,
-           size_t errlen)
+/* "logfs, jffs2-scan, ..." for messages. */
+static void fs_names(char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; fsapi_at(i) && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", fsapi_at(i)->name);
+}
+
+/* A baseline's options: one "key=value,..." string its own parser checks. */
+static int fs_baseline(struct yview *v, yaml_node_t *fs, struct exp_run *r, char *err,
+                       size_t errlen)
+{
+    static const char *const keys[] = {"kind", "options", NULL};
+    if (yview_check_keys(v, fs, "fs", keys, err, errlen))
+        return -1;
+    yaml_node_t *on = yview_get(v, fs, "fs", "options");
+    const char *s = on ? ydoc_scalar(on) : "";
+    if (!s || strlen(s) >= sizeof r->fs_options)
+        return ydoc_fail(v->d, on, err, errlen, "fs.options: expected a string "
+                         "\"key=value,...\" shorter than %zu", sizeof r->fs_options);
+    if (r->fs_api->check_options(s))
+        return ydoc_fail(v->d, on, err, errlen, "fs.options: \"%s\" is not valid for %s "
+                         "(docs/experiments.md lists its keys)", s, r->fs_api->name);
+    snprintf(r->fs_options, sizeof r->fs_options, "%s", s);
+    return 0;
+}
+
+int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
 {
     yaml_node_t *fs = yview_get(v, root, "", "fs");
-    const char *keys[32];
-    unsigned n = 0;
-    for (const char *k; n < 31 && (k = logfs_option_help(n, NULL)); n++)
+    yaml_node_t *kn = yview_get(v, fs, "fs", "kind");
+    const char *kind = kn ? ydoc_scalar(kn) : "logfs";
+    memset(&r->fs, 0, sizeof r->fs);
+    r->fs_options[0] = 0;
+    if (!(r->fs_api = fsapi_find(kind))) {
+        char names[256];
+        fs_names(names, sizeof names);
+        return ydoc_fail(v->d, kn, err, errlen, "fs.kind: unknown file system \"%s\" "
+                         "(one of: %s)", kind ? kind : "", names);
+    }
+    if (strcmp(kind, "logfs"))
+        return fs_baseline(v, fs, r, err, errlen);
+    const char *keys[33] = {"kind"};
+    unsigned n = 1;
+    for (const char *k; n < 32 && (k = logfs_option_help(n - 1, NULL)); n++)
         keys[n] = k;
     keys[n] = NULL;
     if (yview_check_keys(v, fs, "fs", keys, err, errlen))
         return -1;
-    memset(o, 0, sizeof *o);
-    for (unsigned i = 0; keys[i]; i++) {
+    for (unsigned i = 1; keys[i]; i++) {
         yaml_node_t *vn = yview_get(v, fs, "fs", keys[i]);
         const char *s = ydoc_scalar(vn);
         char oerr[256];
@@ -98,7 +136,7 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct logfs_options *o, char *er
             continue;
         if (!s || !*s)
             return ydoc_fail(v->d, vn, err, errlen, "fs.%s: expected a value", keys[i]);
-        if (logfs_option_set(o, keys[i], s, oerr, sizeof oerr))
+        if (logfs_option_set(&r->fs, keys[i], s, oerr, sizeof oerr))
             return ydoc_fail(v->d, vn, err, errlen, "fs.%s", oerr);
     }
     return 0;
@@ -211,6 +249,23 @@ int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, ch
         return -1;
     if ((n = yview_get(v, sec, "powercut", "fsck")) &&
         ydoc_bool(v->d, n, "powercut.fsck", &pc->fsck, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* ---- mount: what the measured mounts at the end include ------------------ */
+
+int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"unclean", NULL};
+    yaml_node_t *sec = yview_get(v, root, "", "mount"), *n;
+    r->unclean_mount = 0;
+    if (!sec)
+        return 0;
+    if (yview_check_keys(v, sec, "mount", keys, err, errlen))
+        return -1;
+    if ((n = yview_get(v, sec, "mount", "unclean")) &&
+        ydoc_bool(v->d, n, "mount.unclean", &r->unclean_mount, err, errlen))
         return -1;
     return 0;
 }

@@ -41,6 +41,7 @@ static const struct wkey wkeys[] = {
     W("trace_format", W_FORMAT, trace_format),
     W("trace_skip_bad", W_BOOL, trace_skip_bad),
     W("trace_disk_bytes", W_SIZE, trace_disk_bytes),
+    W("content_light", W_BOOL, content_light),
 };
 #define NWKEYS (sizeof wkeys / sizeof wkeys[0])
 
@@ -192,7 +193,7 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
         return -1;
     if (wl_spec_init(s, kind))
         return ydoc_fail(v->d, kn, err, errlen, "%s: unknown workload kind '%s' (uniform, "
-                         "sequential, zipf, hotcold, churn, mailserver, fileserver, trace)",
+                         "sequential, zipf, hotcold, churn, mailserver, fileserver, rootfs, trace)",
                          key, kind);
     for (size_t i = 0; i < NWKEYS; i++) {
         yaml_node_t *n = yview_get(v, w, path, wkeys[i].key);

@@ -6,6 +6,7 @@
  * (the last key varying fastest), then seeds, then repetitions.
  */
 #include "exp_internal.h"
+#include "rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 static const char *const top_keys[] = {"name", "description", "device", "fs", "age",
                                        "workload", "stop", "sample", "seed", "seeds",
-                                       "repetitions", "sweep", "powercut", NULL};
+                                       "repetitions", "sweep", "powercut", "mount", NULL};
 
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap)
 {
@@ -109,9 +110,10 @@ static int read_run(struct experiment *e, struct yview *v, struct exp_run *r, ch
 {
     yaml_node_t *root = ydoc_root(&e->doc);
     if (yview_check_keys(v, root, "", top_keys, err, errlen) ||
-        exp_device(v, root, r, err, errlen) || exp_fs(v, root, &r->fs, err, errlen) ||
+        exp_device(v, root, r, err, errlen) || exp_fs(v, root, r, err, errlen) ||
         exp_workload(v, root, "", &r->wl, err, errlen) || exp_stop(v, root, "", &r->stop, err, errlen) ||
-        exp_sample(v, root, r, err, errlen) || exp_powercut(v, root, &r->pc, err, errlen))
+        exp_sample(v, root, r, err, errlen) || exp_powercut(v, root, &r->pc, err, errlen) ||
+        exp_mount(v, root, r, err, errlen))
         return -1;
     yaml_node_t *age = yview_get(v, root, "", "age");
     if (age) {
@@ -151,7 +153,7 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
                          uint32_t rep)
 {
     static const char *const sections[] = {"device", "fs", "age", "workload", "stop",
-                                           "sample", "powercut"};
+                                           "sample", "powercut", "mount"};
     yaml_node_t *root = ydoc_root(&e->doc);
     size_t n = 0;
     char *out = calloc(1, 1), num[64];
@@ -274,3 +276,42 @@ const char *experiment_name(const struct experiment *e) { return e->name; }
 const char *experiment_path(const struct experiment *e) { return e->doc.path; }
 const char *experiment_text(const struct experiment *e) { return e->text; }
 uint32_t experiment_runs(const struct experiment *e) { return e->runs; }
+
+/* LogFS's options as the run uses them. */
+static struct logfs_options logfs_opts(const struct exp_run *r)
+{
+    struct logfs_options o = r->fs;
+    if (!o.gc_seed) /* random policies follow the run's seed */
+        o.gc_seed = rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0);
+    return o;
+}
+
+int exp_run_is_logfs(const struct exp_run *r)
+{
+    return !r->fs_api || !strcmp(r->fs_api->name, "logfs");
+}
+
+int exp_run_mkfs(const struct exp_run *r, nand_dev *dev)
+{
+    if (!exp_run_is_logfs(r))
+        return r->fs_api->mkfs(dev, r->fs_options);
+    struct logfs_options o = logfs_opts(r);
+    return logfs_mkfs(dev, &o);
+}
+
+int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct fsapi_fs *out)
+{
+    out->fs = NULL;
+    if (!exp_run_is_logfs(r)) {
+        out->api = r->fs_api;
+        return r->fs_api->mount(dev, r->fs_options, &out->fs);
+    }
+    /* LogFS with its options struct (the table's string form would lose
+     * nothing, but the struct is what the experiment holds) */
+    struct logfs_options o = logfs_opts(r);
+    logfs *fs;
+    out->api = fsapi_find("logfs");
+    int rc = logfs_mount(dev, &o, &fs);
+    out->fs = rc ? NULL : fs;
+    return rc;
+}

@@ -9,7 +9,7 @@
 #ifndef FLASHLAB_EXPERIMENT_H
 #define FLASHLAB_EXPERIMENT_H
 
-#include "logfs.h"
+#include "fsapi.h"
 #include "nand.h"
 #include "workload.h"
 
@@ -43,7 +43,9 @@ struct exp_run {
     uint64_t seed;
     char device_file[1024];
     struct nand_config dev;
-    struct logfs_options fs;
+    const struct fsapi *fs_api; /* fs.kind: LogFS or a baseline */
+    struct logfs_options fs;    /* LogFS's options (kind logfs) */
+    char fs_options[256];       /* a baseline's options (fs.options) */
     int has_age;
     struct wl_spec age;
     struct exp_stop age_stop;
@@ -52,6 +54,7 @@ struct exp_run {
     uint64_t sample_host_bytes, sample_ops, sample_sim_ns; /* 0: not by that */
     uint32_t erase_snapshots; /* erase-count snapshots over the run (>= 1) */
     struct exp_powercut pc;
+    int unclean_mount;    /* mount.unclean: also measure a mount after a power cut */
     char *params_json;    /* the resolved settings, for the runs table */
 };
 
@@ -70,5 +73,14 @@ uint32_t experiment_runs(const struct experiment *e);
 int experiment_run(struct experiment *e, uint32_t index, struct exp_run *out, char *err,
                    size_t errlen);
 void exp_run_free(struct exp_run *r);
+
+/* The run's file system on dev: mkfs, and mount into *out, with the run's
+ * options (LogFS's random GC policies seeded from the run's seed unless
+ * fs.gc_seed is given).  0 or a negative errno. */
+int exp_run_mkfs(const struct exp_run *r, nand_dev *dev);
+int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct fsapi_fs *out);
+/* Whether the run's fs is LogFS (whose handle then is a logfs *, with its
+ * own statistics, GC events and latency). */
+int exp_run_is_logfs(const struct exp_run *r);
 
 #endif

@@ -63,7 +63,7 @@ static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
 }
 
 struct walk {
-    logfs *fs;
+    const struct fsapi_fs *fs;
     uint64_t h;
     char *text;
     size_t len, cap;
@@ -90,13 +90,13 @@ static void text_add(struct walk *w, const char *line)
 }
 
 /* The content hash of a regular file or the target of a symlink. */
-static int content_hash(logfs *fs, const char *path, const struct logfs_stat *st,
+static int content_hash(const struct fsapi_fs *fs, const char *path, const struct logfs_stat *st,
                         uint64_t *out)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     if (S_ISLNK(st->mode)) {
         char buf[4096];
-        int64_t n = logfs_readlink(fs, path, buf, sizeof buf);
+        int64_t n = fs->api->readlink(fs->fs, path, buf, sizeof buf);
         if (n < 0)
             return (int)n;
         *out = mix_bytes(h, buf, (size_t)n);
@@ -106,13 +106,13 @@ static int content_hash(logfs *fs, const char *path, const struct logfs_stat *st
         *out = 0;
         return 0;
     }
-    int fd = logfs_open(fs, path, O_RDONLY, 0);
+    int fd = fs->api->open(fs->fs, path, O_RDONLY, 0);
     if (fd < 0)
         return fd;
     static uint8_t buf[65536];
     int rc = 0;
     for (uint64_t off = 0; off < st->size;) {
-        int64_t n = logfs_pread(fs, fd, buf, sizeof buf, off);
+        int64_t n = fs->api->pread(fs->fs, fd, buf, sizeof buf, off);
         if (n <= 0) {
             rc = n < 0 ? (int)n : -EIO; /* shorter than its size */
             break;
@@ -120,7 +120,7 @@ static int content_hash(logfs *fs, const char *path, const struct logfs_stat *st
         h = mix_bytes(h, buf, (size_t)n);
         off += (uint64_t)n;
     }
-    logfs_close(fs, fd);
+    fs->api->close(fs->fs, fd);
     *out = h;
     return rc;
 }
@@ -129,7 +129,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
 {
     struct names l = {0};
     uint64_t cookie = 0;
-    int rc = logfs_readdir(w->fs, *path ? path : "/", &cookie, collect, &l);
+    int rc = w->fs->api->readdir(w->fs->fs, *path ? path : "/", &cookie, collect, &l);
     if (rc || l.err || depth > DIGEST_DEPTH) {
         w->err = rc ? rc : l.err ? l.err : -ELOOP;
     } else if (l.n) {
@@ -143,7 +143,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         }
         struct logfs_stat st;
         uint64_t ch = 0;
-        if ((rc = logfs_lstat(w->fs, p, &st)) || (rc = content_hash(w->fs, p, &st, &ch))) {
+        if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) || (rc = content_hash(w->fs, p, &st, &ch))) {
             w->err = rc;
             break;
         }
@@ -162,7 +162,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
     free(l.v);
 }
 
-int fs_digest(logfs *fs, uint64_t *digest, char **text)
+int fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text)
 {
     struct walk w = {.fs = fs, .h = 0x6a09e667f3bcc908ULL, .want_text = text != NULL};
     walk_dir(&w, "", 0);

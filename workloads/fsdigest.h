@@ -1,17 +1,17 @@
 /*
- * fsdigest.h -- the whole visible state of a LogFS as one 64-bit digest
+ * fsdigest.h -- the whole visible state of a mounted file system as one 64-bit digest
  * (paths, types, modes, link counts, sizes, contents), and optionally as
  * text: what the power-cut checker compares.
  */
 #ifndef FLASHLAB_FSDIGEST_H
 #define FLASHLAB_FSDIGEST_H
 
-#include "logfs.h"
+#include "fsapi.h"
 
 #include <stdint.h>
 
 /* 0, or a negative errno (an unreadable file, a loop).  text (may be NULL)
  * gets a malloc'd listing, one line per path. */
-int fs_digest(logfs *fs, uint64_t *digest, char **text);
+int fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text);
 
 #endif

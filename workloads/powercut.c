@@ -34,9 +34,9 @@ struct cp {
 
 struct session {
     const struct exp_run *r;
-    struct logfs_options opts; /* as mounted, for the remounts */
     nand_dev *dev;
-    logfs *fs;
+    struct fsapi_fs fs;    /* any fs of the table */
+    logfs *lfs;            /* the same, if it is LogFS */
     struct workload *w;
     struct wl_exec *x;
     struct trace_rec op;   /* the next call */
@@ -63,7 +63,7 @@ static uint64_t state_ops(const struct session *s)
 static int add_cp(struct session *s)
 {
     uint64_t d;
-    int rc = fs_digest(s->fs, &d, NULL);
+    int rc = fs_digest(&s->fs, &d, NULL);
     if (rc) {
         snprintf(s->err, sizeof s->err, "digest after call %llu: %s",
                  (unsigned long long)s->call, strerror(-rc));
@@ -83,11 +83,30 @@ static int add_cp(struct session *s)
     return 0;
 }
 
-static uint64_t commits_now(logfs *fs)
+/* LogFS counts its commits; a baseline has no such point, so every call
+ * is one: any prefix of the calls since the last sync may survive. */
+static uint64_t commits_now(const struct session *s)
 {
+    if (!s->lfs)
+        return s->call;
     struct logfs_stats st;
-    logfs_get_stats(fs, &st);
+    logfs_get_stats(s->lfs, &st);
     return st.commits;
+}
+
+static int mount(struct session *s)
+{
+    int rc = exp_run_mount(s->r, s->dev, &s->fs);
+    s->lfs = !rc && exp_run_is_logfs(s->r) ? s->fs.fs : NULL;
+    return rc;
+}
+
+static int unmount(struct session *s)
+{
+    int rc = s->fs.fs ? s->fs.api->unmount(s->fs.fs) : 0;
+    s->fs.fs = NULL;
+    s->lfs = NULL;
+    return rc;
 }
 
 static int fetch(struct session *s)
@@ -104,8 +123,7 @@ static void session_close(struct session *s)
 {
     wl_exec_free(s->x);
     workload_free(s->w);
-    if (s->fs)
-        logfs_unmount(s->fs);
+    unmount(s);
     if (s->dev)
         nand_close(s->dev);
     free(s->cps);
@@ -122,22 +140,20 @@ static int session_open(struct session *s, const struct exp_run *r)
         snprintf(s->err, sizeof s->err, "device: %s", nand_strerror(rc));
         return -1;
     }
-    s->opts = r->fs;
-    if (!s->opts.gc_seed) /* as the runner: random policies follow the run's seed */
-        s->opts.gc_seed = rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0);
     char werr[512];
-    if ((rc = logfs_mkfs(s->dev, &s->opts)) || (rc = logfs_mount(s->dev, &s->opts, &s->fs))) {
+    if ((rc = exp_run_mkfs(r, s->dev)) || (rc = mount(s))) {
         snprintf(s->err, sizeof s->err, "mkfs/mount: %s", strerror(-rc));
         return -1;
     }
-    if (workload_create(&r->wl, r->seed, s->fs, &s->w, werr, sizeof werr)) {
+    if (workload_create(&r->wl, r->seed, &s->fs, &s->w, werr, sizeof werr)) {
         snprintf(s->err, sizeof s->err, "workload: %s", werr);
         return -1;
     }
-    if (wl_exec_create(s->fs, &s->x)) {
+    if (wl_exec_create(&s->fs, &s->x)) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
+    wl_exec_set_content_light(s->x, r->wl.content_light);
     for (;;) {
         if (fetch(s))
             return -1;
@@ -151,14 +167,14 @@ static int session_open(struct session *s, const struct exp_run *r)
         }
     }
     wl_exec_set_setup(s->x, 0);
-    if ((rc = logfs_sync(s->fs))) {
+    if ((rc = s->fs.api->sync(s->fs.fs))) {
         snprintf(s->err, sizeof s->err, "sync after setup: %s", strerror(-rc));
         return -1;
     }
     struct nand_stats st;
     nand_get_stats(s->dev, &st);
     s->base_ops = st.state_ops;
-    s->commits = commits_now(s->fs);
+    s->commits = commits_now(s);
     return add_cp(s);
 }
 
@@ -183,7 +199,7 @@ static int step(struct session *s)
     }
     int is_sync = (s->op.op == TRACE_SYNC || s->op.op == TRACE_FSYNC) && res == 0;
     s->call++;
-    uint64_t c = commits_now(s->fs);
+    uint64_t c = commits_now(s);
     if (c != s->commits && add_cp(s))
         return -1;
     s->commits = c;
@@ -243,8 +259,9 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     out->second = second;
     struct cut_ctl c = {.left = m};
     c.frac = pc->within ? rng_unit(rng_key(s->r->seed, RNG_POWERCUT, point, 0, 0, 0)) : 0.0;
-    struct logfs_stats before, after;
-    logfs_get_stats(s->fs, &before);
+    struct logfs_stats before = {0}, after = {0};
+    if (s->lfs)
+        logfs_get_stats(s->lfs, &before);
     nand_cut_callback(s->dev, cut_cb, &c);
     /* the call, and those after it, until the power goes */
     for (int guard = 0; nand_is_powered(s->dev) && s->have_op && guard < 1000000; guard++) {
@@ -253,20 +270,21 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         fetch(s);
     }
     nand_cut_disarm(s->dev);
-    logfs_get_stats(s->fs, &after);
+    if (s->lfs)
+        logfs_get_stats(s->lfs, &after);
     snprintf(out->kind, sizeof out->kind, "%s%s", c.fired ? op_kind_name(c.op.kind) : "none",
              pc->within ? "-torn" : "");
     char where[160] = "";
     if (c.fired)
         snprintf(where, sizeof where, "%s of block %u page %u (%s%s)", op_kind_name(c.op.kind),
-                 c.op.block, c.op.page, logfs_block_role(s->fs, c.op.block),
+                 c.op.block, c.op.page, s->lfs ? logfs_block_role(s->lfs, c.op.block)
+                                               : s->fs.api->name,
                  after.gc_rounds != before.gc_rounds ? ", while cleaning" : "");
     /* the workload is over for this process: its open files go first,
      * then the fs (both calls fail without power, and free) */
     wl_exec_free(s->x);
     s->x = NULL;
-    logfs_unmount(s->fs);
-    s->fs = NULL;
+    unmount(s);
     if (!c.fired) {
         snprintf(out->outcome, sizeof out->outcome, "not-reached");
         snprintf(out->detail, sizeof out->detail, "the workload ended before the cut");
@@ -274,22 +292,22 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         return;
     }
     nand_power_on(s->dev);
-    const struct logfs_options *o = &s->opts;
+    const struct fsapi *api = s->fs.api;
     if (second) { /* a second cut during the recovery: mount, and a commit */
         struct cut_ctl c2 = {.left = rng_key(s->r->seed, RNG_POWERCUT, point, 1, 0, 0) % 6,
                              .frac = rng_unit(rng_key(s->r->seed, RNG_POWERCUT, point, 2, 0, 0))};
         nand_cut_callback(s->dev, cut_cb, &c2);
-        logfs *fs2;
-        if (!logfs_mount(s->dev, o, &fs2)) {
-            int fd = logfs_open(fs2, "/.powercut-probe", O_WRONLY | O_CREAT, 0644);
+        if (!mount(s)) {
+            void *fs2 = s->fs.fs;
+            int fd = api->open(fs2, "/.powercut-probe", O_WRONLY | O_CREAT, 0644);
             if (fd >= 0) {
-                logfs_write(fs2, fd, "p", 1);
-                logfs_close(fs2, fd);
+                api->pwrite(fs2, fd, "p", 1, 0);
+                api->close(fs2, fd);
             }
-            logfs_sync(fs2);
-            logfs_unlink(fs2, "/.powercut-probe");
-            logfs_sync(fs2);
-            logfs_unmount(fs2);
+            api->sync(fs2);
+            api->unlink(fs2, "/.powercut-probe");
+            api->sync(fs2);
+            unmount(s);
         }
         nand_cut_disarm(s->dev);
         nand_power_on(s->dev);
@@ -301,21 +319,20 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
          * its sync completed, or never committed) */
     }
     char msg[1024] = "";
-    if (fsck && fsck(s->dev, msg, sizeof msg)) {
+    if (fsck && exp_run_is_logfs(s->r) && fsck(s->dev, msg, sizeof msg)) {
         snprintf(out->outcome, sizeof out->outcome, "fsck");
         snprintf(out->detail, sizeof out->detail, "%s; fsck: %s", where, msg);
         return;
     }
-    int rc = logfs_mount(s->dev, o, &s->fs);
+    int rc = mount(s);
     if (rc) {
-        s->fs = NULL;
         snprintf(out->outcome, sizeof out->outcome, "mount-failed");
         snprintf(out->detail, sizeof out->detail, "%s; mount: %s", where, strerror(-rc));
         return;
     }
     uint64_t d;
     char *text = NULL;
-    rc = fs_digest(s->fs, &d, verbose ? &text : NULL);
+    rc = fs_digest(&s->fs, &d, verbose ? &text : NULL);
     long k = rc ? -1 : match_cp(cps, from, n, d);
     if (verbose && log) {
         fprintf(log, "cut point %llu: %s, in call %llu; allowed: commit points %zu..%zu "
@@ -331,21 +348,18 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
                  "%s; %s (allowed: the states after calls %llu..%llu)", where,
                  rc ? strerror(-rc) : "the recovered state is no commit point",
                  (unsigned long long)cps[from].call, (unsigned long long)cps[n - 1].call);
-        logfs_unmount(s->fs);
-        s->fs = NULL;
+        unmount(s);
         return;
     }
     /* it keeps working: a write, a sync, a remount */
-    int fd = logfs_open(s->fs, "/.powercut-after", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int ok = fd >= 0 && logfs_write(s->fs, fd, "after", 5) == 5 && logfs_close(s->fs, fd) == 0 &&
-             logfs_sync(s->fs) == 0 && logfs_unmount(s->fs) == 0;
-    s->fs = NULL;
+    void *fs = s->fs.fs;
+    int fd = api->open(fs, "/.powercut-after", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int ok = fd >= 0 && api->pwrite(fs, fd, "after", 5, 0) == 5 && api->close(fs, fd) == 0 &&
+             api->sync(fs) == 0 && unmount(s) == 0;
     struct logfs_stat st;
-    ok = ok && logfs_mount(s->dev, o, &s->fs) == 0 &&
-         logfs_stat(s->fs, "/.powercut-after", &st) == 0 && st.size == 5;
-    if (s->fs)
-        logfs_unmount(s->fs);
-    s->fs = NULL;
+    ok = ok && mount(s) == 0 && api->stat(s->fs.fs, "/.powercut-after", &st) == 0 &&
+         st.size == 5;
+    unmount(s);
     snprintf(out->outcome, sizeof out->outcome, ok ? "ok" : "stuck");
     snprintf(out->detail, sizeof out->detail, "%s; recovered to the state after call %llu%s",
              where, (unsigned long long)cps[k].call,

@@ -7,6 +7,7 @@
 #include "rng.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ struct run_state {
     struct results *db;
     int64_t run_id;
     nand_dev *dev;
-    logfs *fs;
+    struct fsapi_fs fs;   /* any fs of the table */
+    logfs *lfs;           /* the same, if it is LogFS (its own statistics) */
     uint64_t capacity, page_size;
     /* the measured phase's origin */
     struct nand_stats st0;
@@ -66,12 +68,21 @@ static double done_fraction(const struct run_state *s, const struct exp_stop *st
     return f;
 }
 
+/* LogFS's own counters; zeros for a baseline, which counts nothing of
+ * the kind (its samples have the device's counts only). */
+static void fs_stats(const struct run_state *s, struct logfs_stats *ls)
+{
+    memset(ls, 0, sizeof *ls);
+    if (s->lfs)
+        logfs_get_stats(s->lfs, ls);
+}
+
 static int take_sample(struct run_state *s)
 {
     struct nand_stats st;
     struct logfs_stats ls;
     nand_get_stats(s->dev, &st);
-    logfs_get_stats(s->fs, &ls);
+    fs_stats(s, &ls);
     uint64_t progs = st.programs - s->st0.programs;
     struct results_sample smp = {
         .seq = s->sample_seq++,
@@ -154,13 +165,14 @@ static void mark_origin(struct run_state *s)
 {
     s->measuring = 1;
     nand_get_stats(s->dev, &s->st0);
-    logfs_get_stats(s->fs, &s->ls0);
+    fs_stats(s, &s->ls0);
     s->t0 = nand_now(s->dev);
     s->host = s->ops = 0;
     s->next_host = s->r->sample_host_bytes;
     s->next_ops = s->r->sample_ops;
     s->next_sim = s->r->sample_sim_ns;
-    logfs_reset_latency(s->fs);
+    if (s->lfs)
+        logfs_reset_latency(s->lfs);
 }
 
 /* Run spec until stop; measured: sample and count (else ageing). *reason
@@ -171,14 +183,15 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
     struct workload *w;
     struct wl_exec *x;
     char werr[512];
-    if (workload_create(spec, seed, s->fs, &w, werr, sizeof werr)) {
+    if (workload_create(spec, seed, &s->fs, &w, werr, sizeof werr)) {
         snprintf(s->err, s->errlen, "workload: %s", werr);
         return -1;
     }
-    if (wl_exec_create(s->fs, &x)) {
+    if (wl_exec_create(&s->fs, &x)) {
         workload_free(w);
         return fail(s, "out of memory", 0);
     }
+    wl_exec_set_content_light(x, spec->content_light);
     int rc = 0, in_setup = 1;
     uint64_t host = 0, ops = 0;
     nand_time_t t0 = nand_now(s->dev);
@@ -257,41 +270,106 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
     return rc;
 }
 
-/* Unmount and mount again: the mount's simulated latency, pages read and
- * RAM, as the mounts table holds them. */
-static int measure_mount(struct run_state *s)
+static void unmount(struct run_state *s)
 {
-    int rc = logfs_unmount(s->fs);
-    s->fs = NULL;
-    if (rc)
-        return fail(s, "unmount", rc);
+    if (s->fs.fs)
+        s->fs.api->unmount(s->fs.fs);
+    s->fs.fs = NULL;
+    s->lfs = NULL;
+}
+
+static int mount(struct run_state *s)
+{
+    int rc = exp_run_mount(s->r, s->dev, &s->fs);
+    s->lfs = !rc && exp_run_is_logfs(s->r) ? s->fs.fs : NULL;
+    return rc;
+}
+
+/* Mount (the fs is unmounted, cleanly or by a power cut) and record the
+ * mount's simulated latency -- flash time plus the CPU model's time for
+ * the work the fs reports -- pages and bytes read, RAM and wall time. */
+static int measure_mount(struct run_state *s, int clean)
+{
     struct nand_stats a, b;
+    nand_wait(s->dev); /* a mount begins on an idle chip: the unmount's
+                          queued operations are not its cost */
     nand_get_stats(s->dev, &a);
     nand_time_t t0 = nand_now(s->dev);
     struct timespec w0, w1;
     clock_gettime(CLOCK_MONOTONIC, &w0);
-    if ((rc = logfs_mount(s->dev, &s->r->fs, &s->fs)))
-        return fail(s, "remount", rc);
+    int rc = mount(s);
     clock_gettime(CLOCK_MONOTONIC, &w1);
+    if (rc)
+        return fail(s, clean ? "remount" : "mount after the power cut", rc);
     nand_get_stats(s->dev, &b);
-    struct logfs_stats ls;
-    logfs_get_stats(s->fs, &ls);
+    struct fsapi_mount_work work;
+    s->fs.api->mount_work(s->fs.fs, &work);
+    double cpu = fsapi_cpu_ns(&fsapi_cpu_geode_lx, &work);
     struct logfs_statfs sf;
-    logfs_statfs(s->fs, &sf);
+    if ((rc = s->fs.api->statfs(s->fs.fs, &sf)))
+        return fail(s, "statfs after the mount", rc);
     struct results_mount m = {
-        .fs_kind = "logfs",
+        .fs_kind = s->fs.api->name,
         .device_bytes = (int64_t)s->capacity,
         .fill_fraction = sf.total_bytes ? 1.0 - (double)sf.free_bytes / (double)sf.total_bytes : 0,
-        .clean = 1,
-        .sim_latency_ns = (int64_t)(nand_now(s->dev) - t0),
+        .clean = clean,
+        .sim_latency_ns = (int64_t)(nand_now(s->dev) - t0) + (int64_t)cpu,
         .flash_time_ns = (int64_t)(b.busy_ns - a.busy_ns),
-        .cpu_time_ns = 0, /* no CPU model for LogFS's mount yet */
+        .cpu_time_ns = (int64_t)cpu,
         .pages_read = (int64_t)(b.reads - a.reads),
         .bytes_read = (int64_t)(b.bytes_read - a.bytes_read),
-        .ram_bytes = (int64_t)ls.mem_bytes,
+        .ram_bytes = (int64_t)s->fs.api->mem_bytes(s->fs.fs),
         .wall_ns = (int64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL + (w1.tv_nsec - w0.tv_nsec)),
     };
     return results_add_mount(s->db, s->run_id, &m) ? db_fail(s) : 0;
+}
+
+/* An unclean shutdown: a file written and synced, a second write whose
+ * sync the power cut tears (after UNCLEAN_OPS flash operations of it, half
+ * way through the next), then the fs dropped without unmounting. */
+#define UNCLEAN_OPS 2
+static int power_cut(struct run_state *s)
+{
+    const struct fsapi *api = s->fs.api;
+    void *fs = s->fs.fs;
+    uint64_t len = 16 * s->page_size;
+    uint8_t *buf = malloc(len);
+    if (!buf)
+        return fail(s, "out of memory", 0);
+    memset(buf, 0x5a, len);
+    int fd = api->open(fs, "/unclean-shutdown", O_CREAT | O_RDWR | O_TRUNC, 0644);
+    int64_t n = fd < 0 ? fd : api->pwrite(fs, fd, buf, len, 0);
+    int rc = n < 0 ? (int)n : api->sync(fs);
+    if (!rc) {
+        nand_cut_after_ops(s->dev, UNCLEAN_OPS, 0.5);
+        memset(buf, 0xa5, len);
+        api->pwrite(fs, fd, buf, len, len / 2); /* may fail: the power is off */
+        api->sync(fs);
+        nand_power_cut(s->dev); /* if the writes needed fewer operations */
+    }
+    free(buf);
+    if (rc)
+        return fail(s, "write before the power cut", rc);
+    unmount(s); /* frees the fs; its writes fail, the device is off */
+    nand_cut_disarm(s->dev);
+    nand_power_on(s->dev);
+    return 0;
+}
+
+/* Unmount and mount again, measured; then, if the experiment asks, the
+ * same after a power cut. */
+static int measure_mounts(struct run_state *s)
+{
+    int rc = s->fs.api->unmount(s->fs.fs);
+    s->fs.fs = NULL;
+    s->lfs = NULL;
+    if (rc)
+        return fail(s, "unmount", rc);
+    if (measure_mount(s, 1))
+        return -1;
+    if (!s->r->unclean_mount)
+        return 0;
+    return power_cut(s) || measure_mount(s, 0) ? -1 : 0;
 }
 
 static int write_latency(struct run_state *s)
@@ -299,7 +377,7 @@ static int write_latency(struct run_state *s)
     static const char *const names[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
     for (int k = 0; k < LOGFS_OP_KINDS; k++) {
         struct logfs_latency l;
-        if (logfs_get_latency(s->fs, k, &l) || !l.count)
+        if (!s->lfs || logfs_get_latency(s->lfs, k, &l) || !l.count)
             continue;
         struct results_latency rl = {
             .op = names[k], .count = (int64_t)l.count, .p50_ns = (int64_t)l.p50_ns,
@@ -318,7 +396,7 @@ static int finish(struct run_state *s, const char *reason)
     if (s->gc_db_failed)
         return db_fail(s);
     struct logfs_stats ls;
-    logfs_get_stats(s->fs, &ls);
+    fs_stats(s, &ls);
     if (take_sample(s) || erase_snapshot(s) || write_latency(s))
         return -1;
     if (results_set_kv_text(s->db, s->run_id, "stop_reason", reason) ||
@@ -331,7 +409,7 @@ static int finish(struct run_state *s, const char *reason)
         (!strcmp(reason, "wear-out") &&
          results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)))
         return db_fail(s);
-    return measure_mount(s);
+    return measure_mounts(s);
 }
 
 int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
@@ -348,16 +426,14 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
     }
     s.capacity = nand_capacity_bytes(&r->dev);
     s.page_size = r->dev.geo.page_size;
-    struct logfs_options o = r->fs;
-    if (!o.gc_seed) /* random policies follow the run's seed */
-        o.gc_seed = rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0);
     const char *reason = "stop";
-    if ((rc = logfs_mkfs(s.dev, &o))) {
+    if ((rc = exp_run_mkfs(r, s.dev))) {
         fail(&s, "mkfs", rc);
-    } else if ((rc = logfs_mount(s.dev, &o, &s.fs))) {
+    } else if ((rc = mount(&s))) {
         fail(&s, "mount", rc);
     } else {
-        logfs_set_gc_observer(s.fs, on_gc, &s);
+        if (s.lfs)
+            logfs_set_gc_observer(s.lfs, on_gc, &s);
         const char *age_reason;
         rc = r->has_age ? run_phase(&s, &r->age, &r->age_stop, rng_mix(r->seed ^ 0x616765u), 0,
                                     &age_reason) : 0;
@@ -366,8 +442,7 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
         if (!rc)
             rc = finish(&s, reason);
     }
-    if (s.fs)
-        logfs_unmount(s.fs);
+    unmount(&s);
     nand_close(s.dev);
     return rc ? -1 : 0;
 }

@@ -115,8 +115,8 @@ static const char *fpath(struct blk *b, uint32_t f)
     return b->path;
 }
 
-static int blk_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void **state,
-                      char *err, size_t errlen)
+static int blk_create(const struct wl_spec *s, uint64_t seed, const struct fsapi_fs *fs,
+                      void **state, char *err, size_t errlen)
 {
     static const char *names[] = {"uniform", "sequential", "zipf", "hotcold"};
     int kind = -1, rc;
@@ -141,7 +141,7 @@ static int blk_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void **
         struct logfs_statfs st;
         if (!(s->fill > 0 && s->fill <= 1))
             return wl_fail(err, errlen, -EINVAL, "fill %g not in (0, 1]", s->fill);
-        if ((rc = logfs_statfs(fs, &st)))
+        if ((rc = fs->api->statfs(fs->fs, &st)))
             return wl_fail(err, errlen, rc, "statfs: %s", strerror(-rc));
         fbytes = (uint64_t)(s->fill * (double)st.free_bytes) / s->files / s->align * s->align;
     }

@@ -229,8 +229,8 @@ static int churn_next(void *state, struct trace_rec *op, int *in_setup, char *er
     return 1;
 }
 
-static int churn_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void **state,
-                        char *err, size_t errlen)
+static int churn_create(const struct wl_spec *s, uint64_t seed, const struct fsapi_fs *fs,
+                        void **state, char *err, size_t errlen)
 {
     int rc;
     if (!s->dirs || !s->max_files)
@@ -251,7 +251,7 @@ static int churn_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void 
         return wl_fail(err, errlen, -EINVAL, "%s: no op has a weight, or prealloc not "
                        "in [0, 1], or fill not in (0, 1]", s->kind);
     struct logfs_statfs st;
-    if ((rc = logfs_statfs(fs, &st)))
+    if ((rc = fs->api->statfs(fs->fs, &st)))
         return wl_fail(err, errlen, rc, "statfs: %s", strerror(-rc));
     struct churn *c = calloc(1, sizeof *c);
     if (!c || !(c->f = calloc(s->max_files, sizeof *c->f))) {
@@ -268,7 +268,7 @@ static int churn_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void 
     /* a fresh directory, so that names never meet an earlier run's files */
     struct logfs_stat dst;
     strcpy(c->root, "/churn");
-    for (unsigned i = 2; i < 100000 && logfs_stat(fs, c->root, &dst) != -ENOENT; i++)
+    for (unsigned i = 2; i < 100000 && fs->api->stat(fs->fs, c->root, &dst) != -ENOENT; i++)
         snprintf(c->root, sizeof c->root, "/churn%u", i);
     /* room for the largest file plus the largest append to it */
     uint64_t need = cost(c, wl_sizes_max(&s->file_size) + wl_sizes_max(&s->req));

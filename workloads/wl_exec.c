@@ -1,5 +1,5 @@
 /*
- * wl_exec.c -- applying trace records to a mounted LogFS.  Files are
+ * wl_exec.c -- applying trace records to a mounted file system (fsapi).  Files are
  * opened read-write on first use and kept in a small cache keyed by path
  * (LRU close past WL_FDS), so a stream of 4 KiB writes costs no open per
  * write; unlink and rename keep the cache in step with the namespace.
@@ -26,21 +26,23 @@ struct wl_fd {
 };
 
 struct wl_exec {
-    logfs *fs;
+    const struct fsapi *api;
+    void *fs;
     struct wl_fd fds[WL_FDS];
     uint64_t tick, seq;
-    int setup;
+    int setup, light;
     uint8_t pat[2 * PAT]; /* the pattern twice: any rotation is one run */
     uint8_t *buf;
     size_t cap;
 };
 
-int wl_exec_create(logfs *fs, struct wl_exec **out)
+int wl_exec_create(const struct fsapi_fs *fs, struct wl_exec **out)
 {
     struct wl_exec *x = calloc(1, sizeof *x);
     if (!(*out = x))
         return -ENOMEM;
-    x->fs = fs;
+    x->api = fs->api;
+    x->fs = fs->fs;
     for (uint32_t i = 0; i < PAT; i += 8) {
         uint64_t h = rng_mix(0x5eed0f0a11ull + i);
         for (int k = 0; k < 8; k++, h >>= 8)
@@ -54,6 +56,11 @@ void wl_exec_set_setup(struct wl_exec *x, int on)
     x->setup = on;
 }
 
+void wl_exec_set_content_light(struct wl_exec *x, int on)
+{
+    x->light = on;
+}
+
 uint64_t wl_exec_seq(const struct wl_exec *x)
 {
     return x->seq;
@@ -65,8 +72,11 @@ void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *
     uint8_t *p = buf;
     while (len) {
         uint64_t in = off % PAT, n = PAT - in < len ? PAT - in : len;
-        uint64_t rot = rng_mix(seq * 0x9e3779b97f4a7c15ull ^ rng_mix(off / PAT)) % PAT;
-        memcpy(p, x->pat + rot + in, n);
+        uint64_t h = rng_mix(seq * 0x9e3779b97f4a7c15ull ^ rng_mix(off / PAT));
+        if (x->light)
+            memset(p, (int)(h % 255) + 1, n); /* never 0: zeros would be holes */
+        else
+            memcpy(p, x->pat + h % PAT + in, n);
         p += n, off += n, len -= n;
     }
 }
@@ -82,7 +92,7 @@ static struct wl_fd *lookup(struct wl_exec *x, const char *path)
 static void drop(struct wl_exec *x, struct wl_fd *f)
 {
     if (f && f->path) {
-        logfs_close(x->fs, f->fd);
+        x->api->close(x->fs, f->fd);
         free(f->path);
         f->path = NULL;
     }
@@ -100,7 +110,7 @@ static int cache_open(struct wl_exec *x, const char *path, int flags, uint32_t m
     char *copy = strdup(path);
     if (!copy)
         return -ENOMEM;
-    int fd = logfs_open(x->fs, path, flags, mode);
+    int fd = x->api->open(x->fs, path, flags, mode);
     if (fd < 0) {
         free(copy);
         return fd;
@@ -145,7 +155,7 @@ static void make_parents(struct wl_exec *x, const char *path)
     char *p = strdup(path);
     for (char *s = p ? strchr(p + 1, '/') : NULL; s; s = strchr(s + 1, '/')) {
         *s = 0;
-        logfs_mkdir(x->fs, p, 0755); /* -EEXIST for those that are there */
+        x->api->mkdir(x->fs, p, 0755); /* -EEXIST for those that are there */
         *s = '/';
     }
     free(p);
@@ -159,13 +169,13 @@ static int open_flags(uint32_t tf)
 
 static int do_mkdir(struct wl_exec *x, const char *path, uint32_t mode)
 {
-    int rc = logfs_mkdir(x->fs, path, mode);
+    int rc = x->api->mkdir(x->fs, path, mode);
     if (rc == -ENOENT && x->setup) {
         make_parents(x, path);
-        rc = logfs_mkdir(x->fs, path, mode);
+        rc = x->api->mkdir(x->fs, path, mode);
     }
     struct logfs_stat st;
-    if (rc == -EEXIST && x->setup && !logfs_stat(x->fs, path, &st) && S_ISDIR(st.mode))
+    if (rc == -EEXIST && x->setup && !x->api->stat(x->fs, path, &st) && S_ISDIR(st.mode))
         rc = 0;
     return rc;
 }
@@ -182,6 +192,20 @@ static int do_open(struct wl_exec *x, const struct trace_rec *op, uint32_t tf)
     return rc < 0 ? rc : 0;
 }
 
+/* truncate(2) by path: the table has only ftruncate (the fd is not
+ * cached: a later write opens it read-write as usual). */
+static int do_truncate(struct wl_exec *x, const char *path, uint64_t size)
+{
+    struct wl_fd *f = lookup(x, path);
+    if (f)
+        return x->api->ftruncate(x->fs, f->fd, size);
+    int fd = x->api->open(x->fs, path, O_WRONLY, 0);
+    if (fd < 0)
+        return fd;
+    int rc = x->api->ftruncate(x->fs, fd, size), crc = x->api->close(x->fs, fd);
+    return rc ? rc : crc;
+}
+
 /* READ, WRITE, DISCARD on op->path, split into calls of at most IO_MAX. */
 static int64_t do_io(struct wl_exec *x, const struct trace_rec *op, uint64_t seq,
                      uint64_t *host_bytes)
@@ -190,12 +214,12 @@ static int64_t do_io(struct wl_exec *x, const struct trace_rec *op, uint64_t seq
     if (fd < 0)
         return fd;
     if (op->op == TRACE_DISCARD)
-        return logfs_punch(x->fs, fd, op->offset, op->length);
+        return x->api->punch(x->fs, fd, op->offset, op->length);
     uint64_t want = op->length < IO_MAX ? op->length : IO_MAX;
     if (!want) {
         uint8_t none = 0; /* the call still happens: an empty file's read */
-        return op->op == TRACE_READ ? logfs_pread(x->fs, fd, &none, 0, op->offset)
-                                    : logfs_pwrite(x->fs, fd, &none, 0, op->offset);
+        return op->op == TRACE_READ ? x->api->pread(x->fs, fd, &none, 0, op->offset)
+                                    : x->api->pwrite(x->fs, fd, &none, 0, op->offset);
     }
     if (want > x->cap) {
         uint8_t *b = realloc(x->buf, want);
@@ -208,10 +232,10 @@ static int64_t do_io(struct wl_exec *x, const struct trace_rec *op, uint64_t seq
         uint64_t len = op->length - at < want ? op->length - at : want;
         int64_t n;
         if (op->op == TRACE_READ) {
-            n = logfs_pread(x->fs, fd, x->buf, len, op->offset + at);
+            n = x->api->pread(x->fs, fd, x->buf, len, op->offset + at);
         } else {
             wl_exec_payload(x, seq, op->offset + at, x->buf, len);
-            n = logfs_pwrite(x->fs, fd, x->buf, len, op->offset + at);
+            n = x->api->pwrite(x->fs, fd, x->buf, len, op->offset + at);
             if (n > 0 && host_bytes)
                 *host_bytes += (uint64_t)n;
         }
@@ -238,45 +262,45 @@ int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *h
     case TRACE_DISCARD:
         return do_io(x, op, seq, host_bytes);
     case TRACE_SYNC:
-        return logfs_sync(x->fs);
+        return x->api->sync(x->fs);
     case TRACE_MKDIR:
         return do_mkdir(x, op->path, op->mode);
     case TRACE_RMDIR:
         drop(x, lookup(x, op->path));
-        return logfs_rmdir(x->fs, op->path);
+        return x->api->rmdir(x->fs, op->path);
     case TRACE_CREATE:
         return do_open(x, op, op->flags | TRACE_F_CREAT);
     case TRACE_OPEN:
         return do_open(x, op, op->flags);
     case TRACE_CLOSE: {
         struct wl_fd *f = lookup(x, op->path);
-        int rc = f ? logfs_close(x->fs, f->fd) : 0;
+        int rc = f ? x->api->close(x->fs, f->fd) : 0;
         if (f)
             free(f->path), f->path = NULL;
         return rc;
     }
     case TRACE_TRUNCATE:
-        return logfs_truncate(x->fs, op->path, op->size);
+        return do_truncate(x, op->path, op->size);
     case TRACE_UNLINK:
         drop(x, lookup(x, op->path)); /* so that unlink frees the file */
-        return logfs_unlink(x->fs, op->path);
+        return x->api->unlink(x->fs, op->path);
     case TRACE_RENAME: {
         if (!op->path2)
             return -EINVAL;
         drop(x, lookup(x, op->path2)); /* the file it replaces, if any */
-        int rc = logfs_rename(x->fs, op->path, op->path2);
+        int rc = x->api->rename(x->fs, op->path, op->path2);
         return rc ? rc : rekey(x, op->path, op->path2);
     }
     case TRACE_LINK:
-        return op->path2 ? logfs_link(x->fs, op->path, op->path2) : -EINVAL;
+        return op->path2 ? x->api->link(x->fs, op->path, op->path2) : -EINVAL;
     case TRACE_SYMLINK:
-        return op->path2 ? logfs_symlink(x->fs, op->path, op->path2) : -EINVAL;
+        return op->path2 ? x->api->symlink(x->fs, op->path, op->path2) : -EINVAL;
     case TRACE_FSYNC:
         fd = fd_of(x, op->path);
-        return fd < 0 ? fd : logfs_fsync(x->fs, fd);
+        return fd < 0 ? fd : x->api->fsync(x->fs, fd);
     case (int)WL_OP_STAT: {
         struct logfs_stat st;
-        return logfs_stat(x->fs, op->path, &st);
+        return x->api->stat(x->fs, op->path, &st);
     }
     }
     return -EINVAL;

@@ -84,8 +84,8 @@ static int count_disks(const char *path, const struct trace_opts *o, uint32_t *n
     return rc;
 }
 
-static int tr_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void **state,
-                     char *err, size_t errlen)
+static int tr_create(const struct wl_spec *s, uint64_t seed, const struct fsapi_fs *fs,
+                     void **state, char *err, size_t errlen)
 {
     (void)seed; /* a trace decides everything itself */
     struct trace_opts o = {.format = s->trace_format, .skip_bad = s->trace_skip_bad};
@@ -105,7 +105,7 @@ static int tr_create(const struct wl_spec *s, uint64_t seed, logfs *fs, void **s
         o.format = trace_reader_format(t->r);
         if (!(s->fill > 0 && s->fill <= 1))
             rc = wl_fail(err, errlen, -EINVAL, "fill %g not in (0, 1]", s->fill);
-        else if ((rc = logfs_statfs(fs, &st)))
+        else if ((rc = fs->api->statfs(fs->fs, &st)))
             wl_fail(err, errlen, rc, "statfs: %s", strerror(-rc));
         else if ((rc = count_disks(s->trace_path, &o, &n)))
             wl_fail(err, errlen, rc, "%s: counting the disks: %s", s->trace_path, strerror(-rc));

@@ -1,8 +1,8 @@
 /*
  * workload.h -- workload generators: a stream of file-system operations
  * (the same records the trace layer reads, struct trace_rec), from a
- * synthetic description or a trace, applied to a mounted LogFS by
- * wl_exec_apply.  docs/workloads.md describes every kind.
+ * synthetic description or a trace, applied to a mounted file system
+ * (any in the fsapi table) by wl_exec_apply.  docs/workloads.md describes every kind.
  *
  * A generator is deterministic: the same spec and seed give the same
  * operations.  It keeps its own model of the files it made (names, sizes)
@@ -19,12 +19,14 @@
  *   "churn"      file-level: create/append/overwrite/delete/rename/read/
  *                stat of many small files, by the op_* weights
  *   "mailserver", "fileserver": churn with filebench-like presets
+ *   "rootfs"     churn preset: fill with a root file system's mix of file
+ *                sizes, then read and stat
  *   "trace"      replay of a trace file (workloads/trace.h)
  */
 #ifndef FLASHLAB_WORKLOAD_H
 #define FLASHLAB_WORKLOAD_H
 
-#include "logfs.h"
+#include "fsapi.h"
 #include "trace.h"
 
 #include <stddef.h>
@@ -67,10 +69,12 @@ struct wl_spec {
     enum trace_format trace_format;
     int trace_skip_bad;
     uint64_t trace_disk_bytes;  /* the file per disk: its size (0: from fill) */
+    int content_light;          /* written data: one byte value per 64 KiB (cheap to
+                                   store on a dedup/compressing device) */
 };
 
 /* A file-level op the trace format has no word for: stat(path).  Churn
- * kinds emit it (op_stat); wl_exec_apply does logfs_stat.  Far above the
+ * kinds emit it (op_stat); wl_exec_apply does a stat.  Far above the
  * trace ops so that the trace format can grow. */
 #define WL_OP_STAT ((enum trace_op)64)
 
@@ -88,7 +92,7 @@ struct workload;
 
 /* fs is the mounted file system the ops will be applied to (generators
  * size their files from its free space); seed makes every choice. */
-int workload_create(const struct wl_spec *spec, uint64_t seed, logfs *fs,
+int workload_create(const struct wl_spec *spec, uint64_t seed, const struct fsapi_fs *fs,
                     struct workload **out, char *err, size_t errlen);
 /* The setup operations (mkdir, create and fill the files) come first, then
  * the workload proper; workload_in_setup says which phase op was in.
@@ -110,24 +114,29 @@ void workload_free(struct workload *w);
  * above 4 MiB is several calls, their bytes added up); host_bytes, if not
  * NULL, grows by the bytes written. */
 struct wl_exec;
-int wl_exec_create(logfs *fs, struct wl_exec **out);
+int wl_exec_create(const struct fsapi_fs *fs, struct wl_exec **out);
 int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *host_bytes);
 /* In setup (pass workload_in_setup), create and mkdir make the missing
  * parent directories first, and mkdir of an existing directory succeeds,
  * so that setup also runs on an aged file system.  Off by default. */
 void wl_exec_set_setup(struct wl_exec *x, int on);
+/* Content-light payloads (wl_spec.content_light): see wl_exec_payload. */
+void wl_exec_set_content_light(struct wl_exec *x, int on);
 /* Ops applied so far: the sequence number the next op's payload gets. */
 uint64_t wl_exec_seq(const struct wl_exec *x);
 /* The bytes a write of op number seq puts at file offsets [off, off+len):
  * a fixed 64 KiB pattern of nonzero bytes, rotated per (seq, 64 KiB chunk
- * of the file) by a hash, so every write is new data and cheap to make. */
+ * of the file) by a hash, so every write is new data and cheap to make;
+ * content-light: one nonzero byte value per (seq, chunk) instead, so that
+ * a device with dedup or compression stores a big fill in little RAM. */
 void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *buf,
                      uint64_t len);
 void wl_exec_free(struct wl_exec *x);
 
 /* ---- for the generator files (wl_block.c, wl_churn.c, wl_trace.c) ---- */
 struct wl_family {
-    int (*create)(const struct wl_spec *s, uint64_t seed, logfs *fs, void **state,
+    int (*create)(const struct wl_spec *s, uint64_t seed, const struct fsapi_fs *fs,
+                  void **state,
                   char *err, size_t errlen);
     /* as workload_next; sets *in_setup for each op */
     int (*next)(void *state, struct trace_rec *op, int *in_setup, char *err,
