@@ -162,10 +162,44 @@ TEST(mistakes_are_named_with_their_place)
     CHECK(refused("device: configs/devices/test-64m.yaml\n"
                   "workload: {kind: uniform, request_size: {min: 8K, max: 4K}}\nstop: {ops: 1}\n",
                   "workload.request_size: need 0 < min <= max"));
+    CHECK(refused(BASE "fs: {kind: ext4}\n", "bad.yaml:7:12: fs.kind: unknown file system "
+                  "\"ext4\" (one of: logfs, blockfs, jffs2-scan, jffs2-summary)"));
+    CHECK(refused(BASE "fs: {kind: jffs2-scan, reserve: 4}\n", "unknown key 'reserve' in fs"));
+    CHECK(refused(BASE "fs: {kind: blockfs, options: \"block_size=4096,colour=red\"}\n",
+                  "bad.yaml:7:30: fs.options: \"block_size=4096,colour=red\" is not valid for blockfs"));
+    CHECK(refused(BASE "fs: {options: \"x=1\"}\n", "fs.options: \"x=1\" is not valid for logfs: "));
+    CHECK(refused(BASE "mount: {unclean: maybe}\n", "mount.unclean"));
+    CHECK(refused(BASE "mount: {dirty: true}\n", "unknown key 'dirty' in mount"));
     char err[256];
     struct experiment *e = NULL;
     CHECK(experiment_load("/nonexistent/x.yaml", &e, err, sizeof err) == -1);
     CHECK(strstr(err, "/nonexistent/x.yaml: cannot open") != NULL);
+}
+
+/* fs.kind picks the file system; a baseline takes its options string. */
+TEST(fs_kind_selects_the_file_system)
+{
+    const char *p = tmp_write("kinds.yaml", BASE
+        "fs: {kind: jffs2-summary, options: \"reserve=6\"}\n"
+        "mount: {unclean: true}\n"
+        "sweep:\n  fs.kind: [logfs, jffs2-scan, jffs2-summary]\n");
+    char err[1024] = "";
+    struct experiment *e;
+    REQUIRE(experiment_load(p, &e, err, sizeof err) == 0);
+    static const char *const want[] = {"logfs", "jffs2-scan", "jffs2-summary"};
+    CHECK_EQ_INT(experiment_runs(e), 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        struct exp_run r;
+        REQUIRE(experiment_run(e, i, &r, err, sizeof err) == 0);
+        CHECK(!strcmp(r.fs_api->name, want[i]));
+        CHECK_EQ_INT(exp_run_is_logfs(&r), i == 0);
+        CHECK(!strcmp(r.fs_options, "reserve=6"));
+        CHECK_EQ_INT(r.fs.reserve_segments, i ? 0 : 6); /* LogFS parses it too */
+        CHECK_EQ_INT(r.unclean_mount, 1);
+        CHECK(strstr(r.params_json, want[i]) != NULL);
+        exp_run_free(&r);
+    }
+    experiment_free(e);
 }
 
 int main(int argc, char **argv)
@@ -176,6 +210,7 @@ int main(int argc, char **argv)
     RUN(sweep_seeds_and_repetitions_number_the_runs);
     RUN(sections_are_read);
     RUN(mistakes_are_named_with_their_place);
+    RUN(fs_kind_selects_the_file_system);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }

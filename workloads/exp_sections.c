@@ -87,21 +87,21 @@ static void fs_names(char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", fsapi_at(i)->name);
 }
 
-/* A baseline's options: one "key=value,..." string its own parser checks. */
-static int fs_baseline(struct yview *v, yaml_node_t *fs, struct exp_run *r, char *err,
-                       size_t errlen)
+/* fs.options: the fs's own "key=value,..." string, as its mount option
+ * parser takes it (LogFS: applied after the named keys). */
+static int fs_options(struct yview *v, yaml_node_t *fs, struct exp_run *r, char *err,
+                      size_t errlen)
 {
-    static const char *const keys[] = {"kind", "options", NULL};
-    if (yview_check_keys(v, fs, "fs", keys, err, errlen))
-        return -1;
     yaml_node_t *on = yview_get(v, fs, "fs", "options");
     const char *s = on ? ydoc_scalar(on) : "";
     if (!s || strlen(s) >= sizeof r->fs_options)
         return ydoc_fail(v->d, on, err, errlen, "fs.options: expected a string "
                          "\"key=value,...\" shorter than %zu", sizeof r->fs_options);
-    if (r->fs_api->check_options(s))
-        return ydoc_fail(v->d, on, err, errlen, "fs.options: \"%s\" is not valid for %s "
-                         "(docs/experiments.md lists its keys)", s, r->fs_api->name);
+    char oerr[256] = "";
+    if (exp_run_is_logfs(r) ? logfs_options_parse(&r->fs, s, oerr, sizeof oerr)
+                            : r->fs_api->check_options(s))
+        return ydoc_fail(v->d, on, err, errlen, "fs.options: \"%s\" is not valid for %s%s%s",
+                         s, r->fs_api->name, *oerr ? ": " : "", oerr);
     snprintf(r->fs_options, sizeof r->fs_options, "%s", s);
     return 0;
 }
@@ -119,16 +119,16 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
         return ydoc_fail(v->d, kn, err, errlen, "fs.kind: unknown file system \"%s\" "
                          "(one of: %s)", kind ? kind : "", names);
     }
-    if (strcmp(kind, "logfs"))
-        return fs_baseline(v, fs, r, err, errlen);
-    const char *keys[33] = {"kind"};
-    unsigned n = 1;
-    for (const char *k; n < 32 && (k = logfs_option_help(n - 1, NULL)); n++)
+    /* LogFS's options also by name; a baseline has only its string */
+    const char *keys[34] = {"kind", "options"};
+    unsigned n = 2;
+    for (const char *k; exp_run_is_logfs(r) && n < 33 && (k = logfs_option_help(n - 2, NULL));
+         n++)
         keys[n] = k;
     keys[n] = NULL;
     if (yview_check_keys(v, fs, "fs", keys, err, errlen))
         return -1;
-    for (unsigned i = 1; keys[i]; i++) {
+    for (unsigned i = 2; keys[i]; i++) {
         yaml_node_t *vn = yview_get(v, fs, "fs", keys[i]);
         const char *s = ydoc_scalar(vn);
         char oerr[256];
@@ -139,7 +139,7 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
         if (logfs_option_set(&r->fs, keys[i], s, oerr, sizeof oerr))
             return ydoc_fail(v->d, vn, err, errlen, "fs.%s", oerr);
     }
-    return 0;
+    return fs_options(v, fs, r, err, errlen);
 }
 
 /* ---- stop and sample ------------------------------------------------------ */

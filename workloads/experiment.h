@@ -44,8 +44,8 @@ struct exp_run {
     char device_file[1024];
     struct nand_config dev;
     const struct fsapi *fs_api; /* fs.kind: LogFS or a baseline */
-    struct logfs_options fs;    /* LogFS's options (kind logfs) */
-    char fs_options[256];       /* a baseline's options (fs.options) */
+    struct logfs_options fs;    /* LogFS's options (kind logfs), fs.options included */
+    char fs_options[256];       /* fs.options as given: a baseline's options */
     int has_age;
     struct wl_spec age;
     struct exp_stop age_stop;

@@ -211,6 +211,7 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
         int setup = workload_in_setup(w);
         if (in_setup && !setup) { /* the workload proper begins */
             in_setup = 0;
+            host = 0; /* stop conditions count from here (docs/experiments.md) */
             t0 = nand_now(s->dev);
             if (measured)
                 mark_origin(s);
