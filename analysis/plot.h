@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct sqlite3;
 
@@ -34,6 +35,7 @@ enum plot_style {
     PLOT_LINES,
     PLOT_DASHED,      /* analytical curves */
     PLOT_BARS,        /* lifetime: a bar at the mean of each x, points for runs */
+    PLOT_DASHED_POINTS, /* measured, dashed: mount-size after a power cut */
 };
 
 struct plot_point {
@@ -43,6 +45,8 @@ struct plot_point {
 struct plot_series {
     char *name;
     enum plot_style style;
+    unsigned colour;  /* gnuplot colour (and point type) number; 0: from the
+                         series' position.  mount-size: one per fs_kind */
     struct plot_point *pts;
     size_t n, cap;
 };
@@ -120,5 +124,10 @@ int plot_format_from_path(const char *path);
  * in the script and a failed run leaves path alone. */
 int plot_render(const struct plot *p, const char *path, enum plot_format fmt, char *err,
                 size_t errlen);
+/* The gnuplot script plot_render runs for p, after the terminal line term
+ * (e.g. "set terminal svg"): the points as data blocks, the settings (log
+ * scales, ranges, labels) and the plot command.  Without "set output" it
+ * draws to gnuplot's stdout. */
+void plot_write_script(FILE *fp, const struct plot *p, const char *term);
 
 #endif

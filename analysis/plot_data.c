@@ -31,8 +31,9 @@ static const struct {
                       "              workload.fill, or spare)"},
     [PLOT_WA_TIME] = {"wa-time", "WA against host data written (--x time: sim time)",
                       "samples rows"},
-    [PLOT_MOUNT_SIZE] = {"mount-size", "mount latency against device size, log-log",
-                         "mounts rows (one series per fs_kind)"},
+    [PLOT_MOUNT_SIZE] = {"mount-size", "mean mount latency against device size, log-log",
+                         "mounts rows (a line per fs_kind; dashed: after a\n"
+                         "              power cut)"},
     [PLOT_LIFETIME] = {"lifetime", "host data written until wear-out, per group",
                        "kv lifetime_host_bytes, or complete runs with kv\n"
                        "              stop_reason 'wear-out' and samples"},
@@ -291,6 +292,8 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct plot_fil
         sqlite3_bind_int64(q, 2, f->run_id);
     if (*path)
         sqlite3_bind_text(q, 3, path, -1, SQLITE_STATIC);
+    if (sqlite3_bind_parameter_count(q) >= 4) /* wa-time: ?4 picks the x */
+        sqlite3_bind_int(q, 4, f->x_time != 0);
     return q;
 }
 
@@ -322,6 +325,90 @@ static const char *text(sqlite3_stmt *q, int col, const char *dflt)
     return s ? (const char *)s : dflt;
 }
 
+/* ---- rows into series ------------------------------------------------------ */
+
+/* One row of a kind's query, as query_series adds it. */
+struct row {
+    int64_t run;          /* KEY_RUN: the run, which keys the series */
+    const char *name;     /* the series' name (KEY_NAME: and its key) */
+    enum plot_style style; /* for a new series; query_series' style unless set */
+    unsigned colour;      /* if not 0, the series' colour */
+    double x, y;
+};
+
+/* Fills r from the current row of q; 0 to add the point, 1 to leave the
+ * row out.  r->name must stay valid until the next row. */
+typedef int (*row_reader)(sqlite3_stmt *q, struct row *r, void *arg);
+
+enum series_key {
+    KEY_RUN,  /* a new series whenever the run changes (rows come ordered by
+                 run); names several runs share get " (run ID)" */
+    KEY_NAME, /* one series per name, in order of first appearance */
+};
+
+/* The usual columns: run id, label, x, y. */
+static int read_point(sqlite3_stmt *q, struct row *r, void *arg)
+{
+    (void)arg;
+    r->run = sqlite3_column_int64(q, 0);
+    r->name = text(q, 1, "?");
+    r->x = sqlite3_column_double(q, 2);
+    r->y = sqlite3_column_double(q, 3);
+    return 0;
+}
+
+/* The same, leaving out rows whose x is not a number ("utilisation": "high"). */
+static int read_numeric_x(sqlite3_stmt *q, struct row *r, void *arg)
+{
+    return is_number(q, 2) ? read_point(q, r, arg) : 1;
+}
+
+/* Run sql over the selected runs (f) and append each row that read takes
+ * to its series in p, keyed by run or by name; new series get style.
+ * 0, or -1 with p->err. */
+static int query_series(sqlite3 *db, const char *sql, const struct plot_filter *f,
+                        struct plot *p, enum series_key key, enum plot_style style,
+                        row_reader read, void *arg)
+{
+    char path[512];
+    size_t cap = 0;
+    int64_t *ids = NULL, last = 0; /* KEY_RUN: the run of each series */
+    struct plot_series *s = NULL;
+    int rc;
+    sqlite3_stmt *q = prepare(db, sql, f, path, sizeof path, p);
+    if (!q)
+        return -1;
+    while ((rc = step(db, q, p)) == 1) {
+        struct row r = {.style = style};
+        if (read(q, &r, arg))
+            continue;
+        if (key == KEY_NAME) {
+            if (!(s = series_get(p, r.name, r.style)))
+                break;
+        } else if (!s || r.run != last) {
+            if (p->nseries == cap) {
+                cap = cap ? 2 * cap : 8;
+                int64_t *v = realloc(ids, cap * sizeof *v);
+                if (!v)
+                    break;
+                ids = v;
+            }
+            if (!(s = series_new(p, r.name, r.style)))
+                break;
+            ids[p->nseries - 1] = last = r.run;
+        }
+        if (point_add(s, r.x, r.y))
+            break;
+        if (r.colour)
+            s->colour = r.colour;
+    }
+    sqlite3_finalize(q);
+    if (rc == 1 || (rc == 0 && key == KEY_RUN && disambiguate(p, ids)))
+        rc = fail(p, "out of memory");
+    free(ids);
+    return rc;
+}
+
 /* ---- erase-hist and erase-cdf --------------------------------------------- */
 
 #define SQL_ERASE                                                                 \
@@ -331,44 +418,10 @@ static const char *text(sqlite3_stmt *q, int col, const char *dflt)
     " WHERE c.seq = (SELECT max(seq) FROM erase_counts WHERE run_id = s.id)"      \
     " GROUP BY s.id, c.erases ORDER BY s.id, c.erases"
 
-/* Rows (run id, label, x, y) of q, ordered by run: one series per run,
- * named apart by disambiguate.  Finalizes q; 0, or -1 with p->err. */
-static int per_run(sqlite3 *db, sqlite3_stmt *q, struct plot *p, enum plot_style st)
-{
-    size_t cap = 0;
-    int64_t *ids = NULL, last = 0;
-    struct plot_series *s = NULL;
-    int rc;
-    while ((rc = step(db, q, p)) == 1) {
-        int64_t id = sqlite3_column_int64(q, 0);
-        if (!s || id != last) {
-            if (p->nseries == cap) {
-                cap = cap ? 2 * cap : 8;
-                int64_t *v = realloc(ids, cap * sizeof *v);
-                if (!v)
-                    break;
-                ids = v;
-            }
-            if (!(s = series_new(p, text(q, 1, "?"), st)))
-                break;
-            ids[p->nseries - 1] = last = id;
-        }
-        if (point_add(s, sqlite3_column_double(q, 2), sqlite3_column_double(q, 3)))
-            break;
-    }
-    sqlite3_finalize(q);
-    if (rc == 1 || (rc == 0 && disambiguate(p, ids)))
-        rc = fail(p, "out of memory");
-    free(ids);
-    return rc;
-}
-
 /* One series per run: (erase count, blocks) at its last snapshot. */
 static int erase_rows(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
-    char path[512];
-    sqlite3_stmt *q = prepare(db, SQL_ERASE, f, path, sizeof path, p);
-    if (!q || per_run(db, q, p, PLOT_STEPS))
+    if (query_series(db, SQL_ERASE, f, p, KEY_RUN, PLOT_STEPS, read_point, NULL))
         return -1;
     if (!p->nseries)
         return fail(p, "no erase_counts rows %s: run an experiment with erase snapshots",
@@ -474,38 +527,24 @@ static int add_models(struct plot *p, double lo, double hi, unsigned np)
 
 int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
-    char path[512];
-    int rc;
     plot_reset(p, PLOT_WA_UTIL);
     p->title = "Write amplification against utilisation";
     p->xlabel = "utilisation (live data / capacity the cleaner can use)";
     p->ylabel = "write amplification (flash bytes / host bytes)";
     p->xdata = "utilisation (fraction)";
     p->ydata = "WA (ratio)";
-    sqlite3_stmt *q = prepare(db, SQL_WA_UTIL, f, path, sizeof path, p);
-    if (!q)
-        return -1;
-    double umin = INFINITY, umax = -INFINITY;
-    while ((rc = step(db, q, p)) == 1) {
-        if (!is_number(q, 2))
-            continue; /* e.g. "utilisation": "high" */
-        double u = sqlite3_column_double(q, 2);
-        struct plot_series *s = series_get(p, text(q, 1, "?"), PLOT_LINESPOINTS);
-        if (!s || point_add(s, u, sqlite3_column_double(q, 3)))
-            break;
-        umin = fmin(umin, u);
-        umax = fmax(umax, u);
-    }
-    sqlite3_finalize(q);
-    if (rc == 1)
-        return fail(p, "out of memory");
-    if (rc < 0)
+    if (query_series(db, SQL_WA_UTIL, f, p, KEY_NAME, PLOT_LINESPOINTS, read_numeric_x, NULL))
         return -1;
     if (!p->nseries)
         return fail(p, "no complete runs with samples and a utilisation in params %s "
                     "(keys utilisation, workload.fill or spare)", scope(f));
-    for (size_t i = 0; i < p->nseries; i++)
-        qsort(p->series[i].pts, p->series[i].n, sizeof *p->series[i].pts, by_x);
+    double umin = INFINITY, umax = -INFINITY;
+    for (size_t i = 0; i < p->nseries; i++) {
+        struct plot_series *s = &p->series[i];
+        qsort(s->pts, s->n, sizeof *s->pts, by_x);
+        umin = fmin(umin, s->pts[0].x);
+        umax = fmax(umax, s->pts[s->n - 1].x);
+    }
     /* The models blow up towards u = 1: draw them over the usual range. */
     double lo = fmax(0.05, fmin(0.5, umin)), hi = fmin(0.98, fmax(0.95, umax));
     if (add_models(p, lo, hi, f->np ? f->np : DEFAULT_NP))
@@ -523,7 +562,6 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 
 int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
-    char path[512];
     plot_reset(p, PLOT_WA_TIME);
     p->title = "Write amplification over the run";
     p->ylabel = "write amplification (flash bytes / host bytes)";
@@ -537,11 +575,7 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
         p->xdata = "host_bytes (bytes)";
         p->xdiv = 1073741824.0;
     }
-    sqlite3_stmt *q = prepare(db, SQL_WA_TIME, f, path, sizeof path, p);
-    if (!q)
-        return -1;
-    sqlite3_bind_int(q, 4, f->x_time != 0);
-    if (per_run(db, q, p, PLOT_LINES))
+    if (query_series(db, SQL_WA_TIME, f, p, KEY_RUN, PLOT_LINES, read_point, NULL))
         return -1;
     if (!p->nseries)
         return fail(p, "no samples rows with a WA %s: run an experiment that samples",
@@ -558,36 +592,49 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     " WHERE m.device_bytes > 0 AND m.sim_latency_ns > 0"                          \
     " GROUP BY 1, 2, 3 ORDER BY 1, 2 DESC, 3"
 
+/* Series names "KIND" and "KIND (after power cut)", one colour per fs_kind
+ * (the rows come sorted by it), the power-cut ones dashed. */
+struct mount_rows {
+    char kind[256], name[256];
+    unsigned colour;
+};
+
+static int read_mount(sqlite3_stmt *q, struct row *r, void *arg)
+{
+    struct mount_rows *m = arg;
+    const char *kind = text(q, 0, "unknown");
+    int clean = sqlite3_column_int(q, 1);
+    if (!m->colour || strncmp(kind, m->kind, sizeof m->kind - 1)) {
+        snprintf(m->kind, sizeof m->kind, "%s", kind);
+        m->colour++;
+    }
+    snprintf(m->name, sizeof m->name, "%s%s", kind, clean ? "" : " (after power cut)");
+    r->name = m->name;
+    r->style = clean ? PLOT_LINESPOINTS : PLOT_DASHED_POINTS;
+    r->colour = m->colour;
+    r->x = sqlite3_column_double(q, 2);
+    r->y = sqlite3_column_double(q, 3);
+    return 0;
+}
+
 int plot_mount_size(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
-    char path[512], name[256];
-    int rc;
+    struct mount_rows m = {.colour = 0};
     plot_reset(p, PLOT_MOUNT_SIZE);
     p->title = "Mount time against device size";
-    p->xlabel = "device size (MiB)";
+    p->xlabel = "device size"; /* the tics name the sizes */
     p->ylabel = "mount latency (ms, simulated)";
     p->xdata = "device_bytes (bytes)";
     p->ydata = "mean sim_latency_ns (ns)";
     p->xdiv = 1048576.0;
     p->ydiv = 1e6;
     p->logx = p->logy = 1;
-    sqlite3_stmt *q = prepare(db, SQL_MOUNT_SIZE, f, path, sizeof path, p);
-    if (!q)
+    if (query_series(db, SQL_MOUNT_SIZE, f, p, KEY_NAME, PLOT_LINESPOINTS, read_mount, &m))
         return -1;
-    while ((rc = step(db, q, p)) == 1) {
-        snprintf(name, sizeof name, "%s%s", text(q, 0, "unknown"),
-                 sqlite3_column_int(q, 1) ? "" : " (after power cut)");
-        struct plot_series *s = series_get(p, name, PLOT_LINESPOINTS);
-        if (!s || point_add(s, sqlite3_column_double(q, 2), sqlite3_column_double(q, 3)))
-            break;
-    }
-    sqlite3_finalize(q);
-    if (rc == 1)
-        return fail(p, "out of memory");
-    if (rc == 0 && !p->nseries)
+    if (!p->nseries)
         return fail(p, "no mounts rows %s (with device_bytes and sim_latency_ns > 0): "
                     "run a mount experiment", scope(f));
-    return rc;
+    return 0;
 }
 
 /* ---- lifetime ------------------------------------------------------------------ */
@@ -602,10 +649,19 @@ int plot_mount_size(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     "   ORDER BY seq DESC LIMIT 1) END) AS life FROM sel s)"                      \
     " WHERE life IS NOT NULL ORDER BY id"
 
+/* A lifetime in column 2 is y; x is set to the group's number afterwards. */
+static int read_lifetime(sqlite3_stmt *q, struct row *r, void *arg)
+{
+    (void)arg;
+    if (!is_number(q, 2))
+        return 1; /* a text kv value is no byte count */
+    r->name = text(q, 1, "?");
+    r->y = sqlite3_column_double(q, 2);
+    return 0;
+}
+
 int plot_lifetime(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
-    char path[512];
-    int rc;
     plot_reset(p, PLOT_LIFETIME);
     p->title = "Lifetime: host data written until wear-out";
     p->xlabel = "";
@@ -613,23 +669,15 @@ int plot_lifetime(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     p->xdata = "group number (1, 2, ... in legend order)";
     p->ydata = "host bytes (bytes)";
     p->ydiv = 1073741824.0;
-    sqlite3_stmt *q = prepare(db, SQL_LIFETIME, f, path, sizeof path, p);
-    if (!q)
+    if (query_series(db, SQL_LIFETIME, f, p, KEY_NAME, PLOT_BARS, read_lifetime, NULL))
         return -1;
-    while ((rc = step(db, q, p)) == 1) {
-        if (!is_number(q, 2))
-            continue; /* a text kv value is no byte count */
-        struct plot_series *s = series_get(p, text(q, 1, "?"), PLOT_BARS);
-        if (!s || point_add(s, (double)(s - p->series) + 1, sqlite3_column_double(q, 2)))
-            break;
-    }
-    sqlite3_finalize(q);
-    if (rc == 1)
-        return fail(p, "out of memory");
-    if (rc == 0 && !p->nseries)
+    if (!p->nseries)
         return fail(p, "no wear-out lifetimes %s: need kv 'lifetime_host_bytes', or a "
                     "complete run with kv stop_reason 'wear-out' and samples", scope(f));
-    return rc;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++)
+            p->series[i].pts[j].x = (double)i + 1;
+    return 0;
 }
 
 int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, struct plot *p)

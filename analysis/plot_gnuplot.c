@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,31 +200,85 @@ static void put_clause(FILE *fp, const struct plot *p, size_t i, int *first, int
 {
     static const char *const grey[] = {"black", "gray40", "gray60"};
     const struct plot_series *s = &p->series[i];
+    size_t c = s->colour ? s->colour : i + 1; /* colour and point type */
     double shift = p->bin_width > 1 ? (p->bin_width - 1) / 2 : 0; /* bin centre */
     fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):($2/%.17g) ", *first ? "plot " : ", \\\n  ",
             i, p->xdiv, shift, p->ydiv);
     *first = 0;
     switch (s->style) {
     case PLOT_STEPS:
-        fprintf(fp, "with %s lc %zu", p->kind == PLOT_ERASE_HIST ? "histeps" : "steps", i + 1);
+        fprintf(fp, "with %s lc %zu", p->kind == PLOT_ERASE_HIST ? "histeps" : "steps", c);
         break;
-    case PLOT_LINESPOINTS: fprintf(fp, "with linespoints lc %zu pt %zu ps 1.5", i + 1, i + 5); break;
-    case PLOT_LINES: fprintf(fp, "with lines lc %zu", i + 1); break;
+    case PLOT_LINESPOINTS: fprintf(fp, "with linespoints lc %zu pt %zu ps 1.5", c, c + 4); break;
+    case PLOT_DASHED_POINTS:
+        fprintf(fp, "with linespoints dt 2 lc %zu pt %zu ps 1.5", c, c + 4);
+        break;
+    case PLOT_LINES: fprintf(fp, "with lines lc %zu", c); break;
     case PLOT_DASHED:
         fprintf(fp, "with lines dt %d lc rgb '%s'", 2 + *models, grey[*models % 3]);
         ++*models;
         break;
     case PLOT_BARS:
         fprintf(fp, "smooth unique with boxes fs solid 0.5 lc %zu notitle, \\\n  "
-                "$D%zu using 1:($2/%.17g) with points pt 7 ps 1.5 lc %zu", i + 1, i,
-                p->ydiv, i + 1);
+                "$D%zu using 1:($2/%.17g) with points pt 7 ps 1.5 lc %zu", c, i,
+                p->ydiv, c);
         break;
     }
     fputs(" title ", fp);
     put_str(fp, s->name);
 }
 
-static void put_script(FILE *fp, const struct plot *p, const char *term)
+/* Powers of two of bytes as "16 MiB", "1 GiB", ... */
+static void put_bytes_label(FILE *fp, int e)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = e < 0 ? 0 : e / 10 > 6 ? 6 : e / 10;
+    fprintf(fp, "'%g %s'", ldexp(1, e - 10 * u), unit[u]);
+}
+
+/* mount-size's axes.  x: tics at powers of two of bytes, named ("64 MiB",
+ * "1 GiB"), at most 8 of them (every 2nd, 4th, ... power when the sizes
+ * span more), the range a little wider than the sizes.  y: from below the
+ * fastest mount to high enough that the key (top left, about KEY_ROW of
+ * the height per line) sits above every line. */
+#define MAX_SIZE_TICS 8
+#define KEY_ROW 0.05
+static void put_size_axes(FILE *fp, const struct plot *p)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    size_t drawn = 0;
+    for (size_t i = 0; i < p->nseries; i++) {
+        drawn += p->series[i].n > 0;
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            xlo = fmin(xlo, p->series[i].pts[j].x);
+            xhi = fmax(xhi, p->series[i].pts[j].x);
+            ylo = fmin(ylo, p->series[i].pts[j].y / p->ydiv);
+            yhi = fmax(yhi, p->series[i].pts[j].y / p->ydiv);
+        }
+    }
+    if (!(xlo > 0 && ylo > 0 && isfinite(xhi) && isfinite(yhi)))
+        return; /* nothing a log axis can show: gnuplot's defaults */
+    int e0 = (int)floor(log2(xlo)), e1 = (int)ceil(log2(xhi)), step = 1, tics = 0;
+    while ((e1 - e0) / step + 1 > MAX_SIZE_TICS)
+        step *= 2;
+    double from = xlo / 1.4, to = xhi * 1.4;
+    fprintf(fp, "set xrange [%.17g:%.17g]\n", from / p->xdiv, to / p->xdiv);
+    for (int e = e0 - step; e <= e1 + step; e++) {
+        double v = ldexp(1, e);
+        if (e % step || v < from || v > to)
+            continue;
+        fputs(tics++ ? ", " : "set xtics (", fp);
+        put_bytes_label(fp, e);
+        fprintf(fp, " %.17g", v / p->xdiv);
+    }
+    if (tics)
+        fputs(")\n", fp);
+    double lo = floor(log10(ylo / 1.3)), hi = fmax(lo + 1, log10(yhi * 1.3)); /* 2 tics */
+    double key = fmin(0.5, KEY_ROW * (double)(drawn + 1)); /* the lines and the box */
+    fprintf(fp, "set yrange [%.17g:%.17g]\n", pow(10, lo), pow(10, lo + (hi - lo) / (1 - key)));
+}
+
+void plot_write_script(FILE *fp, const struct plot *p, const char *term)
 {
     fprintf(fp, "# flashlab plot %s\n", plot_kind_name(p->kind));
     for (size_t i = 0; i < p->nseries; i++) {
@@ -244,6 +299,8 @@ static void put_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set yrange [0:1.05]\n", fp);
     if (p->kind == PLOT_WA_UTIL)
         fputs("set yrange [1:*]\n", fp);
+    if (p->kind == PLOT_MOUNT_SIZE)
+        put_size_axes(fp, p);
     if (p->kind == PLOT_LIFETIME) {
         /* Bars side by side, named on the x axis, not in a key. */
         fprintf(fp, "unset key\nset boxwidth 0.6\nset yrange [0:*]\nset xrange [0.5:%zu.5]\n"
@@ -314,7 +371,7 @@ int plot_render(const struct plot *p, const char *path, enum plot_format fmt, ch
     if (term && !fp)
         ferr(err, errlen, "%s: %s", t.script, strerror(errno));
     if (fp) {
-        put_script(fp, p, term);
+        plot_write_script(fp, p, term);
         if (fclose(fp))
             ferr(err, errlen, "%s: %s", t.script, strerror(errno));
         else if ((rc = run_gnuplot(t.script, t.out, err, errlen)) > 0)
