@@ -2,7 +2,8 @@
  * inode.c -- inodes in memory.  Inode N is block N of the inode file; the
  * inode file's and the segment file's own inodes live in the anchor.
  * Loaded inodes stay in a hash table (memory counted) and are written by
- * the next commit when dirty.
+ * the next commit when dirty; the dirty ones are also on a list, so that a
+ * commit costs the inodes it writes, not all the loaded ones.
  */
 #include "lfs.h"
 
@@ -23,6 +24,15 @@ static struct lfs_imem *find(struct logfs *fs, uint64_t ino)
     while (m && m->d.ino != ino)
         m = m->hnext;
     return m;
+}
+
+static void mark_dirty(struct logfs *fs, struct lfs_imem *m)
+{
+    if (!m->dirty) {
+        m->dnext = fs->idirty;
+        fs->idirty = m;
+    }
+    m->dirty = 1;
 }
 
 static int itab_grow(struct logfs *fs)
@@ -100,7 +110,7 @@ int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out)
     if (!m)
         return -ENOMEM;
     fs->an.next_ino++;
-    m->dirty = 1;
+    mark_dirty(fs, m);
     *out = &m->d;
     return 0;
 }
@@ -111,15 +121,14 @@ int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d)
     struct lfs_imem *m = insert(fs, d);
     if (!m)
         return -ENOMEM;
-    m->dirty = 1;
+    mark_dirty(fs, m);
     return 0;
 }
 
 void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in)
 {
-    (void)fs;
     if (in->ino != LFS_INO_INODEFILE && in->ino != LFS_INO_SEGFILE)
-        lfs_imem_of(in)->dirty = 1;
+        mark_dirty(fs, lfs_imem_of(in));
 }
 
 struct lfs_imem *lfs_imem_of(struct lfs_inode *in)
@@ -127,36 +136,51 @@ struct lfs_imem *lfs_imem_of(struct lfs_inode *in)
     return (struct lfs_imem *)in; /* d is the first member */
 }
 
-/* Write every dirty inode into its block of the inode file; an inode with
- * no links and no opens leaves the inode file and memory. */
+/* Write a dirty inode into its block of the inode file, or remove it from
+ * there (and forget it) when it has no link and no open file. */
+static int flush_one(struct logfs *fs, struct lfs_imem *m)
+{
+    struct lfs_node *n;
+    int rc;
+    if (m->d.nlink == 0 && m->opens == 0) {
+        if ((rc = lfs_tree_punch(fs, &fs->an.inodefile, m->d.ino)))
+            return rc;
+        struct lfs_imem **hp = slot_of(fs, m->d.ino);
+        while (*hp != m)
+            hp = &(*hp)->hnext;
+        *hp = m->hnext;
+        fs->icount--;
+        lfs_free(fs, m, sizeof *m);
+        return 0;
+    }
+    if ((rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n)))
+        return rc;
+    lfs_inode_encode(&m->d, n->data);
+    n->len = LFS_INODE_BYTES;
+    lfs_node_dirty(fs, n);
+    return 0;
+}
+
+/* Every dirty inode, off the list as it is written (so that what the
+ * writes dirty is written too); on an error the rest stay dirty. */
 int lfs_inode_flush(struct logfs *fs)
 {
-    for (uint64_t i = 0; i < fs->itab_size; i++) {
-        for (struct lfs_imem **pm = &fs->itab[i]; *pm;) {
-            struct lfs_imem *m = *pm;
-            int rc = 0;
-            struct lfs_node *n;
-            if (m->dirty && m->d.nlink == 0 && m->opens == 0) {
-                if ((rc = lfs_tree_punch(fs, &fs->an.inodefile, m->d.ino)))
-                    return rc;
-                *pm = m->hnext;
-                fs->icount--;
-                lfs_free(fs, m, sizeof *m);
-                continue;
-            }
-            if (m->dirty &&
-                !(rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n))) {
-                lfs_inode_encode(&m->d, n->data);
-                n->len = LFS_INODE_BYTES;
-                lfs_node_dirty(fs, n);
-                m->dirty = 0;
-            }
-            if (rc)
-                return rc;
-            pm = &m->hnext;
+    while (fs->idirty) {
+        struct lfs_imem *m = fs->idirty;
+        fs->idirty = m->dnext;
+        m->dirty = 0;
+        int rc = flush_one(fs, m);
+        if (rc) {
+            mark_dirty(fs, m);
+            return rc;
         }
     }
     return 0;
+}
+
+int lfs_inode_any_dirty(const struct logfs *fs)
+{
+    return fs->idirty != NULL;
 }
 
 /* An inode that lost its last link or its last open: once it has
@@ -166,7 +190,7 @@ int lfs_inode_release(struct logfs *fs, struct lfs_inode *in)
     struct lfs_imem *m = lfs_imem_of(in);
     if (in->nlink || m->opens)
         return 0;
-    m->dirty = 1;
+    mark_dirty(fs, m);
     in->size = 0;
     lfs_orphan_remove(fs, in->ino);
     return lfs_file_free_from(fs, in, 0); /* data, or a directory's buckets */
@@ -184,6 +208,7 @@ void lfs_inode_free_all(struct logfs *fs)
     lfs_free(fs, fs->itab, fs->itab_size * sizeof *fs->itab);
     fs->itab = NULL;
     fs->itab_size = fs->icount = 0;
+    fs->idirty = NULL;
 }
 
 /* Forget clean inodes that no file holds open, while more than `keep` are

@@ -167,6 +167,7 @@ struct lfs_imem {
     struct lfs_inode d;
     int dirty, opens;
     struct lfs_imem *hnext;
+    struct lfs_imem *dnext;     /* the dirty list, while dirty */
 };
 
 /* The writer of one area: objects go into a page buffer and are
@@ -190,6 +191,7 @@ struct logfs {
     struct lfs_cache cache;
     struct lfs_imem **itab;
     uint64_t itab_size, icount;
+    struct lfs_imem *idirty;    /* the dirty inodes: a commit writes only these */
     uint32_t *freed;            /* segments emptied since the last commit */
     uint32_t nfreed, freed_cap;
     uint32_t nmarked;           /* of those, recorded free in the segfile */
@@ -303,6 +305,7 @@ int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out);
 int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d);
 void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in);
 int lfs_inode_flush(struct logfs *fs);
+int lfs_inode_any_dirty(const struct logfs *fs);
 struct lfs_imem *lfs_imem_of(struct lfs_inode *in);
 /* Drop one link (or one open): frees the file once neither remains. */
 int lfs_inode_release(struct logfs *fs, struct lfs_inode *in);

@@ -145,35 +145,44 @@ static int not_a_segment(const struct logfs *fs, uint32_t seg)
     return 0;
 }
 
-/* Refill the pool from the segment table (built from all of the segment
- * file on first need: only when the pool runs dry, never at mount).  With
- * wear leveling the pool gets the least-worn free segments, else the
- * first ones in segment order. */
+/* The pool entry with the most erases. */
+static uint32_t pool_worst(const struct lfs_anchor *a)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 1; i < a->npool; i++)
+        if (a->pool[i].erases > a->pool[w].erases)
+            w = i;
+    return w;
+}
+
+/* Refill the (empty) pool from the segment table (built from all of the
+ * segment file on first need: only when the pool runs dry, never at
+ * mount).  With wear leveling the pool gets the least-worn free segments,
+ * else the first ones in segment order.  One pass, and the worst entry is
+ * found again only when it is replaced: a refill costs O(segments), which
+ * matters on devices of hundreds of thousands of segments. */
 static int pool_refill(struct logfs *fs)
 {
     struct lfs_anchor *a = &fs->an;
     int rc = lfs_segtab_build(fs);
     if (rc)
         return rc;
+    uint32_t worst = 0;
     for (uint32_t s = 0; s < fs->g.nblocks; s++) {
         const struct lfs_segent *e = &fs->segtab.e[s];
         if (e->state != LFS_SEG_FREE || lfs_seg_is_open(fs, s) || lfs_seg_pending(fs, s) ||
             not_a_segment(fs, s))
             continue;
-        uint32_t worst = 0, pooled = 0;
-        for (uint32_t i = 0; i < a->npool; i++) {
-            pooled |= a->pool[i].seg == s;
-            if (a->pool[i].erases > a->pool[worst].erases)
-                worst = i;
-        }
-        if (pooled)
-            continue;
-        if (a->npool < LFS_POOL_MAX)
+        if (a->npool < LFS_POOL_MAX) {
             a->pool[a->npool++] = (struct lfs_free_seg){s, e->erases};
-        else if (fs->wear_leveling == LOGFS_WL_NONE)
+            if (a->npool == LFS_POOL_MAX)
+                worst = pool_worst(a);
+        } else if (fs->wear_leveling == LOGFS_WL_NONE) {
             break;
-        else if (e->erases < a->pool[worst].erases)
+        } else if (e->erases < a->pool[worst].erases) {
             a->pool[worst] = (struct lfs_free_seg){s, e->erases};
+            worst = pool_worst(a);
+        }
     }
     return a->npool ? 0 : -ENOSPC;
 }

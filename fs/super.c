@@ -368,13 +368,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
 
 static int anything_dirty(const struct logfs *fs)
 {
-    if (fs->cache.dirty_bytes || fs->nfreed)
-        return 1;
-    for (uint64_t i = 0; i < fs->itab_size; i++)
-        for (const struct lfs_imem *m = fs->itab[i]; m; m = m->hnext)
-            if (m->dirty)
-                return 1;
-    return 0;
+    return fs->cache.dirty_bytes || fs->nfreed || lfs_inode_any_dirty(fs);
 }
 
 int logfs_sync(logfs *fs)
