@@ -133,6 +133,7 @@ struct jffs {
     struct jffs_options opt;
     uint32_t ps, ppb, bs, nblocks;
     struct jffs_block *blk;
+    uint32_t nbad;        /* blocks in state JB_BAD (jffs_set_bad) */
     uint32_t nfree, rover;
     /* the write head: the open erase block, its image in RAM */
     int64_t head;
@@ -223,6 +224,10 @@ int jffs_sync(struct jffs *fs);
 int jffs_gc_one(struct jffs *fs);
 int jffs_make_room(struct jffs *fs); /* free blocks above the reserve */
 int jffs_space_check(struct jffs *fs, uint64_t bytes);
+/* Block b is bad from now on (counted, so that the good ones are known
+ * without a pass over all blocks). */
+void jffs_set_bad(struct jffs *fs, uint32_t b);
+uint32_t jffs_good_blocks(const struct jffs *fs);
 
 /* jffs_file.c */
 int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,

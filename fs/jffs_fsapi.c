@@ -209,9 +209,7 @@ static int j_fstat(void *v, int fd, struct logfs_stat *st)
 static int j_statfs(void *v, struct logfs_statfs *st)
 {
     struct jffs *fs = v;
-    uint32_t good = 0;
-    for (uint32_t b = 0; b < fs->nblocks; b++)
-        good += fs->blk[b].state != JB_BAD;
+    uint32_t good = jffs_good_blocks(fs);
     uint64_t total = good > fs->opt.reserve_blocks
                    ? (uint64_t)(good - fs->opt.reserve_blocks) * fs->bs : 0;
     uint64_t files = 0;

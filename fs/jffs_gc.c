@@ -95,11 +95,21 @@ int jffs_make_room(struct jffs *fs)
 /* Whether `bytes` more of file data fit once the GC has compacted
  * everything: each block loses the tail a node did not fit in, a page of
  * sync padding and, with summaries, the entries of its nodes. */
+void jffs_set_bad(struct jffs *fs, uint32_t b)
+{
+    if (fs->blk[b].state != JB_BAD)
+        fs->nbad++;
+    fs->blk[b].state = JB_BAD;
+}
+
+uint32_t jffs_good_blocks(const struct jffs *fs)
+{
+    return fs->nblocks - fs->nbad;
+}
+
 int jffs_space_check(struct jffs *fs, uint64_t bytes)
 {
-    uint32_t good = 0;
-    for (uint32_t b = 0; b < fs->nblocks; b++)
-        good += fs->blk[b].state != JB_BAD;
+    uint32_t good = jffs_good_blocks(fs);
     uint64_t slack = JFFS_INODE_HDR + JFFS_DATA_MAX + 2 * fs->ps + JFFS_SUM_HDR + JFFS_SUM_TAIL;
     uint64_t nodes = bytes / JFFS_DATA_MAX + 2;
     uint64_t need = bytes + nodes * (JFFS_INODE_HDR + 4) + 2 * (JFFS_DIRENT_HDR + 260);

@@ -64,14 +64,15 @@ int jffs_mkfs(nand_dev *dev, const struct jffs_options *o)
         return rc;
     for (uint32_t b = 0; b < fs->nblocks && !rc; b++) {
         int bad = nand_is_bad(dev, b);
-        fs->blk[b].state = JB_BAD;
-        if (bad < 0)
+        if (bad < 0) {
             rc = -EIO;
-        else if (!bad && nand_erase(dev, b, NULL) == 0) {
+        } else if (!bad && nand_erase(dev, b, NULL) == 0) {
             fs->blk[b].state = JB_FREE;
             fs->nfree++;
-        } else if (!bad) {
-            nand_mark_bad(dev, b);
+        } else {
+            if (!bad)
+                nand_mark_bad(dev, b);
+            jffs_set_bad(fs, b);
         }
     }
     struct jffs_inode *root = rc ? NULL : jffs_inode_make(fs, JFFS_INO_ROOT);
@@ -99,7 +100,7 @@ int jffs_mount(nand_dev *dev, const struct jffs_options *o, struct jffs **out)
     for (uint32_t b = 0; b < fs->nblocks && !rc; b++) {
         int bad = nand_is_bad(dev, b); /* JFFS2 checks every block's marker */
         if (bad) {
-            fs->blk[b].state = JB_BAD;
+            jffs_set_bad(fs, b);
             rc = bad < 0 ? -EIO : 0;
             continue;
         }

@@ -15,7 +15,7 @@ int jffs_erase_block(struct jffs *fs, uint32_t b)
         nand_mark_bad(fs->dev, b);
         if (fs->blk[b].state == JB_FREE || fs->blk[b].state == JB_UNKNOWN)
             fs->nfree--;
-        fs->blk[b].state = JB_BAD;
+        jffs_set_bad(fs, b);
         return -EIO;
     }
     if (fs->blk[b].state != JB_FREE && fs->blk[b].state != JB_UNKNOWN)
@@ -63,7 +63,7 @@ static int relocate(struct jffs *fs)
         return -ENOMEM;
     memcpy(img, fs->himg, fs->bs);
     nand_mark_bad(fs->dev, b);
-    fs->blk[b].state = JB_BAD;
+    jffs_set_bad(fs, b);
     fs->head = -1;
     jffs_forget_dirents(fs, img, len);
     int rc = 0;
