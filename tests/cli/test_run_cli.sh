@@ -89,6 +89,21 @@ r=$(sqlite3 "$T/tr.db" "select value from kv where key = 'stop_reason'")
 o=$(sqlite3 "$T/tr.db" "select cast(value as int) from kv where key = 'ops'")
 [ "$o" = 400 ] && ok || bad "trace replay did $o ops, the trace has 400"
 expect 0 "configs/aged-churn.yaml" "2 runs, 2 complete" -- $FL run configs/aged-churn.yaml -o "$T/ag.db" -j 2
+# the mount-latency experiment's 64 MiB runs (LogFS, full scan, summaries;
+# index fs * 6 + size), each with a clean mount and one after a power cut
+for k in 0 6 12; do
+    expect 0 "configs/mount-latency.yaml run $k" "1 run, 1 complete" -- \
+        $FL run configs/mount-latency.yaml --run $k -o "$T/ml.db"
+done
+m=$(sqlite3 "$T/ml.db" "select group_concat(fs_kind || ':' || clean, ' ') from
+    (select fs_kind, clean from mounts where device_bytes = 67108864 order by fs_kind, clean)")
+[ "$m" = "jffs2-scan:0 jffs2-scan:1 jffs2-summary:0 jffs2-summary:1 logfs:0 logfs:1" ] && ok ||
+    bad "mount-latency mounts: $m"
+r=$(sqlite3 "$T/ml.db" "select (select min(sim_latency_ns) from mounts where fs_kind = 'jffs2-scan')
+    / (select max(sim_latency_ns) from mounts where fs_kind = 'logfs') >= 50")
+[ "$r" = 1 ] && ok || bad "the scan is not 50x slower than LogFS at 64 MiB"
+expect 0 "plot mount-size" "mount-size, 6 series, 6 points" -- \
+    $FL plot "$T/ml.db" --kind mount-size --data "$T/ml.dat"
 
 # errors
 expect 1 "missing experiment" "nowhere.yaml: cannot open" -- $FL run "$T/nowhere.yaml"
