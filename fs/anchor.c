@@ -9,6 +9,11 @@
  * pages are a prefix -- and steps back over a torn page if there is one.
  * The next record after a mount always starts a fresh block: a torn page
  * may read as erased and must never be programmed again.
+ *
+ * On parts with paired pages a torn record may damage its lower page, an
+ * older record, but never the newest one (pairs of adjacent pages are
+ * refused at mount).  When that older record is page 0, the block's first
+ * record is the next valid page (first_record).
  */
 #include "lfs.h"
 
@@ -148,6 +153,21 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
     return -1; /* programmed but not a record */
 }
 
+/* The first record of a ring block, as read_record answers: page 0, but if
+ * page 0 is neither erased nor valid, the next pages up to the pairing
+ * span -- a torn program of page 0's upper page damages page 0 and leaves
+ * the records between them intact. */
+static int first_record(nand_dev *dev, uint32_t block, uint8_t *buf,
+                        struct lfs_anchor *a)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t last = lfs_pair_span(c);
+    int rc = -1;
+    for (uint32_t p = 0; rc == -1 && p <= last && p < c->geo.pages_per_block; p++)
+        rc = read_record(dev, block, p, buf, a);
+    return rc;
+}
+
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
 {
     const struct nand_config *c = nand_get_config(dev);
@@ -159,7 +179,7 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     if (!buf)
         return -ENOMEM;
     for (uint32_t i = 0; i < ring->count; i++) {
-        rc = read_record(dev, ring->blocks[i], 0, buf, &a);
+        rc = first_record(dev, ring->blocks[i], buf, &a);
         if (rc < -1)
             goto out;
         if (rc == 1 && (best < 0 || a.seq > best_seq)) {
@@ -199,7 +219,7 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
             goto out;
         }
     }
-    rc = -ENOENT; /* unreachable while page 0 held a record */
+    rc = -ENOENT; /* unreachable while the block held a record */
 out:
     free(buf);
     return rc;

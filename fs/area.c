@@ -12,6 +12,11 @@
  * bad and every object that had bytes in that page is dirtied again, so
  * that the commit writes it elsewhere; objects in pages programmed before
  * stay readable where they are, and the cleaner moves them later.
+ *
+ * On parts with paired pages (pair.c) a flush also moves past the upper
+ * pages of the lower pages just written, so that no later program can
+ * damage committed data; and objects stay pending until their lower pages'
+ * upper pages are programmed, since a failed upper page damages them too.
  */
 #include "lfs.h"
 
@@ -48,7 +53,7 @@ static int retire(struct logfs *fs, struct lfs_areaw *a)
 }
 
 /* Program the buffered page; objects wholly before the next page are then
- * safe on flash. */
+ * safe on flash, unless a lower page of theirs still awaits its upper. */
 static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
 {
     int rc = nand_program(fs->dev, a->seg, page, a->page, NULL, NULL);
@@ -56,7 +61,9 @@ static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
     if (rc == NAND_E_PROGRAM_FAIL)
         return retire(fs, a);
     memset(a->page, 0xff, fs->g.page_size);
-    uint64_t end = (uint64_t)a->seg * fs->g.seg_bytes + (uint64_t)(page + 1) * fs->g.page_size;
+    uint32_t safe = lfs_pair_exposed_page(nand_get_config(fs->dev), fs->g.pair_span,
+                                          page + 1);
+    uint64_t end = (uint64_t)a->seg * fs->g.seg_bytes + (uint64_t)safe * fs->g.page_size;
     uint32_t k = 0;
     for (uint32_t i = 0; i < a->npend; i++)
         if (lfs_ptr_addr(a->pend[i].ptr) + lfs_ptr_len(a->pend[i].ptr) > end)
@@ -65,17 +72,45 @@ static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
     return lfs_errno(rc);
 }
 
+/* A commit must not rely on a lower page whose upper page is still to be
+ * programmed (its torn program would damage the lower one): go on past
+ * such upper pages, which stay erased.  Nothing written is at risk then. */
+static void skip_paired(struct logfs *fs, struct lfs_areaw *a)
+{
+    uint32_t ps = fs->g.page_size, next = a->off / ps;
+    if (!fs->g.pair_span)
+        return;
+    uint32_t safe = lfs_pair_safe_page(nand_get_config(fs->dev), fs->g.pair_span, next);
+    fs->ctr.pair_skipped += safe - next;
+    a->off = safe * ps;
+    a->npend = 0;
+}
+
 int lfs_area_flush(struct logfs *fs, unsigned area)
 {
     struct lfs_areaw *a = &fs->area[area];
     uint32_t ps = fs->g.page_size;
-    if (!a->seg || a->off % ps == 0)
+    if (!a->seg)
         return 0;
-    uint32_t next = (a->off / ps + 1) * ps;
-    int rc = program_page(fs, a, a->off / ps);
-    if (a->seg) /* not retired */
+    if (a->off % ps) {
+        uint32_t next = (a->off / ps + 1) * ps;
+        int rc = program_page(fs, a, a->off / ps);
+        if (!a->seg) /* retired */
+            return rc;
         a->off = next;
-    return rc;
+        if (rc)
+            return rc;
+    }
+    skip_paired(fs, a);
+    return 0;
+}
+
+void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off)
+{
+    struct lfs_areaw *a = &fs->area[area];
+    a->seg = seg;
+    a->off = off;
+    skip_paired(fs, a); /* a writer without it may have stopped mid-pair */
 }
 
 int lfs_area_flush_all(struct logfs *fs)

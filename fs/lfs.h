@@ -35,6 +35,7 @@ struct lfs_geo {
     uint32_t page_size, pages_per_block, block_size;
     uint32_t seg_bytes;          /* page_size * pages_per_block */
     uint64_t nblocks;
+    uint32_t pair_span;          /* widest upper-lower page distance; 0 = none */
 };
 
 struct lfs_super {
@@ -118,6 +119,15 @@ struct lfs_ring {
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
 /* Program the record as the next page of the ring. */
 int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a);
+
+/* pair.c: paired pages (MLC/TLC).  span is lfs_pair_span of the part. */
+uint32_t lfs_pair_span(const struct nand_config *c);
+/* The first page at or after `next` from which no program can damage a
+ * page below `next` (their upper pages in between are skipped). */
+uint32_t lfs_pair_safe_page(const struct nand_config *c, uint32_t span, uint32_t next);
+/* The lowest page below `next` whose upper page is at or after `next`
+ * (still exposed to a torn program); `next` if none. */
+uint32_t lfs_pair_exposed_page(const struct nand_config *c, uint32_t span, uint32_t next);
 
 /* Map a nand error to a negative errno. */
 int lfs_errno(int nand_err);
@@ -222,6 +232,7 @@ struct logfs {
         uint64_t pages[LFS_NAREAS]; /* programmed per area */
         uint64_t erases;        /* segment erases */
         uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
+        uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
     } ctr;
     int wear_leveling;          /* LOGFS_WL_* */
     int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
@@ -272,6 +283,8 @@ int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
                    const uint8_t *payload, lfs_ptr *out);
 int lfs_area_flush(struct logfs *fs, unsigned area);
 int lfs_area_flush_all(struct logfs *fs);
+/* Go on writing seg at off (after a CLEAN anchor record). */
+void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off);
 /* Read the object at p, check that it is what the tree says it is. */
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
                  uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len);

@@ -18,9 +18,10 @@
 #include <sys/stat.h>
 
 #define SB_BACKUP_SEARCH 64 /* blocks searched from the end for the copy */
-/* objects with bytes in one page: at most one per header's worth, plus
- * the one running in from the page before */
-#define PEND_MAX(g) ((g)->page_size / LFS_OBJ_HDR + 2)
+/* objects pending in an area: those with bytes in its page buffer and, on
+ * paired parts, in the pair_span pages before it -- at most one per
+ * header's worth, plus the one running in and the one being added */
+#define PEND_MAX(g) ((1 + (g)->pair_span) * (g)->page_size / LFS_OBJ_HDR + 2)
 
 static void options_default(const struct logfs_options *in, struct logfs_options *o)
 {
@@ -139,6 +140,11 @@ static int geo_from(nand_dev *dev, uint32_t block_size, struct lfs_geo *g)
         g->page_size < LFS_ANCHOR_BYTES || g->page_size < LFS_SB_SIZE ||
         g->seg_bytes < 4 * (block_size + LFS_OBJ_HDR) || g->nblocks > 0xffffffffu ||
         g->nblocks * g->seg_bytes > LFS_MAX_DEVICE_BYTES)
+        return -EINVAL;
+    /* pairs of adjacent pages would put each anchor record on the lower
+     * page of the next one, which may tear it (FORMAT.md section 6.2) */
+    g->pair_span = lfs_pair_span(c);
+    if (g->pair_span == 1)
         return -EINVAL;
     return 0;
 }
@@ -351,10 +357,8 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     for (unsigned i = 0; i < LFS_NAREAS && (fs->an.flags & LFS_ANCHOR_CLEAN) && !readonly; i++) {
         const struct lfs_area_pos *ap = &fs->an.area[i];
         if (ap->seg && ap->seg < g.nblocks && ap->off < g.seg_bytes &&
-            ap->off % g.page_size == 0) {
-            fs->area[i].seg = ap->seg;
-            fs->area[i].off = ap->off;
-        }
+            ap->off % g.page_size == 0)
+            lfs_area_resume(fs, i, ap->seg, ap->off);
     }
     fs->orphan_scan = (fs->an.flags & LFS_ANCHOR_ORPHAN_SCAN) != 0;
     fs->an.flags = 0;

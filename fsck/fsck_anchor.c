@@ -25,6 +25,31 @@ static int classify(struct fk *k, uint32_t block, uint32_t page,
     return fk_anchor_decode(k->page, a) ? PG_OTHER : PG_VALID;
 }
 
+/* The device's widest upper-to-lower page distance (section 6.3); 0 when
+ * no page is paired. */
+static uint32_t pair_span(const struct fk *k)
+{
+    const struct nand_config *c = nand_get_config(k->dev);
+    uint32_t span = 0;
+    for (uint32_t p = 0; p < k->ppb; p++) {
+        nand_page_t lower;
+        if (nand_page_is_upper(c, p, &lower) && p - lower > span)
+            span = p - lower;
+    }
+    return span;
+}
+
+/* Section 6.3 step 1: a block's first record is page 0's, or when page 0
+ * is other, the first of pages 1..span that is not other. */
+static int first_record(struct fk *k, uint32_t block, struct fk_anchor *a)
+{
+    uint32_t span = pair_span(k);
+    int c = PG_OTHER;
+    for (uint32_t p = 0; c == PG_OTHER && p <= span && p < k->ppb; p++)
+        c = classify(k, block, p, a);
+    return c;
+}
+
 /* Section 6.3 steps 1 to 3.  0 found, -1 none, PG_FAIL. */
 static int search(struct fk *k)
 {
@@ -33,13 +58,13 @@ static int search(struct fk *k)
     int best = -1;
     uint64_t best_seq = 0;
     for (uint32_t i = 0; i < s->anchor_count; i++) {
-        int c = classify(k, s->anchor_blocks[i], 0, &a);
+        int c = first_record(k, s->anchor_blocks[i], &a);
         if (c == PG_FAIL)
             return PG_FAIL;
         if (c == PG_VALID && best >= 0 && a.seq == best_seq)
             fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, s->anchor_blocks[i], 0,
-                   FSCK_NONE, "block %u page 0: anchor seq %" PRIu64
-                   " also starts block %u", s->anchor_blocks[i], a.seq,
+                   FSCK_NONE, "block %u: its first anchor record, seq %" PRIu64
+                   ", also starts block %u", s->anchor_blocks[i], a.seq,
                    s->anchor_blocks[best]);
         if (c == PG_VALID && (best < 0 || a.seq > best_seq)) {
             best = (int)i;
@@ -75,7 +100,19 @@ static int search(struct fk *k)
             return 0;
         }
     }
-    return -1; /* page 0 was valid: not reached */
+    return -1; /* the block held a record: not reached */
+}
+
+/* A torn last page (the one after the record found) and, on paired
+ * parts, its lower page, which the torn program damaged (section 6.3). */
+static int torn_by_last_cut(const struct fk *k, uint32_t b, uint32_t p)
+{
+    nand_page_t lower;
+    if (b != k->an_block)
+        return 0;
+    return p == k->an_page + 1 ||
+           (nand_page_is_upper(nand_get_config(k->dev), k->an_page + 1, &lower) &&
+            lower == p);
 }
 
 /* Every page of every ring block: is the ring what the search assumes? */
@@ -99,7 +136,7 @@ static int scan_ring(struct fk *k)
                 fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
                        "block %u page %u: programmed after an erased page "
                        "(the ring search assumes a programmed prefix)", b, p);
-            if (c == PG_OTHER && !(b == k->an_block && p == k->an_page + 1))
+            if (c == PG_OTHER && !torn_by_last_cut(k, b, p))
                 fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
                        "block %u page %u: neither erased nor a valid anchor "
                        "record", b, p);

@@ -128,6 +128,18 @@ uint64_t nand_capacity_bytes(const struct nand_config *cfg)
     return nand_blocks(cfg) * cfg->geo.pages_per_block * cfg->geo.page_size;
 }
 
+/* With distance d, pages come in runs of d lower pages followed by d upper
+ * pages; upper page p shares cells with p - d. */
+int nand_page_is_upper(const struct nand_config *cfg, nand_page_t p,
+                       nand_page_t *lower)
+{
+    uint32_t d = cfg->pair_distance;
+    int upper = d && cfg->cell != NAND_SLC && (p / d) % 2 == 1;
+    if (lower)
+        *lower = upper ? p - d : p;
+    return upper;
+}
+
 const char *nand_strerror(int err)
 {
     switch (err) {

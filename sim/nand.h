@@ -139,6 +139,13 @@ uint64_t nand_blocks(const struct nand_config *cfg);
 uint64_t nand_dies(const struct nand_config *cfg);
 uint64_t nand_capacity_bytes(const struct nand_config *cfg);
 
+/* Page pairing (MLC/TLC with pair_distance): 1 if page p of a block is an
+ * upper page, whose torn or failed program also damages page *lower of the
+ * same block (lower may be NULL); 0 for a lower page, and for every page
+ * of a part without pairing. */
+int nand_page_is_upper(const struct nand_config *cfg, nand_page_t p,
+                       nand_page_t *lower);
+
 /* ---- a device ---------------------------------------------------------- */
 
 typedef struct nand_dev nand_dev;

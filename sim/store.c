@@ -185,13 +185,12 @@ void block_reset_wear(nand_dev *dev, nand_block_t b)
     biterr_block_wear(dev, b);
 }
 
-/* MLC/TLC page pairing: with distance d, pages come in runs of d lower
- * pages followed by d upper pages; upper page p shares cells with p - d. */
+/* MLC/TLC page pairing: the rule is nand_page_is_upper's (config.c). */
 uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper)
 {
-    uint32_t d = dev->cfg.pair_distance;
-    *is_upper = d && dev->cfg.cell != NAND_SLC && (p / d) % 2 == 1;
-    return *is_upper ? p - d : p;
+    nand_page_t lower;
+    *is_upper = nand_page_is_upper(&dev->cfg, p, &lower);
+    return lower;
 }
 
 /* ---- device storage lifetime ------------------------------------------- */

@@ -1,8 +1,8 @@
 #!/bin/sh
 # flashlab powercut: a small SLC campaign passes at every cut point with
-# fsck on, records every outcome, and --repro reruns one point; the MLC
-# preset's paired-page corruption makes a campaign fail, each failure
-# printed with a reproducer that reproduces it; errors and exit codes.
+# fsck on, records every outcome, and --repro reruns one point; so does the
+# MLC preset, whose torn upper pages corrupt their lower pages (a failure's
+# reproducer is tested in tests/test_powercut.c); errors and exit codes.
 . "$(dirname "$0")/lib.sh"
 C="$T/pc.yaml"
 cat > "$C" <<YAML
@@ -24,18 +24,15 @@ s=$(sqlite3 "$T/pc.db" "select status from runs")
 [ "$s" = complete ] && ok || bad "run status '$s'"
 expect 0 "--repro one point" "cut point 6: .* recovered state matches" -- $FL powercut "$C" --repro 6
 
-# the MLC preset: torn upper pages corrupt their lower pages
+# the MLC preset: torn upper pages corrupt their lower pages, never
+# committed data (FORMAT.md section 7.2)
 sed -e 's|stop: {ops: 400}|stop: {ops: 60}|' configs/powercut-mlc.yaml > "$T/mlc.yaml"
-out=$($FL powercut "$T/mlc.yaml" -j 2 -o "$T/mlc.db" 2>&1); rc=$?
-[ $rc -eq 1 ] && ok || bad "MLC campaign exit $rc, expected 1: $out"
-line=$(printf '%s\n' "$out" | grep -m1 "reproduce: flashlab powercut")
-[ -n "$line" ] && ok || bad "no reproducer printed: $out"
-point=${line##* }
-nfail=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome != 'ok'")
-[ "$nfail" -gt 0 ] && ok || bad "no failed outcomes recorded"
-what=$(sqlite3 "$T/mlc.db" "select outcome from powercuts where cut_point = $point")
-expect 1 "the reproducer reproduces the failure" "cut point $point (call [0-9]*): $what" -- $FL powercut "$T/mlc.yaml" --repro "$point"
-[ -n "$what" ] && [ "$what" != ok ] && ok || bad "point $point recorded as '$what'"
+expect 0 "the MLC campaign passes" "cut points checked (.* with a second cut), 0 failed" -- $FL powercut "$T/mlc.yaml" -j 2 -o "$T/mlc.db"
+n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts")
+ok_n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome = 'ok'")
+[ "$n" -gt 20 ] && [ "$n" = "$ok_n" ] && ok || bad "MLC powercuts rows: $n, ok $ok_n"
+point=$(sqlite3 "$T/mlc.db" "select min(cut_point) from powercuts where detail like '%(segment)%'")
+expect 0 "--repro an MLC segment point" "cut point $point: .* recovered state matches" -- $FL powercut "$T/mlc.yaml" --repro "$point"
 
 # errors
 printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: {ops: 5}\n' > "$T/nopc.yaml"
