@@ -81,7 +81,7 @@ void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     }
     sl->damaged |= settle(dev, pg->bytes, intended, before);
     pbuf_unref(dev, sl->pg);
-    sl->pg = pg;
+    sl->pg = pbuf_compact(dev, pg);
 }
 
 /* Turn each 0 bit of the stored page to 1 with probability q. */
@@ -95,7 +95,7 @@ static void spoil_page(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (!pg)
         return;
     uint64_t salt = dev->st.state_ops;
-    const uint8_t *old = sl->pg->bytes;
+    const uint8_t *old = pbuf_view(dev, sl->pg);
     for (uint32_t i = 0; i < dev->page_bytes; i++) {
         uint8_t zeros = (uint8_t)~old[i];
         uint8_t m = zeros ? moved_bits(rng_key(dev->cfg.seed, domain, b, p,
@@ -104,7 +104,7 @@ static void spoil_page(nand_dev *dev, nand_block_t b, nand_page_t p,
     }
     sl->damaged |= settle(dev, pg->bytes, old, alt);
     pbuf_unref(dev, sl->pg);
-    sl->pg = pg;
+    sl->pg = pbuf_compact(dev, pg);
 }
 
 void damage_erase(nand_dev *dev, nand_block_t b, double frac)

@@ -16,9 +16,12 @@ int dev_alloc(const struct nand_config *cfg, nand_dev **out)
     dev->ndies = nand_dies(cfg);
     dev->cw_per_page = cfg->geo.page_size / cfg->ecc.codeword_bytes;
     dev->page_bytes = cfg->geo.page_size + cfg->geo.oob_size;
+    dev->clim = (dev->page_bytes - 1) / 2;
     dev->powered = 1;
     dev->ff = malloc(dev->page_bytes);
-    int rc = dev->ff ? store_init(dev) : NAND_E_NOMEM;
+    dev->scratch = malloc(dev->page_bytes);
+    dev->enc = malloc(dev->clim + 1);
+    int rc = dev->ff && dev->scratch && dev->enc ? store_init(dev) : NAND_E_NOMEM;
     if (rc) {
         nand_close(dev);
         return rc;
@@ -48,9 +51,12 @@ int nand_create(const struct nand_config *cfg_in, nand_dev **out)
         double u = rng_unit(rng_key(cfg.seed, RNG_FACTORY_BAD, b, 0, 0, 0));
         if (b == 0 || u >= cfg.factory_bad_fraction)
             continue;
-        if (!marked && !(marked = pbuf_new(dev)))
-            goto nomem;
-        memset(marked->bytes, 0, dev->page_bytes);
+        if (!marked) {
+            if (!(marked = pbuf_new(dev)))
+                goto nomem;
+            memset(marked->bytes, 0, dev->page_bytes);
+            marked = pbuf_compact(dev, marked);
+        }
         struct bpages *bp = bpages_own(dev, (nand_block_t)b);
         if (!bp)
             goto nomem;
@@ -75,6 +81,8 @@ void nand_close(nand_dev *dev)
         return;
     store_free(dev);
     free(dev->ff);
+    free(dev->scratch);
+    free(dev->enc);
     free(dev);
 }
 

@@ -4,18 +4,23 @@
  * Every integer is stored as 8 bytes, little-endian (put_u32 too:
  * one field width keeps the reader simple); docs/simulator.md has the
  * layout byte by byte.  In order:
- *   header    magic "FLASHLAB-NAND\0\0\0", version, flags (0),
- *             the configuration, the clock, the statistics
+ *   header    magic "FLASHLAB-NAND\0\0\0", version, flags (bit 0: the
+ *             device's compress setting), the configuration, the clock,
+ *             the statistics
  *   blocks    block count; count of records, then per block that differs
  *             from a fresh one (P/E initial_pe, no reads, nothing programmed,
  *             no flags, the endurance drawn from the seed), in ascending
  *             order: block, pe, reads, next_page, flags, endurance (f64)
- *   contents  count of distinct page buffers, each page_size+oob_size bytes
+ *   contents  count of distinct page buffers, each its length and bytes:
+ *             page_size+oob_size bytes of page, or fewer in the run-length
+ *             form of store.c (version 2: no length, always the page)
  *   tables    count of blocks holding data, each: block, then per page its
  *             content index (~0 = erased), program time, damaged-codeword
  *             mask, programs since erase
  *   trailer   the CRC-32 of everything before it
- * Erased pages and blocks take no space; shared contents are stored once.
+ * Erased pages and blocks take no space; shared contents are stored once,
+ * compact ones as they are held.  Version 2 images (no content lengths,
+ * flags 0) still open.
  */
 #include "nand_internal.h"
 #include "crc32.h"
@@ -28,7 +33,9 @@
 #include <unistd.h>
 
 #define IMAGE_MAGIC "FLASHLAB-NAND\0\0"
-#define IMAGE_VERSION 2u
+#define IMAGE_VERSION 3u
+#define IMAGE_V2 2u         /* before compress: still read */
+#define IMAGE_F_COMPRESS 1u /* flags: cfg.compress */
 #define NO_PAGE 0xffffffffu
 
 /* ---- checksummed little-endian streams ---------------------------------- */
@@ -209,18 +216,34 @@ static int ptrmap_init(struct ptrmap *m, uint64_t n)
     return m->key && m->val ? 0 : -1;
 }
 
-/* Index of pg, adding it with the next index if new (*added = 1). */
-static uint32_t ptrmap_get(struct ptrmap *m, const struct pbuf *pg, int *added)
+/* The value of pg, adding it with value v if new. */
+static uint32_t ptrmap_get(struct ptrmap *m, const struct pbuf *pg, uint32_t v)
 {
     uint64_t i = ptr_hash(pg) & (m->size - 1);
     while (m->key[i] && m->key[i] != pg)
         i = (i + 1) & (m->size - 1);
-    *added = !m->key[i];
-    if (*added) {
+    if (!m->key[i]) {
         m->key[i] = pg;
-        m->val[i] = (uint32_t)m->count++;
+        m->val[i] = v;
+        m->count++;
     }
     return m->val[i];
+}
+
+/* The index of content pg in the image: contents are numbered in the
+ * order a walk over the device's blocks and pages first meets them, and
+ * every pass walks the same way, counting in *next.  A buffer that one
+ * slot holds (refs 1) is met once and needs no map entry -- the common
+ * case, and a random memory access saved per page; a shared one gets the
+ * next number where it is first met.  *first: pg is met here first. */
+static uint32_t content_index(struct ptrmap *m, const struct pbuf *pg,
+                              uint32_t *next, int *first)
+{
+    uint32_t idx = pg->refs == 1 ? *next : ptrmap_get(m, pg, *next);
+    *first = idx == *next;
+    if (*first)
+        (*next)++;
+    return idx;
 }
 
 /* ---- save ----------------------------------------------------------------- */
@@ -257,7 +280,7 @@ int nand_save(nand_dev *dev, const char *path)
 
     put(&s, IMAGE_MAGIC, 16);
     put_u32(&s, IMAGE_VERSION);
-    put_u32(&s, 0);
+    put_u32(&s, dev->cfg.compress ? IMAGE_F_COMPRESS : 0);
     put_config(&s, &dev->cfg);
     put_u64(&s, dev->now > dev->queue_end ? dev->now : dev->queue_end);
     put_stats(&s, &dev->st);
@@ -280,35 +303,38 @@ int nand_save(nand_dev *dev, const char *path)
     }
 
     /* contents: count them first, then write each once */
-    int added;
+    uint32_t next = 0;
+    int first;
     for (uint64_t b = 0; b < dev->nblocks; b++)
         for (uint32_t p = 0; dev->bp[b] && p < dev->cfg.geo.pages_per_block; p++)
             if (dev->bp[b]->slot[p].pg)
-                ptrmap_get(&map, dev->bp[b]->slot[p].pg, &added);
-    put_u64(&s, map.count);
-    uint64_t total = map.count;
-    map.count = 0;
-    memset(map.key, 0, map.size * sizeof *map.key);
+                content_index(&map, dev->bp[b]->slot[p].pg, &next, &first);
+    put_u64(&s, next);
+    uint64_t total = next;
+    next = 0;
     for (uint64_t b = 0; b < dev->nblocks; b++)
         for (uint32_t p = 0; dev->bp[b] && p < dev->cfg.geo.pages_per_block; p++) {
             const struct pbuf *pg = dev->bp[b]->slot[p].pg;
             if (pg) {
-                ptrmap_get(&map, pg, &added);
-                if (added)
-                    put(&s, pg->bytes, dev->page_bytes);
+                content_index(&map, pg, &next, &first);
+                if (first) {
+                    put_u64(&s, pbuf_held(dev, pg));
+                    put(&s, pg->bytes, pbuf_held(dev, pg));
+                }
             }
         }
-    if (map.count != total)
+    if (next != total)
         goto out;
 
     put_u64(&s, held);
+    next = 0;
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         if (!dev->bp[b])
             continue;
         put_u32(&s, (uint32_t)b);
         for (uint32_t p = 0; p < dev->cfg.geo.pages_per_block; p++) {
             const struct slot *sl = &dev->bp[b]->slot[p];
-            put_u32(&s, sl->pg ? ptrmap_get(&map, sl->pg, &added) : NO_PAGE);
+            put_u32(&s, sl->pg ? content_index(&map, sl->pg, &next, &first) : NO_PAGE);
             put_u64(&s, sl->prog_time);
             put_u64(&s, sl->damaged);
             put(&s, &sl->nprog, 1);
@@ -345,10 +371,46 @@ static int load_fail(char *err, size_t errlen, const char *path,
     return rc;
 }
 
-static int load_body(nand_dev *dev, struct stream *s, const char **why)
+/* One page content of a version-3 image: its length, then the page or
+ * its run-length form; stored compact or in full as the device stores
+ * programmed pages (a form is checked, expanded and encoded again, so
+ * that what is held is what a program of the same content holds). */
+static int load_content(nand_dev *dev, struct stream *s, uint8_t *form,
+                        struct pbuf **out, const char **why)
+{
+    uint64_t n = get_u64(s);
+    if (s->failed)
+        return NAND_E_CORRUPT;
+    if (n == dev->page_bytes) {
+        struct pbuf *pg = pbuf_new_uninit(dev);
+        if (!pg)
+            return NAND_E_NOMEM;
+        get(s, pg->bytes, dev->page_bytes);
+        *out = pbuf_compact(dev, pg);
+        return NAND_OK;
+    }
+    if (!n || n > dev->page_bytes) {
+        *why = "invalid page content length";
+        return NAND_E_CORRUPT;
+    }
+    get(s, form, (size_t)n);
+    if (s->failed)
+        return NAND_E_CORRUPT;
+    if (rle_decode(form, (uint32_t)n, dev->scratch, dev->page_bytes)) {
+        *why = "invalid compact page content";
+        return NAND_E_CORRUPT;
+    }
+    if (!(*out = pbuf_from(dev, dev->scratch)))
+        return NAND_E_NOMEM;
+    return NAND_OK;
+}
+
+static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
+                     const char **why)
 {
     const struct nand_geometry *g = &dev->cfg.geo;
     struct pbuf **pages = NULL;
+    uint8_t *form = NULL; /* a run-length form read */
     uint64_t npages = 0;
     int rc = NAND_E_CORRUPT;
 
@@ -390,15 +452,25 @@ static int load_body(nand_dev *dev, struct stream *s, const char **why)
         return rc;
     }
     pages = calloc(npages ? npages : 1, sizeof *pages);
-    if (!pages)
-        return NAND_E_NOMEM;
+    if (version > IMAGE_V2)
+        form = malloc(dev->page_bytes);
+    if (!pages || (version > IMAGE_V2 && !form)) {
+        rc = NAND_E_NOMEM;
+        goto out;
+    }
     for (uint64_t i = 0; i < npages && !s->failed; i++) {
+        if (version > IMAGE_V2) {
+            if ((rc = load_content(dev, s, form, &pages[i], why)))
+                goto out;
+            continue;
+        }
         if (!(pages[i] = pbuf_new(dev))) {
             rc = NAND_E_NOMEM;
             goto out;
         }
-        get(s, pages[i]->bytes, dev->page_bytes);
+        get(s, pages[i]->bytes, dev->page_bytes); /* v2: compress is off */
     }
+    rc = NAND_E_CORRUPT;
     uint64_t held = get_u64(s);
     if (s->failed || held > dev->nblocks)
         goto out;
@@ -442,9 +514,10 @@ static int load_body(nand_dev *dev, struct stream *s, const char **why)
         rc = NAND_OK;
     }
 out:
-    for (uint64_t i = 0; i < npages; i++)
+    for (uint64_t i = 0; pages && i < npages; i++)
         pbuf_unref(dev, pages[i]);
     free(pages);
+    free(form);
     return rc;
 }
 
@@ -467,14 +540,22 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
                          NAND_E_CORRUPT);
     }
     uint32_t version = get_u32(&s);
-    get_u32(&s);
-    if (version != IMAGE_VERSION) {
+    uint32_t flags = get_u32(&s);
+    if (version != IMAGE_VERSION && version != IMAGE_V2) {
         fclose(s.f);
         char msg[80];
         snprintf(msg, sizeof msg, "unsupported image version %u", version);
         return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
     }
+    /* version 2 wrote 0 and did not read the flags */
+    if (version > IMAGE_V2 && (flags & ~IMAGE_F_COMPRESS)) {
+        fclose(s.f);
+        char msg[80];
+        snprintf(msg, sizeof msg, "unsupported image flags %#x", flags);
+        return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
+    }
     get_config(&s, &cfg);
+    cfg.compress = version > IMAGE_V2 && (flags & IMAGE_F_COMPRESS);
     now = get_u64(&s);
     get_stats(&s, &st);
     char why[200];
@@ -502,7 +583,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
         return load_fail(err, errlen, path, "out of memory", rc);
     }
     const char *msg = "";
-    rc = load_body(dev, &s, &msg);
+    rc = load_body(dev, &s, version, &msg);
     fclose(s.f);
     if (rc) {
         nand_close(dev);

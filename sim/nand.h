@@ -119,6 +119,11 @@ struct nand_config {
     struct nand_ecc ecc;
     uint64_t seed;
     int dedup;                 /* content-light store: share equal pages */
+    /* Content-light store: keep a programmed page in a run-length form
+     * when that is under half the page (long runs of one byte value), in
+     * full otherwise.  Invisible to every operation; only the memory held
+     * (bytes_stored) and the cost of a program change.  Works with dedup. */
+    int compress;
 };
 
 /* Set every field to its documented default (an SLC part with no
@@ -282,7 +287,8 @@ struct nand_stats {
     uint64_t power_cuts, torn_programs, torn_erases, paired_corruptions;
     uint64_t state_ops;                  /* programs+erases+mark-bads issued */
     uint64_t pages_stored;               /* programmed pages held */
-    uint64_t bytes_stored;               /* page buffers held (after dedup) */
+    uint64_t bytes_stored;               /* page bytes held (after dedup and
+                                          * compress) */
     nand_time_t busy_ns;                 /* sum of die busy time */
 };
 void nand_get_stats(const nand_dev *dev, struct nand_stats *st);

@@ -8,19 +8,28 @@
  *   - the page slots of a block (struct bpages) are refcounted and shared
  *     between the device and its snapshots until one of them writes;
  *   - page contents (struct pbuf) are immutable, refcounted buffers, shared
- *     between blocks, snapshots and (with dedup) equal pages.
+ *     between blocks, snapshots and (with dedup) equal pages; with
+ *     compress, a buffer whose content is mostly long runs of one byte
+ *     holds its run-length form instead of the page (store.c).
+ * A stored buffer's bytes are read only through pbuf_view (the full page,
+ * a compact one expanded into the device's scratch buffer) and pbuf_copy
+ * (any range of it); a buffer fresh from pbuf_new is full and is written
+ * directly until it is stored (pbuf_intern, pbuf_compact), and image.c
+ * writes a buffer's held bytes (pbuf_held) as they are.
  */
 #ifndef FLASHLAB_SIM_NAND_INTERNAL_H
 #define FLASHLAB_SIM_NAND_INTERNAL_H
 
 #include "nand.h"
 
-/* An immutable page image: page_size + oob_size bytes. */
+/* An immutable page image: page_size + oob_size bytes, or with clen != 0
+ * their run-length form in clen bytes (format in store.c). */
 struct pbuf {
     uint32_t refs;
-    uint32_t in_dedup;    /* registered in the dedup table */
+    uint32_t in_dedup : 1; /* registered in the dedup table */
+    uint32_t clen : 31;    /* 0: bytes is the page in full; else compact */
     uint64_t hash;
-    struct pbuf *dnext;   /* dedup chain */
+    struct pbuf *dnext;    /* dedup chain */
     uint8_t bytes[];
 };
 
@@ -67,6 +76,9 @@ struct nand_dev {
     uint32_t cw_per_page;  /* data codewords; the OOB is one more */
     uint32_t page_bytes;   /* page_size + oob_size */
     uint8_t *ff;           /* page_bytes of 0xFF: what an erased page holds */
+    uint8_t *scratch;      /* page_bytes: a compact page expanded (pbuf_view) */
+    uint8_t *enc;          /* clim bytes: a page being compacted */
+    uint32_t clim;         /* largest run-length form kept (< page_bytes / 2) */
 
     struct bstate *bs;     /* [nblocks] */
     struct bpages **bp;    /* [nblocks]; NULL: block holds no data */
@@ -111,7 +123,31 @@ int store_init(nand_dev *dev);
 void store_free(nand_dev *dev);
 struct pbuf *pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
 struct pbuf *pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
-struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg); /* dedup */
+/* compress, then dedup: what a program stores (pg is the caller's) */
+struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg);
+/* With compress, pg (a full buffer the caller holds alone) replaced by its
+ * compact form when that is small enough; otherwise pg unchanged. */
+struct pbuf *pbuf_compact(nand_dev *dev, struct pbuf *pg);
+/* A stored buffer for the page content `bytes` (compact when it can be). */
+struct pbuf *pbuf_from(nand_dev *dev, const uint8_t *bytes);
+/* The page's page_bytes bytes (dev->ff for NULL).  For a compact page
+ * they are expanded into dev->scratch: valid until the next pbuf_view. */
+const uint8_t *pbuf_expand(nand_dev *dev, const struct pbuf *pg);
+static inline const uint8_t *pbuf_view(nand_dev *dev, const struct pbuf *pg)
+{
+    return !pg ? dev->ff : !pg->clen ? pg->bytes : pbuf_expand(dev, pg);
+}
+/* Copy bytes [off, off + len) of the page to dst (pg not NULL). */
+void pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
+               uint32_t len, uint8_t *dst);
+/* The bytes pg holds: its run-length form or the whole page. */
+static inline uint32_t pbuf_held(const nand_dev *dev, const struct pbuf *pg)
+{
+    return pg->clen ? pg->clen : dev->page_bytes;
+}
+/* Expand the run-length form src[0..n) into exactly out bytes at dst,
+ * checking it (image files): 0, or -1 if it is not a valid form. */
+int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out);
 void pbuf_ref(struct pbuf *pg);
 void pbuf_unref(nand_dev *dev, struct pbuf *pg);
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */

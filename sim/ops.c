@@ -140,10 +140,16 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     dev->st.bytes_read += bytes;
 
     const struct slot *sl = slot_of(dev, b, p);
-    const uint8_t *src = sl && sl->pg ? sl->pg->bytes : dev->ff;
-    for (int i = 0; i < nseg; i++)
-        memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
-    if (!sl || !sl->pg)
+    const struct pbuf *pg = sl ? sl->pg : NULL;
+    if (!pg || !pg->clen) {
+        const uint8_t *src = pg ? pg->bytes : dev->ff;
+        for (int i = 0; i < nseg; i++)
+            memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
+    } else {
+        for (int i = 0; i < nseg; i++)
+            pbuf_copy(dev, pg, segs[i].col, segs[i].len, segs[i].buf);
+    }
+    if (!pg)
         return NAND_OK; /* erased pages read clean */
     uint32_t corrected = 0, rawerr = 0;
     rc = biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr);
@@ -261,7 +267,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return NAND_E_NOMEM;
     }
     struct slot *sl = &bp->slot[p];
-    const uint8_t *before = sl->pg ? sl->pg->bytes : dev->ff;
+    const uint8_t *before = pbuf_view(dev, sl->pg);
     /* programming can only clear bits: the result is old AND new; on an
      * erased page only bytes the segments do not give from column 0 on
      * need the erased 0xFF first */
@@ -426,7 +432,7 @@ int nand_mark_bad(nand_dev *dev, nand_block_t b)
     }
     struct slot *sl = &bp->slot[0];
     if (sl->pg)
-        memcpy(pg->bytes, sl->pg->bytes, dev->page_bytes);
+        pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
     pg->bytes[dev->cfg.geo.page_size] = 0x00;
     pbuf_unref(dev, sl->pg);
     sl->pg = pbuf_intern(dev, pg);

@@ -11,6 +11,22 @@
 
 /* ---- page buffers ------------------------------------------------------ */
 
+/* A buffer holding n bytes (the page, or its run-length form). */
+static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
+{
+    struct pbuf *pg = malloc(sizeof *pg + n);
+    if (!pg)
+        return NULL;
+    pg->refs = 1;
+    pg->in_dedup = 0;
+    pg->clen = 0;
+    pg->hash = 0;
+    pg->dnext = NULL;
+    dev->st.pages_stored++;
+    dev->st.bytes_stored += n;
+    return pg;
+}
+
 struct pbuf *pbuf_new(nand_dev *dev)
 {
     struct pbuf *pg = pbuf_new_uninit(dev);
@@ -21,22 +37,216 @@ struct pbuf *pbuf_new(nand_dev *dev)
 
 struct pbuf *pbuf_new_uninit(nand_dev *dev)
 {
-    struct pbuf *pg = malloc(sizeof *pg + dev->page_bytes);
-    if (!pg)
-        return NULL;
-    pg->refs = 1;
-    pg->in_dedup = 0;
-    pg->hash = 0;
-    pg->dnext = NULL;
-    dev->st.pages_stored++;
-    dev->st.bytes_stored += dev->page_bytes;
-    return pg;
+    return pbuf_alloc(dev, dev->page_bytes);
 }
 
 void pbuf_ref(struct pbuf *pg)
 {
     if (pg)
         pg->refs++;
+}
+
+/* ---- the run-length form (compress) -------------------------------------
+ * A sequence of tokens, each a header h (LEB128: 7 bits a byte, low
+ * first, at most 4 bytes) with len = h >> 1 >= 1 page bytes:
+ *   h & 1 == 0  a literal: the len bytes follow;
+ *   h & 1 == 1  a run: one byte follows, repeated len times.
+ * The tokens cover the page exactly.  The encoder is a function of the
+ * content alone (so that dedup may compare forms): a run token for every
+ * maximal run of one byte value that contains an 8-byte word aligned to
+ * the page (every run of 15 bytes or more does), literals between.  A
+ * page is kept in this form when it takes at most dev->clim bytes. */
+
+#define RLE_ONES 0x0101010101010101ULL
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static int put_header(uint8_t *dst, uint32_t *o, uint32_t cap, uint32_t h)
+{
+    do {
+        if (*o >= cap)
+            return -1;
+        uint8_t b = (uint8_t)(h & 0x7f);
+        h >>= 7;
+        dst[(*o)++] = (uint8_t)(b | (h ? 0x80 : 0));
+    } while (h);
+    return 0;
+}
+
+static int put_literal(uint8_t *dst, uint32_t *o, uint32_t cap,
+                       const uint8_t *src, uint32_t len)
+{
+    if (!len)
+        return 0;
+    if (put_header(dst, o, cap, len << 1) || len > cap - *o)
+        return -1;
+    memcpy(dst + *o, src, len);
+    *o += len;
+    return 0;
+}
+
+/* The run-length form of src[0..n) in dst, or 0 if it needs more than
+ * cap bytes. */
+static uint32_t rle_encode(const uint8_t *src, uint32_t n, uint8_t *dst,
+                           uint32_t cap)
+{
+    uint32_t o = 0, lit = 0, i = 0; /* lit: start of the pending literal */
+    while (i + 8 <= n) {
+        /* words of one byte value; past `stop` the literal alone is too
+         * long (it ends at most 7 bytes before the run found) */
+        uint32_t stop = n - 8 < lit + cap + 8 ? n - 8 : lit + cap + 8;
+        for (; i <= stop; i += 8) {
+            uint64_t w = load64(src + i);
+            if (w == (w & 0xff) * RLE_ONES)
+                break;
+        }
+        if (i > stop) {
+            if (i + 8 <= n)
+                return 0;
+            break;
+        }
+        uint8_t v = src[i];
+        uint64_t vw = (uint64_t)v * RLE_ONES;
+        uint32_t st = i, e = i + 8;
+        while (st > lit && src[st - 1] == v)
+            st--;
+        while (e + 32 <= n && !((load64(src + e) ^ vw) | (load64(src + e + 8) ^ vw) |
+                                (load64(src + e + 16) ^ vw) | (load64(src + e + 24) ^ vw)))
+            e += 32;
+        while (e + 8 <= n && load64(src + e) == vw)
+            e += 8;
+        while (e < n && src[e] == v)
+            e++;
+        if (put_literal(dst, &o, cap, src + lit, st - lit) ||
+            put_header(dst, &o, cap, ((e - st) << 1) | 1) || o >= cap)
+            return 0;
+        dst[o++] = v;
+        lit = e;
+        i = (e + 7) & ~7u;
+    }
+    if (put_literal(dst, &o, cap, src + lit, n - lit))
+        return 0;
+    return o;
+}
+
+static uint32_t get_header(const uint8_t *src, uint32_t *i)
+{
+    uint32_t h = 0;
+    int shift = 0;
+    uint8_t b;
+    do {
+        b = src[(*i)++];
+        h |= (uint32_t)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    return h;
+}
+
+/* Bytes [off, off + len) of a form the encoder made (not checked). */
+static void rle_range(const uint8_t *src, uint32_t off, uint32_t len,
+                      uint8_t *dst)
+{
+    uint32_t i = 0, pos = 0, end = off + len;
+    while (pos < end) {
+        uint32_t h = get_header(src, &i), n = h >> 1;
+        uint32_t next = pos + n;
+        if (next > off) {
+            uint32_t from = pos > off ? pos : off, to = next < end ? next : end;
+            if (h & 1)
+                memset(dst + (from - off), src[i], to - from);
+            else
+                memcpy(dst + (from - off), src + i + (from - pos), to - from);
+        }
+        i += h & 1 ? 1 : n;
+        pos = next;
+    }
+}
+
+int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out)
+{
+    uint32_t i = 0, pos = 0;
+    while (i < n) {
+        uint32_t h = 0;
+        int shift = 0;
+        uint8_t b;
+        do {
+            if (i >= n || shift > 21)
+                return -1;
+            b = src[i++];
+            h |= (uint32_t)(b & 0x7f) << shift;
+            shift += 7;
+        } while (b & 0x80);
+        uint32_t len = h >> 1;
+        if (!len || len > out - pos)
+            return -1;
+        if (h & 1) {
+            if (i >= n)
+                return -1;
+            memset(dst + pos, src[i++], len);
+        } else {
+            if (len > n - i)
+                return -1;
+            memcpy(dst + pos, src + i, len);
+            i += len;
+        }
+        pos += len;
+    }
+    return pos == out ? 0 : -1;
+}
+
+const uint8_t *pbuf_expand(nand_dev *dev, const struct pbuf *pg)
+{
+    rle_range(pg->bytes, 0, dev->page_bytes, dev->scratch);
+    return dev->scratch;
+}
+
+void pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
+               uint32_t len, uint8_t *dst)
+{
+    if (!pg->clen)
+        memcpy(dst, pg->bytes + off, len);
+    else if (len)
+        rle_range(pg->bytes, off, len, dst);
+    (void)dev;
+}
+
+/* The compact buffer for page content `bytes`, or NULL when its form is
+ * too long (or memory is short). */
+static struct pbuf *compact_of(nand_dev *dev, const uint8_t *bytes)
+{
+    uint32_t n = rle_encode(bytes, dev->page_bytes, dev->enc, dev->clim);
+    if (!n)
+        return NULL;
+    struct pbuf *pg = pbuf_alloc(dev, n);
+    if (pg) {
+        memcpy(pg->bytes, dev->enc, n);
+        pg->clen = n;
+    }
+    return pg;
+}
+
+struct pbuf *pbuf_compact(nand_dev *dev, struct pbuf *pg)
+{
+    if (!dev->cfg.compress || !pg || pg->clen || pg->refs != 1)
+        return pg;
+    struct pbuf *c = compact_of(dev, pg->bytes);
+    if (!c)
+        return pg;
+    pbuf_unref(dev, pg);
+    return c;
+}
+
+struct pbuf *pbuf_from(nand_dev *dev, const uint8_t *bytes)
+{
+    struct pbuf *pg = dev->cfg.compress ? compact_of(dev, bytes) : NULL;
+    if (!pg && (pg = pbuf_new_uninit(dev)))
+        memcpy(pg->bytes, bytes, dev->page_bytes);
+    return pg;
 }
 
 static uint64_t content_hash(const uint8_t *p, size_t n)
@@ -72,7 +282,7 @@ void pbuf_unref(nand_dev *dev, struct pbuf *pg)
     if (pg->in_dedup)
         dedup_remove(dev, pg);
     dev->st.pages_stored--;
-    dev->st.bytes_stored -= dev->page_bytes;
+    dev->st.bytes_stored -= pbuf_held(dev, pg);
     free(pg);
 }
 
@@ -97,19 +307,24 @@ static int dedup_grow(nand_dev *dev)
     return 0;
 }
 
-/* With dedup on, return an existing buffer equal to pg (dropping pg) or
- * register pg; without dedup, return pg unchanged. */
+/* With compress on, compact pg first (pbuf_compact).  With dedup on,
+ * return an existing buffer equal to pg (dropping pg) or register pg;
+ * without dedup, return pg.  Equal contents have equal stored forms (the
+ * encoder is a function of the content), so comparing forms suffices. */
 struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
 {
+    if (dev->cfg.compress)
+        pg = pbuf_compact(dev, pg);
     if (!dev->cfg.dedup || !pg)
         return pg;
     if (dev->dtab_count >= dev->dtab_size && dedup_grow(dev))
         return pg; /* no memory for the table: store the page unshared */
-    pg->hash = content_hash(pg->bytes, dev->page_bytes);
+    uint32_t n = pbuf_held(dev, pg);
+    pg->hash = content_hash(pg->bytes, n);
     struct pbuf **head = &dev->dtab[pg->hash & (dev->dtab_size - 1)];
     for (struct pbuf *q = *head; q; q = q->dnext) {
-        if (q->hash == pg->hash &&
-            !memcmp(q->bytes, pg->bytes, dev->page_bytes)) {
+        if (q->hash == pg->hash && q->clen == pg->clen &&
+            !memcmp(q->bytes, pg->bytes, n)) {
             q->refs++;
             pbuf_unref(dev, pg);
             return q;

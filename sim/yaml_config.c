@@ -110,6 +110,7 @@ static const struct key top_keys[] = {
     MAP("ecc", ecc_keys),
     U64("seed", seed),
     { "dedup", K_BOOL, OFF(dedup, int), NULL },
+    { "compress", K_BOOL, OFF(compress, int), NULL },
     END,
 };
 

@@ -15,7 +15,8 @@
 int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
 {
     static const char *const keys[] = {"file", "blocks_per_plane", "dies_per_channel",
-                                       "seed", "dedup", "endurance", "endurance_scale",
+                                       "seed", "dedup", "compress", "endurance",
+                                       "endurance_scale",
                                        "initial_pe", "factory_bad_fraction", NULL};
     yaml_node_t *dn = yview_get(v, root, "", "device"), *fn = dn;
     if (!dn)
@@ -60,6 +61,11 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
         if (ydoc_bool(v->d, n, "device.dedup", &b, err, errlen))
             return -1;
         c->dedup = b;
+    }
+    if ((n = yview_get(v, dn, "device", "compress"))) {
+        if (ydoc_bool(v->d, n, "device.compress", &b, err, errlen))
+            return -1;
+        c->compress = b;
     }
     if ((n = yview_get(v, dn, "device", "endurance_scale"))) {
         if (ydoc_double(v->d, n, "device.endurance_scale", 0, 1e6, &x, err, errlen))

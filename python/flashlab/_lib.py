@@ -116,6 +116,7 @@ class NandConfig(Structure):
         ("ecc", NandEcc),
         ("seed", c_uint64),
         ("dedup", c_int),
+        ("compress", c_int),
     ]
 
 
@@ -540,6 +541,7 @@ ecc:
   correct_bits: 9
 seed: 18446744073709551557
 dedup: true
+compress: true
 """
 
 _PROBE_EXPECT = {
@@ -556,7 +558,7 @@ _PROBE_EXPECT = {
     "rber": {"eps": 1e-10, "alpha": 2e-17, "k": 2.5, "beta": 3e-10, "m": 0.25,
              "n": 0.75, "gamma": 4e-17, "p": 0.375, "q": 1.875},
     "ecc": {"codeword_bytes": 256, "correct_bits": 9},
-    "seed": 18446744073709551557, "dedup": 1,
+    "seed": 18446744073709551557, "dedup": 1, "compress": 1,
 }
 
 

@@ -53,7 +53,8 @@ _GEO = ("channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
 _TIMING = ("t_r_ns", "t_r_upper_ns", "t_prog_ns", "t_prog_upper_ns", "t_bers_ns",
            "t_cycle_ns", "bus_bytes", "addr_cycles")
 _TOP = ("name", "cell", "nop", "pair_distance", "endurance", "endurance_sigma",
-        "endurance_scale", "initial_pe", "factory_bad_fraction", "seed", "dedup")
+        "endurance_scale", "initial_pe", "factory_bad_fraction", "seed", "dedup",
+        "compress")
 _ECC = ("codeword_bytes", "correct_bits")
 _RBER = ("eps", "alpha", "k", "beta", "m", "n", "gamma", "p", "q")
 _CELLS = {"slc": _lib.NAND_SLC, "mlc": _lib.NAND_MLC, "tlc": _lib.NAND_TLC}
@@ -81,8 +82,8 @@ def _set(cfg, key, value):
         cfg.name = raw
     elif key == "cell":
         cfg.cell = _CELLS[value.lower()] if isinstance(value, str) else int(value)
-    elif key == "dedup":
-        cfg.dedup = 1 if value else 0
+    elif key in ("dedup", "compress"):
+        setattr(cfg, key, 1 if value else 0)
     elif key in _TOP:
         setattr(cfg, key, value)
     elif key in ("geometry", "timing", "ecc"):
