@@ -64,7 +64,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a $(HDRS)
 # is the one command a fresh machine needs.
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
-	@sh tests/run.sh $(TESTS)
+	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -75,7 +75,7 @@ bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b || exit 1; done
 
 check-long: all $(TESTS)
-	@FLASHLAB_LONG=1 sh tests/run.sh $(TESTS)
+	@FLASHLAB_LONG=1 BUILD=$(BUILD) sh tests/run.sh $(TESTS)
 
 deps:
 	@sh .ci/deps.sh

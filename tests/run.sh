@@ -3,6 +3,12 @@
 # Python suites, and prints the totals as the last line: "N passed, N failed, N skipped".
 # Each suite prints a line "NAME: N passed, N failed[, N skipped]".
 passed=0; failed=0; skipped=0
+# the shell and Python suites test the build the C tests came from
+# (make passes BUILD), unless FL / FLASHLAB_LIB / FLASHLAB_BIN say otherwise
+BUILD=${BUILD:-build}
+export FL=${FL:-./$BUILD/flashlab}
+export FLASHLAB_LIB=${FLASHLAB_LIB:-$PWD/$BUILD/libflashlab.so}
+export FLASHLAB_BIN=${FLASHLAB_BIN:-$PWD/$BUILD/flashlab}
 # suite NAME COMMAND...: run one suite and add its counts; a suite that
 # prints no summary line, or exits non-zero with none failed, counts as failed
 suite() {

@@ -2,12 +2,19 @@
  * test_fsapi_model.c -- every file system in the fsapi table against the
  * reference model of tests/lfs_model.h: long random sequences of file and
  * namespace operations (writes, sparse writes, truncate, punch, hard and
- * symbolic links, rename, unlink while open), each result compared with
- * the model's, the whole tree compared every few steps, periodic sync,
- * unmount and remount, on a small device that big writes fill several
- * times over (so the cleaners run) and into ENOSPC, which the model
- * accepts on any call that adds data (the call must then change nothing;
- * a short write must have written what it reports).
+ * symbolic links, rename, unlink while open, an fd kept open across other
+ * operations and unlinks), each result compared with the model's, the
+ * whole tree compared every few steps (readdir in one call and one entry
+ * a call by cookie, lstat with nlink and directory sizes, readlink, every
+ * file's content), periodic sync, unmount and remount.
+ *
+ * Each fs runs under every profile in the table below that names it or
+ * names no fs: a device, mkfs and mount options, an operation mix.  In a
+ * "fill" profile big writes fill a small device several times over (so
+ * the cleaners run) and into ENOSPC, which the model accepts on any call
+ * that adds data (the call must then change nothing; a short write must
+ * have written what it reports); in the others the device never fills
+ * and every call must do just what the model says.
  *
  * A table entry left NULL (an fs without that call) skips those steps for
  * that fs; every fs registered now has all of them.
@@ -23,16 +30,71 @@
 
 static const char *names[] = {"a", "b", "c", "dir1", "dir2", "x", "longer-name", "z"};
 #define NNAMES (sizeof names / sizeof names[0])
-#define NOPS 16
+
+enum op {
+    OP_WRITE, OP_BIG_WRITE, OP_TRUNCATE, OP_PUNCH, OP_UNLINK, OP_MKDIR, OP_RMDIR,
+    OP_RENAME, OP_LINK, OP_SYMLINK, OP_SYNC, OP_REMOUNT, OP_UNLINK_OPEN, OP_FSYNC,
+    OP_KEEP, NOPS
+};
+static const char *op_names[NOPS] = {
+    "write", "big write", "truncate", "punch", "unlink", "mkdir", "rmdir",
+    "rename", "link", "symlink", "sync", "remount", "unlink open", "fsync", "keep fd",
+};
+
+/* Relative frequencies of the operations. */
+static const int mix_fill[NOPS] = {3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+/* no big writes; renames twice as often */
+static const int mix_small[NOPS] = {3, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1};
+
+struct profile {
+    const char *fs;            /* the fs it is for; NULL: every fs */
+    const char *opts;          /* mkfs and mount options; NULL: defaults */
+    const char *desc;          /* for the report */
+    uint32_t blocks, pages;    /* erase blocks, 2 KiB pages per block */
+    double bad;                /* factory-bad fraction */
+    int bit_errors;            /* 0: a device without raw bit errors */
+    int fill;                  /* ENOSPC accepted where a call adds data */
+    const int *mix;
+    int first_seed, seeds, long_seeds, steps;
+    int check_every;           /* steps between whole-tree checks */
+};
+
+#define DEV_FILL .blocks = 128, .pages = 32  /* 8 MiB in 64 KiB erase blocks */
+#define DEV_SMALL .blocks = 256, .pages = 16 /* 8 MiB in 32 KiB erase blocks */
+static const struct profile profiles[] = {
+    /* filled over and over: the cleaners, ENOSPC, 1% factory-bad */
+    {.desc = "8 MiB, 1% bad, filled", DEV_FILL, .bad = 0.01, .bit_errors = 1, .fill = 1,
+     .mix = mix_fill, .first_seed = 1, .seeds = 4, .long_seeds = 40, .steps = 600,
+     .check_every = 20},
+    /* small writes that never fill the device: every call must succeed */
+    {.desc = "8 MiB, never full", DEV_SMALL, .mix = mix_small, .first_seed = 101,
+     .seeds = 3, .long_seeds = 20, .steps = 400, .check_every = 10},
+    /* blockfs: fs blocks of two pages and of one, and the write-through
+     * path (cache=0: every block write is an erase-block write-back) */
+    {.fs = "blockfs", .opts = "block_size=4096", .desc = "8 MiB, never full", DEV_SMALL,
+     .mix = mix_small, .first_seed = 1, .seeds = 10, .long_seeds = 50, .steps = 400,
+     .check_every = 10},
+    {.fs = "blockfs", .opts = "block_size=2048,cache=0", .desc = "8 MiB, never full",
+     DEV_SMALL, .mix = mix_small, .first_seed = 1, .seeds = 10, .long_seeds = 50,
+     .steps = 400, .check_every = 10},
+    /* blockfs: factory-bad erase blocks in the data region are never
+     * allocated (a device with one in the metadata is drawn again) */
+    {.fs = "blockfs", .desc = "8 MiB, 2% bad, never full", DEV_SMALL, .bad = 0.02,
+     .mix = mix_small, .first_seed = 50, .seeds = 10, .long_seeds = 10, .steps = 300,
+     .check_every = 10},
+};
+#define NPROFILES (sizeof profiles / sizeof profiles[0])
 
 struct run {
     struct model m;
     const struct fsapi *api;
+    const struct profile *p;
     nand_dev *dev;
     void *fs;
     uint64_t rng, seed;
     int fail, step;
     int ops[NOPS], enospc;
+    int ofd, oino; /* an fd kept open across steps, and its model inode */
 };
 
 static uint64_t rnd(struct run *r)
@@ -74,8 +136,9 @@ static void fill(uint8_t *buf, size_t n, uint64_t seed)
 #define EXPECT(cond, what)                                                        \
     do {                                                                          \
         if (!(cond)) {                                                            \
-            fprintf(stderr, "%s seed %" PRIu64 " step %d: %s (%s:%d)\n",          \
-                    r->api->name, r->seed, r->step, what, __FILE__, __LINE__);    \
+            fprintf(stderr, "%s (%s, %s) seed %" PRIu64 " step %d: %s (%s:%d)\n", \
+                    r->api->name, r->p->desc, r->p->opts ? r->p->opts : "defaults", \
+                    r->seed, r->step, what, __FILE__, __LINE__);                  \
             r->fail = 1;                                                          \
             return;                                                               \
         }                                                                         \
@@ -93,12 +156,42 @@ static int on_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
     return 0;
 }
 
+/* readdir one entry a call: take one, stop at the next (which the cookie
+ * then names, so that the next call starts with it) */
+struct paged { struct seen s; int budget; };
+static int one_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct paged *pg = ctx;
+    if (!pg->budget)
+        return 1;
+    pg->budget--;
+    return on_entry(&pg->s, name, ino, type);
+}
+
+/* 1 if fd reads back exactly the model inode's content */
+static int same_content(struct run *r, int fd, const struct m_inode *in)
+{
+    uint8_t *buf = malloc(in->size + 1);
+    int64_t n = r->api->pread(r->fs, fd, buf, in->size + 1, 0);
+    int same = n == (int64_t)in->size && (!in->size || !memcmp(buf, in->data, in->size));
+    free(buf);
+    return same;
+}
+
 static void check_tree(struct run *r, int dir, const char *path)
 {
+    const char *dp = *path ? path : "/";
     struct seen s = {&r->m, dir, 0, 0};
     uint64_t cookie = 0;
-    int rc = r->api->readdir(r->fs, *path ? path : "/", &cookie, on_entry, &s);
+    int rc = r->api->readdir(r->fs, dp, &cookie, on_entry, &s);
     EXPECT(rc == 0 && !s.bad && s.count == r->m.in[dir].nent, path);
+    struct paged pg = {{&r->m, dir, 0, 0}, 0};
+    cookie = 0;
+    for (int guard = 0; cookie != UINT64_MAX && guard <= M_MAXENT + 1; guard++) {
+        pg.budget = 1;
+        EXPECT(r->api->readdir(r->fs, dp, &cookie, one_entry, &pg) == 0, "readdir");
+    }
+    EXPECT(!pg.s.bad && pg.s.count == r->m.in[dir].nent, "readdir by cookie");
     struct m_inode *d = &r->m.in[dir];
     for (int i = 0; i < d->nent && !r->fail; i++) {
         char p[256];
@@ -108,7 +201,7 @@ static void check_tree(struct run *r, int dir, const char *path)
         EXPECT(r->api->lstat(r->fs, p, &st) == 0, p);
         EXPECT((int)st.nlink == in->nlink, "nlink");
         if (in->type == M_DIR) {
-            EXPECT(S_ISDIR(st.mode), "dir type");
+            EXPECT(S_ISDIR(st.mode) && st.size == (uint64_t)in->nent, "dir type and size");
             check_tree(r, d->ent[i].ino, p);
         } else if (in->type == M_LINK) {
             char buf[256];
@@ -117,11 +210,8 @@ static void check_tree(struct run *r, int dir, const char *path)
                    !memcmp(buf, in->data, in->size), "symlink");
         } else {
             EXPECT(S_ISREG(st.mode) && st.size == in->size, "file size");
-            uint8_t *buf = malloc(in->size + 1);
             int fd = r->api->open(r->fs, p, O_RDONLY, 0);
-            int64_t n = fd >= 0 ? r->api->pread(r->fs, fd, buf, in->size + 1, 0) : fd;
-            int same = n == (int64_t)in->size && (!in->size || !memcmp(buf, in->data, in->size));
-            free(buf);
+            int same = fd >= 0 && same_content(r, fd, in);
             if (fd >= 0)
                 r->api->close(r->fs, fd);
             EXPECT(same, "file content");
@@ -129,15 +219,52 @@ static void check_tree(struct run *r, int dir, const char *path)
     }
 }
 
-static void remount(struct run *r)
+/* the kept fd still reads its file as the model has it (unlinked or
+ * renamed over meanwhile, or not) */
+static void check_kept(struct run *r)
 {
-    EXPECT(r->api->unmount(r->fs) == 0, "unmount");
-    r->fs = NULL;
-    EXPECT(r->api->mount(r->dev, NULL, &r->fs) == 0, "mount");
+    if (r->ofd >= 0)
+        EXPECT(same_content(r, r->ofd, &r->m.in[r->oino]), "kept fd content");
 }
 
-/* ENOSPC is fine where the call adds data; anything else must match. */
-#define FULL(rc) ((rc) == -ENOSPC && ++r->enospc)
+/* check and close the kept fd; the model forgets its file if that was
+ * unlinked */
+static void close_kept(struct run *r)
+{
+    if (r->ofd < 0)
+        return;
+    check_kept(r);
+    int rc = r->api->close(r->fs, r->ofd);
+    r->ofd = -1;
+    struct m_inode *in = &r->m.in[r->oino];
+    if (in->type == M_FILE && in->nlink <= 0) {
+        free(in->data);
+        memset(in, 0, sizeof *in);
+    }
+    EXPECT(rc == 0, "close kept fd");
+}
+
+static void remount(struct run *r)
+{
+    close_kept(r);
+    EXPECT(r->api->unmount(r->fs) == 0, "unmount");
+    r->fs = NULL;
+    EXPECT(r->api->mount(r->dev, r->p->opts, &r->fs) == 0, "mount");
+}
+
+/* m_unref, but a file the kept fd still reads stays in the model */
+static void unref(struct run *r, int ino)
+{
+    if (ino == r->oino && r->ofd >= 0 && r->m.in[ino].type == M_FILE) {
+        r->m.in[ino].nlink--;
+        return;
+    }
+    m_unref(&r->m, ino);
+}
+
+/* ENOSPC is fine where the call adds data (in a fill profile); anything
+ * else must match. */
+#define FULL(rc) ((rc) == -ENOSPC && r->p->fill && ++r->enospc)
 
 static void op_write(struct run *r, int dir, const char *name, const char *path, int ino,
                      enum m_type t, int big)
@@ -163,7 +290,8 @@ static void op_write(struct run *r, int dir, const char *name, const char *path,
     }
     if (fd >= 0) {
         int64_t n = r->api->pwrite(r->fs, fd, buf, len, off);
-        EXPECT(n == (int64_t)len || FULL(n) || (n >= 0 && n < (int64_t)len), "pwrite");
+        EXPECT(n == (int64_t)len || FULL(n) || (r->p->fill && n >= 0 && n < (int64_t)len),
+               "pwrite");
         if (n > 0)
             m_write(&r->m.in[ino], buf, (uint64_t)n, off);
         EXPECT(r->api->close(r->fs, fd) == 0, "close");
@@ -189,8 +317,9 @@ static void op_resize(struct run *r, const char *path, int ino, enum m_type t, i
         EXPECT(rc == 0 || (FULL(rc) && size > in->size), "ftruncate");
         if (!rc)
             m_resize(in, size);
-    } else {
-        uint64_t off = in->size ? rnd(r) % (in->size + 100) : 0, len = rnd(r) % 30000;
+    } else { /* near the end, or anywhere in the first 20000 bytes */
+        uint64_t off = rnd(r) % 2 ? rnd(r) % 20000 : in->size ? rnd(r) % (in->size + 100) : 0;
+        uint64_t len = rnd(r) % 30000;
         int rc = r->api->punch(r->fs, fd, off, len);
         EXPECT(rc == 0 || FULL(rc), "punch");
         if (!rc && off < in->size) {
@@ -240,7 +369,7 @@ static void op_rename(struct run *r, int dir, const char *name, const char *path
             m_del(&r->m, dir2, name2);
             if (t2 == M_DIR)
                 r->m.in[dir2].nlink--;
-            m_unref(&r->m, ino2);
+            unref(r, ino2);
         }
         m_del(&r->m, dir, name);
         m_add(&r->m, dir2, name2, ino);
@@ -260,15 +389,35 @@ static void op_unlink_open(struct run *r, int dir, const char *name, const char 
     int fd = r->api->open(r->fs, path, O_RDONLY, 0);
     EXPECT(fd >= 0, "open before unlink");
     EXPECT(r->api->unlink(r->fs, path) == 0, "unlink open file");
-    struct m_inode *in = &r->m.in[ino];
-    uint8_t *buf = malloc(in->size + 1);
-    int64_t n = r->api->pread(r->fs, fd, buf, in->size + 1, 0);
-    int same = n == (int64_t)in->size && (!in->size || !memcmp(buf, in->data, in->size));
-    free(buf);
+    int same = same_content(r, fd, &r->m.in[ino]);
     m_del(&r->m, dir, name);
-    m_unref(&r->m, ino);
+    unref(r, ino);
     EXPECT(same, "read after unlink");
     EXPECT(r->api->close(r->fs, fd) == 0, "close unlinked");
+}
+
+/* keep a file open for the steps to come (it may be written, truncated,
+ * unlinked or renamed over meanwhile), or check and close the one kept */
+static void op_keep(struct run *r, const char *path, int ino, enum m_type t)
+{
+    if (r->ofd >= 0) {
+        close_kept(r);
+    } else if (t == M_FILE) {
+        r->ofd = r->api->open(r->fs, path, O_RDONLY, 0);
+        r->oino = ino;
+        EXPECT(r->ofd >= 0, "open kept fd");
+    }
+}
+
+static int pick_op(struct run *r)
+{
+    int total = 0, op = 0;
+    for (int i = 0; i < NOPS; i++)
+        total += r->p->mix[i];
+    int k = (int)(rnd(r) % (uint64_t)total);
+    while (k >= r->p->mix[op])
+        k -= r->p->mix[op++];
+    return op;
 }
 
 static void step(struct run *r)
@@ -279,29 +428,28 @@ static void step(struct run *r)
     snprintf(path, sizeof path, "%s/%s", dpath, name);
     int ino = m_find(&r->m, dir, name), rc;
     enum m_type t = ino ? r->m.in[ino].type : M_NONE;
-    int op = (int)(rnd(r) % NOPS);
+    int op = pick_op(r);
     r->ops[op]++;
-    switch (op) {
-    case 0: case 1: case 2:
-        op_write(r, dir, name, path, ino, t, 0);
+    switch ((enum op)op) {
+    case OP_WRITE:
+    case OP_BIG_WRITE:
+        op_write(r, dir, name, path, ino, t, op == OP_BIG_WRITE);
         break;
-    case 3:
-        op_write(r, dir, name, path, ino, t, 1);
+    case OP_TRUNCATE:
+    case OP_PUNCH:
+        op_resize(r, path, ino, t, op == OP_PUNCH);
         break;
-    case 4: case 13:
-        op_resize(r, path, ino, t, op == 13);
-        break;
-    case 5:
+    case OP_UNLINK:
         rc = r->api->unlink(r->fs, path);
         if (t == M_FILE || t == M_LINK) {
             EXPECT(rc == 0, "unlink");
             m_del(&r->m, dir, name);
-            m_unref(&r->m, ino);
+            unref(r, ino);
         } else {
             EXPECT(rc == (t == M_DIR ? -EISDIR : -ENOENT), "unlink error");
         }
         break;
-    case 6:
+    case OP_MKDIR:
         rc = r->api->mkdir(r->fs, path, 0755);
         if (t != M_NONE) {
             EXPECT(rc == -EEXIST, "mkdir exists");
@@ -313,7 +461,7 @@ static void step(struct run *r)
             }
         }
         break;
-    case 7:
+    case OP_RMDIR:
         rc = r->api->rmdir(r->fs, path);
         if (t == M_DIR) {
             int empty = r->m.in[ino].nent == 0;
@@ -327,11 +475,11 @@ static void step(struct run *r)
             EXPECT(rc == (t == M_NONE ? -ENOENT : -ENOTDIR), "rmdir error");
         }
         break;
-    case 8:
+    case OP_RENAME:
         if (r->api->rename)
             op_rename(r, dir, name, path, ino, t);
         break;
-    case 9: {
+    case OP_LINK: {
         if (!r->api->link)
             break;
         int dir2 = pick_dir(r, p2, sizeof p2);
@@ -355,7 +503,7 @@ static void step(struct run *r)
         }
         break;
     }
-    case 10: {
+    case OP_SYMLINK: {
         if (!r->api->symlink)
             break;
         char target[64];
@@ -373,17 +521,17 @@ static void step(struct run *r)
         }
         break;
     }
-    case 11:
+    case OP_SYNC:
         EXPECT(r->api->sync(r->fs) == 0, "sync");
         break;
-    case 12:
+    case OP_REMOUNT:
         if (rnd(r) % 4 == 0)
             remount(r);
         break;
-    case 14:
+    case OP_UNLINK_OPEN:
         op_unlink_open(r, dir, name, path, ino, t);
         break;
-    case 15: { /* fsync of a fresh write */
+    case OP_FSYNC: { /* fsync of a fresh write */
         int fd = r->api->open(r->fs, path, O_RDONLY | O_NOFOLLOW, 0);
         if (fd >= 0) {
             EXPECT(r->api->fsync(r->fs, fd) == 0, "fsync");
@@ -391,25 +539,35 @@ static void step(struct run *r)
         }
         break;
     }
+    case OP_KEEP:
+        op_keep(r, path, ino, t);
+        break;
+    case NOPS:
+        break;
     }
 }
 
-/* 128 blocks of 32 pages of 2 KiB: 8 MiB, 1% factory-bad */
-static int run_seed(const struct fsapi *api, uint64_t seed, int steps, int ops[NOPS],
-                    int *enospc)
+struct totals { int failures, ops[NOPS], enospc; double mib; uint64_t erases; };
+
+static void run_seed(const struct fsapi *api, const struct profile *p, uint64_t seed,
+                     int steps, struct totals *tot)
 {
     struct run *r = calloc(1, sizeof *r);
     m_init(&r->m);
     r->api = api;
+    r->p = p;
     r->seed = seed;
     r->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+    r->ofd = -1;
     struct nand_config c;
     nand_config_init(&c);
-    c.geo.blocks_per_plane = 128;
-    c.geo.pages_per_block = 32;
+    c.geo.blocks_per_plane = p->blocks;
+    c.geo.pages_per_block = p->pages;
     c.geo.page_size = 2048;
     c.geo.oob_size = 64;
-    c.factory_bad_fraction = 0.01;
+    if (!p->bit_errors)
+        memset(&c.rber, 0, sizeof c.rber);
+    c.factory_bad_fraction = p->bad;
     c.seed = seed;
     /* an fs with a fixed layout may refuse a device whose bad blocks fall
      * where it needs good ones (blockfs's metadata; mkfs says -EIO): the
@@ -419,17 +577,21 @@ static int run_seed(const struct fsapi *api, uint64_t seed, int steps, int ops[N
         if (r->dev)
             nand_close(r->dev);
         r->dev = NULL;
-        rc = nand_create(&c, &r->dev) ? -ENOMEM : api->mkfs(r->dev, NULL);
+        rc = nand_create(&c, &r->dev) ? -ENOMEM : api->mkfs(r->dev, p->opts);
     }
-    if (rc || api->mount(r->dev, NULL, &r->fs)) {
-        fprintf(stderr, "%s: mkfs/mount failed\n", api->name);
+    if (rc || api->mount(r->dev, p->opts, &r->fs)) {
+        fprintf(stderr, "%s (%s): mkfs/mount failed\n", api->name, p->opts ? p->opts : "");
         r->fail = 1;
         goto out;
     }
     for (r->step = 0; r->step < steps && !r->fail; r->step++) {
         step(r);
-        if (!r->fail && r->step % 20 == 19)
+        if (!r->fail && (r->step % p->check_every == p->check_every - 1 ||
+                         r->step == steps - 1)) {
             check_tree(r, 1, "");
+            if (!r->fail)
+                check_kept(r);
+        }
         if (!r->fail && r->step % 60 == 59) {
             remount(r); /* sync + unmount + mount */
             if (!r->fail)
@@ -442,43 +604,71 @@ static int run_seed(const struct fsapi *api, uint64_t seed, int steps, int ops[N
             check_tree(r, 1, "");
     }
     for (int i = 0; i < NOPS; i++)
-        ops[i] += r->ops[i];
-    *enospc += r->enospc;
-out:;
-    int fail = r->fail;
+        tot->ops[i] += r->ops[i];
+    tot->enospc += r->enospc;
+out:
     if (r->fs)
         api->unmount(r->fs);
-    struct nand_stats st;
-    nand_get_stats(r->dev, &st);
-    if (!fail)
-        printf("  %-14s seed %2" PRIu64 ": %5.1f MiB written, %" PRIu64 " erases, %d ENOSPC\n",
-               api->name, seed, (double)st.bytes_written / (1 << 20), st.erases, r->enospc);
-    nand_close(r->dev);
+    if (r->dev) {
+        struct nand_stats st;
+        nand_get_stats(r->dev, &st);
+        tot->mib += (double)st.bytes_written / (1 << 20);
+        tot->erases += st.erases;
+        nand_close(r->dev);
+    }
+    tot->failures += r->fail;
     m_free(&r->m);
     free(r);
-    return fail;
 }
 
 TEST(model_every_fs)
 {
-    int seeds = test_long() ? 40 : 4;
     for (size_t i = 0; fsapi_at(i); i++) {
         const struct fsapi *api = fsapi_at(i);
-        int failures = 0, ops[NOPS] = {0}, enospc = 0;
-        for (int s = 1; s <= seeds; s++)
-            failures += run_seed(api, (uint64_t)s, 600, ops, &enospc);
-        if (failures)
-            fprintf(stderr, "%s: %d of %d seeds failed\n", api->name, failures, seeds);
-        CHECK_EQ_INT(failures, 0);
-        for (int k = 0; k < NOPS; k++)
-            CHECK(ops[k] > 0);
-        printf("%s: %d seeds, %d ENOSPC accepted\n", api->name, seeds, enospc);
+        for (size_t k = 0; k < NPROFILES; k++) {
+            const struct profile *p = &profiles[k];
+            if (p->fs && strcmp(p->fs, api->name))
+                continue;
+            struct totals tot = {0};
+            int seeds = test_long() ? p->long_seeds : p->seeds;
+            for (int s = 0; s < seeds; s++)
+                run_seed(api, p, (uint64_t)(p->first_seed + s), p->steps, &tot);
+            printf("%-14s %-26s %-24s %2d seeds: %6.1f MiB written, %6" PRIu64
+                   " erases, %3d ENOSPC accepted\n", api->name, p->desc,
+                   p->opts ? p->opts : "(defaults)", seeds, tot.mib, tot.erases, tot.enospc);
+            if (tot.failures)
+                fprintf(stderr, "%s (%s, %s): %d of %d seeds failed\n", api->name, p->desc,
+                        p->opts ? p->opts : "defaults", tot.failures, seeds);
+            CHECK_EQ_INT(tot.failures, 0);
+            for (int op = 0; op < NOPS; op++)
+                if (p->mix[op] && !tot.ops[op]) {
+                    fprintf(stderr, "%s (%s): never ran %s\n", api->name, p->desc,
+                            op_names[op]);
+                    CHECK(tot.ops[op] > 0);
+                }
+        }
+    }
+}
+
+/* A profile for one fs names an fs in the table (not one renamed away),
+ * and that fs takes its options. */
+TEST(profiles_name_real_fses)
+{
+    for (size_t k = 0; k < NPROFILES; k++) {
+        const struct profile *p = &profiles[k];
+        const struct fsapi *api = p->fs ? fsapi_find(p->fs) : NULL;
+        if (p->fs && !api)
+            fprintf(stderr, "profile for unknown fs %s\n", p->fs);
+        CHECK(!p->fs || api);
+        if (api && api->check_options && p->opts)
+            CHECK_EQ_INT(api->check_options(p->opts), 0);
     }
 }
 
 int main(int argc, char **argv)
 {
     (void)argc;
+    RUN(profiles_name_real_fses);
     RUN(model_every_fs);
     return test_summary(argv[0]);
 }

@@ -7,38 +7,14 @@
 #include "results.h"
 #include "rng.h"
 #include "test.h"
+#include "tmpdir.h"
 
-#include <dirent.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static char tmpdir[64];
-
-/* A path in the test's temporary directory (one of 8 rotating buffers). */
-static const char *tpath(const char *name)
-{
-    static char buf[8][128];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, 128, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static void rm_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(tpath(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-}
 
 static struct results *open_ok(const char *path)
 {
@@ -329,7 +305,7 @@ static int check_run(struct results *r, int64_t id, int64_t ri, int nsamples)
 TEST(every_value_reads_back)
 {
     const int64_t ris[] = {0, 1, 2, -1};
-    struct results *r = make_db(tpath("one.db"), ris, 50);
+    struct results *r = make_db(tmp_path("one.db"), ris, 50);
     REQUIRE(r);
     int64_t exp = 0, id = 0;
     /* Errors say what is wrong and change nothing. */
@@ -342,7 +318,7 @@ TEST(every_value_reads_back)
     CHECK(results_end_run(r, 1, RESULTS_RUNNING, NULL) == -1);
     CHECK(results_close(r) == 0);
 
-    REQUIRE((r = open_ok(tpath("one.db"))));
+    REQUIRE((r = open_ok(tmp_path("one.db"))));
     char *p = dump(r, "SELECT * FROM experiments", NULL);
     char want[512];
     snprintf(want, sizeof want, "id=1|name=wa|config_path=configs/wa.yaml|config_text=%s|", config);
@@ -388,12 +364,12 @@ TEST(every_value_reads_back)
 TEST(reopen_only_adds)
 {
     const int64_t ris[] = {0, 1, 2, -1};
-    struct results *r = make_db(tpath("add.db"), ris, 20);
+    struct results *r = make_db(tmp_path("add.db"), ris, 20);
     REQUIRE(r);
     char *before = dump_all(r, NULL);
     CHECK(results_close(r) == 0);
 
-    REQUIRE((r = open_ok(tpath("add.db"))));
+    REQUIRE((r = open_ok(tmp_path("add.db"))));
     int64_t exp = 0, exp2 = 0;
     CHECK(results_begin_experiment(r, "wa", "x.yaml", config, NULL, &exp) == 0);
     CHECK_EQ_INT(exp, 1);
@@ -403,7 +379,7 @@ TEST(reopen_only_adds)
     CHECK(write_run(r, exp2, 5, 20, 1) > 3);
     CHECK(results_close(r) == 0);
 
-    REQUIRE((r = open_ok(tpath("add.db"))));
+    REQUIRE((r = open_ok(tmp_path("add.db"))));
     CHECK_EQ_INT(q1(r, "SELECT count(*) FROM runs", -1), 5);
     /* The old rows, dumped the same way, are exactly as they were. */
     sqlite3_exec(results_db(r), "DELETE FROM kv WHERE run_id > 3; DELETE FROM powercuts WHERE run_id > 3;"
@@ -420,7 +396,7 @@ TEST(reopen_only_adds)
 
 TEST(dead_process_run_becomes_incomplete)
 {
-    const char *path = tpath("stale.db");
+    const char *path = tmp_path("stale.db");
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) { /* the child begins a run and dies without ending it */
@@ -467,9 +443,9 @@ TEST(dead_process_run_becomes_incomplete)
 TEST(merge_equals_one_database)
 {
     const int64_t all[] = {0, 1, 2, 3, -1}, a_ris[] = {0, 1, -1}, b_ris[] = {2, 3, -1};
-    struct results *one = make_db(tpath("single.db"), all, 30);
-    struct results *a = make_db(tpath("shard-a.db"), a_ris, 30);
-    struct results *b = make_db(tpath("shard-b.db"), b_ris, 30);
+    struct results *one = make_db(tmp_path("single.db"), all, 30);
+    struct results *a = make_db(tmp_path("shard-a.db"), a_ris, 30);
+    struct results *b = make_db(tmp_path("shard-b.db"), b_ris, 30);
     REQUIRE(one && a && b);
     /* A second experiment, in shard b only (and in the single DB). */
     int64_t e1, e2;
@@ -479,12 +455,12 @@ TEST(merge_equals_one_database)
     CHECK(write_run(b, e2, 0, 5, 1) > 0);
     CHECK(results_close(b) == 0);
 
-    struct results *m = open_ok(tpath("merged.db"));
+    struct results *m = open_ok(tmp_path("merged.db"));
     REQUIRE(m);
     struct results_merge_stats st;
-    CHECK(results_merge(m, tpath("shard-a.db"), &st) == 0);
+    CHECK(results_merge(m, tmp_path("shard-a.db"), &st) == 0);
     CHECK(st.experiments_added == 1 && st.runs_copied == 2 && st.runs_skipped == 0);
-    CHECK(results_merge(m, tpath("shard-b.db"), &st) == 0);
+    CHECK(results_merge(m, tmp_path("shard-b.db"), &st) == 0);
     CHECK(st.experiments_added == 1 && st.runs_copied == 3 && st.runs_skipped == 0);
 
     /* Row by row the same as the single database, but for ids and times. */
@@ -495,7 +471,7 @@ TEST(merge_equals_one_database)
     free(y);
     /* And the shards' rows are copied verbatim, times included. */
     static const char *const ids[] = {"id", "run_id", "experiment_id", NULL};
-    b = open_ok(tpath("shard-b.db"));
+    b = open_ok(tmp_path("shard-b.db"));
     REQUIRE(b);
     char *ra = dump(a, "SELECT * FROM runs ORDER BY id", ids);
     char *rb = dump(b, "SELECT * FROM runs ORDER BY id", ids);
@@ -508,24 +484,24 @@ TEST(merge_equals_one_database)
     CHECK(check_run(m, 4, 3, 30) == 0); /* shard b's run 3, renumbered */
 
     /* Merging again, or the single DB, adds nothing. */
-    CHECK(results_merge(m, tpath("shard-a.db"), &st) == 0);
+    CHECK(results_merge(m, tmp_path("shard-a.db"), &st) == 0);
     CHECK(st.experiments_added == 0 && st.runs_copied == 0 && st.runs_skipped == 2);
-    CHECK(results_merge(m, tpath("single.db"), &st) == 0);
+    CHECK(results_merge(m, tmp_path("single.db"), &st) == 0);
     CHECK(st.experiments_added == 0 && st.runs_copied == 0 && st.runs_skipped == 5);
     y = dump_all(m, volatile_cols);
     CHECK(!strcmp(x, y));
     free(y);
 
     /* Bad sources fail cleanly and leave dst alone. */
-    CHECK(results_merge(m, tpath("merged.db"), &st) == -1);
+    CHECK(results_merge(m, tmp_path("merged.db"), &st) == -1);
     CHECK(strstr(results_error(m), "merged into") != NULL);
-    CHECK(results_merge(m, tpath("missing.db"), &st) == -1);
-    CHECK(access(tpath("missing.db"), F_OK) != 0);
-    FILE *f = fopen(tpath("junk.db"), "wb");
+    CHECK(results_merge(m, tmp_path("missing.db"), &st) == -1);
+    CHECK(access(tmp_path("missing.db"), F_OK) != 0);
+    FILE *f = fopen(tmp_path("junk.db"), "wb");
     REQUIRE(f);
     fputs("this is not a database, not at all, not even close to one ....", f);
     fclose(f);
-    CHECK(results_merge(m, tpath("junk.db"), &st) == -1);
+    CHECK(results_merge(m, tmp_path("junk.db"), &st) == -1);
     CHECK(strstr(results_error(m), "not an SQLite database") != NULL);
     y = dump_all(m, volatile_cols);
     CHECK(!strcmp(x, y));
@@ -545,56 +521,56 @@ TEST(bad_files_give_errors)
     static unsigned char junk[65536], back[sizeof junk];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (unsigned char)rng_key(3, 1, i, 0, 0, 0);
-    FILE *f = fopen(tpath("random.db"), "wb");
+    FILE *f = fopen(tmp_path("random.db"), "wb");
     REQUIRE(f);
     fwrite(junk, 1, sizeof junk, f);
     fclose(f);
-    CHECK(results_open(tpath("random.db"), &r, err, sizeof err) == -1);
+    CHECK(results_open(tmp_path("random.db"), &r, err, sizeof err) == -1);
     CHECK(r == NULL);
     CHECK(strstr(err, "random.db: not an SQLite database") != NULL);
-    f = fopen(tpath("random.db"), "rb");
+    f = fopen(tmp_path("random.db"), "rb");
     REQUIRE(f);
     CHECK(fread(back, 1, sizeof back, f) == sizeof back && !memcmp(junk, back, sizeof junk));
     fclose(f);
 
     /* A newer schema version. */
-    REQUIRE((r = open_ok(tpath("future.db"))));
+    REQUIRE((r = open_ok(tmp_path("future.db"))));
     CHECK(sqlite3_exec(results_db(r), "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
     results_close(r);
-    CHECK(results_open(tpath("future.db"), &r, err, sizeof err) == -1);
+    CHECK(results_open(tmp_path("future.db"), &r, err, sizeof err) == -1);
     CHECK(strstr(err, "version 99 is newer") != NULL);
 
     /* Some other program's SQLite file. */
     sqlite3 *db;
-    REQUIRE(sqlite3_open(tpath("other.db"), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_open(tmp_path("other.db"), &db) == SQLITE_OK);
     sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL);
     sqlite3_close(db);
-    CHECK(results_open(tpath("other.db"), &r, err, sizeof err) == -1);
+    CHECK(results_open(tmp_path("other.db"), &r, err, sizeof err) == -1);
     CHECK(strstr(err, "not a flashlab results one") != NULL);
 
     /* A results file with its later pages overwritten: errors, no crash. */
     const int64_t ris[] = {0, 1, -1};
-    REQUIRE((r = make_db(tpath("torn.db"), ris, 400)));
+    REQUIRE((r = make_db(tmp_path("torn.db"), ris, 400)));
     results_close(r);
-    f = fopen(tpath("torn.db"), "r+b");
+    f = fopen(tmp_path("torn.db"), "r+b");
     REQUIRE(f);
     fseek(f, 4096 * 3, SEEK_SET);
     fwrite(junk, 1, 8192, f);
     fclose(f);
-    if (results_open(tpath("torn.db"), &r, err, sizeof err) == 0) {
+    if (results_open(tmp_path("torn.db"), &r, err, sizeof err) == 0) {
         sqlite3 *t = results_db(r);
         sqlite3_exec(t, "SELECT sum(wa) FROM samples", NULL, NULL, NULL);
         int rc = sqlite3_exec(t, "PRAGMA integrity_check", NULL, NULL, NULL);
         (void)rc;
         results_close(r);
     } else {
-        CHECK(strlen(err) > strlen(tpath("torn.db")) + 2);
+        CHECK(strlen(err) > strlen(tmp_path("torn.db")) + 2);
     }
 }
 
 TEST(hundred_thousand_samples)
 {
-    struct results *r = open_ok(tpath("bulk.db"));
+    struct results *r = open_ok(tmp_path("bulk.db"));
     REQUIRE(r);
     int64_t exp, id;
     REQUIRE(results_begin_experiment(r, "bulk", NULL, "b", NULL, &exp) == 0);
@@ -620,7 +596,7 @@ TEST(hundred_thousand_samples)
 
 TEST(rows_are_batched_and_close_flushes)
 {
-    struct results *r = open_ok(tpath("batch.db")), *other = open_ok(tpath("batch.db"));
+    struct results *r = open_ok(tmp_path("batch.db")), *other = open_ok(tmp_path("batch.db"));
     REQUIRE(r && other);
     int64_t exp, id;
     REQUIRE(results_begin_experiment(r, "batch", NULL, "b", NULL, &exp) == 0);
@@ -673,7 +649,7 @@ TEST(parallel_writers)
     for (int w = 0; w < SHARED + OWN; w++) {
         char name[32];
         snprintf(name, sizeof name, w < SHARED ? "par.db" : "par-%d.db", w);
-        const char *path = tpath(name);
+        const char *path = tmp_path(name);
         if ((kids[w] = fork()) == 0) {
             close(gate[1]);
             writer_child(path, gate[0], w);
@@ -689,13 +665,13 @@ TEST(parallel_writers)
         ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
     }
     CHECK_EQ_INT(ok, SHARED + OWN);
-    struct results *r = open_ok(tpath("par.db"));
+    struct results *r = open_ok(tmp_path("par.db"));
     REQUIRE(r);
     CHECK_EQ_INT(q1(r, "SELECT count(*) FROM experiments", -1), 1);
     CHECK_EQ_INT(q1(r, "SELECT count(*) FROM runs WHERE status = 'complete'", -1), 3 * SHARED);
     CHECK_EQ_INT(q1(r, "SELECT count(*) FROM samples", -1), 3 * 1500 * SHARED);
     results_close(r);
-    REQUIRE((r = open_ok(tpath("par-5.db"))));
+    REQUIRE((r = open_ok(tmp_path("par-5.db"))));
     CHECK_EQ_INT(q1(r, "SELECT count(*) FROM samples", -1), 3 * 1500);
     results_close(r);
 }
@@ -703,8 +679,7 @@ TEST(parallel_writers)
 int main(int argc, char **argv)
 {
     (void)argc;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/flashlab-results-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
+    if (tmp_dir_make("results")) {
         perror("mkdtemp");
         return 1;
     }
@@ -716,6 +691,6 @@ int main(int argc, char **argv)
     RUN(hundred_thousand_samples);
     RUN(rows_are_batched_and_close_flushes);
     RUN(parallel_writers);
-    rm_tmpdir();
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }

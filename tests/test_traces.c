@@ -8,44 +8,25 @@
  */
 #include "rng.h"
 #include "test.h"
+#include "tmpdir.h"
 #include "trace.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-static char dir[256];
-
-/* Write len bytes as dir/name; the path returned lives until the next call. */
+/* Write len bytes as name in the scratch directory; its path (tmpdir.h's
+ * tmp_path: valid for the next 7 paths). */
 static const char *put(const char *name, const char *data, size_t len)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "cannot write %s\n", path);
+    const char *path = tmp_write_bytes(name, data, len);
+    if (!path) {
+        fprintf(stderr, "cannot write %s\n", tmp_path(name));
         exit(2);
     }
     return path;
 }
 #define PUT(name, lit) put(name, lit, sizeof lit - 1)
-
-static void cleanup(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[600];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
 
 /* Every record of a trace, names copied (the reader's die on the next call). */
 #define MAXR 64
@@ -620,11 +601,10 @@ static void check_same(const struct trace_rec *a, const struct trace_rec *b)
     CHECK((a->path2 == NULL) == (b->path2 == NULL) && (!a->path2 || !strcmp(a->path2, b->path2)));
 }
 
-/* Write n records as an fs-op trace in dir/name; returns the path. */
+/* Write n records as an fs-op trace in the scratch directory; its path. */
 static const char *write_trace(const char *name, const struct trace_rec *rec, int n)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    const char *path = tmp_path(name);
     FILE *f = fopen(path, "w");
     if (!f)
         return NULL;
@@ -775,7 +755,7 @@ TEST(fsop_random_roundtrip)
     struct trace_error err;
     REQUIRE(trace_open(first, TRACE_AUTO, &rd, &err) == 0);
     char second[512];
-    snprintf(second, sizeof second, "%s/random2.fst", dir);
+    snprintf(second, sizeof second, "%s", tmp_path("random2.fst"));
     FILE *out = fopen(second, "w");
     REQUIRE(out);
     trace_write_fsop_header(out);
@@ -908,9 +888,7 @@ TEST(long_lines)
 int main(int argc, char **argv)
 {
     (void)argc;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/flashlab-traces-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
+    if (tmp_dir_make("traces")) {
         perror("mkdtemp");
         return 2;
     }
@@ -929,6 +907,6 @@ int main(int argc, char **argv)
     RUN(fsop_writer_rejects);
     RUN(auto_detect);
     RUN(long_lines);
-    cleanup();
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }

@@ -1,46 +1,61 @@
 /*
  * tmpdir.h -- a scratch directory for tests that need files (experiment
- * YAML, databases): made once, filled with tmp_write, removed at the end.
+ * YAML, databases, traces): made once in $TMPDIR (or /tmp), filled with
+ * tmp_write or tmp_write_bytes, removed at the end.
  */
 #ifndef FLASHLAB_TMPDIR_H
 #define FLASHLAB_TMPDIR_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-static char tmp_dir[64];
+static char tmp_dir[256];
 
-/* 0, or -1 if no directory could be made. */
+/* 0, or -1 if no directory could be made.  $TMPDIR is used unless it is
+ * too long or holds a quote (tmp_dir_remove quotes the path for sh). */
 static inline int tmp_dir_make(const char *tag)
 {
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/flashlab-%s-XXXXXX", tag);
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base || strchr(base, '\'') || strlen(base) > sizeof tmp_dir - 64)
+        base = "/tmp";
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/flashlab-%s-XXXXXX", base, tag);
     return mkdtemp(tmp_dir) ? 0 : -1;
 }
 
-/* The path of name in the directory (a static buffer). */
+/* The path of name in the directory, in one of 8 static buffers taken in
+ * turn: it stays valid for the next 7 calls. */
 static inline const char *tmp_path(const char *name)
 {
-    static char path[160];
-    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
-    return path;
+    static char path[8][512];
+    static unsigned k;
+    char *p = path[k++ % 8];
+    snprintf(p, sizeof path[0], "%s/%s", tmp_dir, name);
+    return p;
+}
+
+/* Write len bytes to name; its path, or NULL. */
+static inline const char *tmp_write_bytes(const char *name, const void *data, size_t len)
+{
+    const char *path = tmp_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return NULL;
+    int bad = fwrite(data, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    return bad ? NULL : path;
 }
 
 /* Write text to name; its path, or NULL. */
 static inline const char *tmp_write(const char *name, const char *text)
 {
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return tmp_write_bytes(name, text, strlen(text));
 }
 
 static inline void tmp_dir_remove(void)
 {
-    char cmd[128];
+    char cmd[sizeof tmp_dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
     if (system(cmd))
         fprintf(stderr, "could not remove %s\n", tmp_dir);
