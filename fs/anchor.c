@@ -214,7 +214,10 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
         if (rc == 1) {
             *out = a;
             ring->cur = (uint32_t)best;
-            ring->next_page = ppb; /* start a fresh block next time */
+            /* after a clean unmount nothing follows the record: go on in
+             * its block (a mount then costs no erase); after a crash a torn
+             * page may follow it, so start a fresh block */
+            ring->next_page = (a.flags & LFS_ANCHOR_CLEAN) && p == lo ? p + 1 : ppb;
             rc = 0;
             goto out;
         }

@@ -115,7 +115,7 @@ struct lfs_ring {
 };
 /* Find the newest valid anchor in the ring (a bounded number of reads);
  * -ENOENT if there is none. Leaves the ring ready to write the next
- * record into a fresh block. */
+ * record after it if it is a clean unmount's, else into a fresh block. */
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
 /* Program the record as the next page of the ring. */
 int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a);
