@@ -176,12 +176,14 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     struct lfs_anchor a;
     int best = -1, rc = 0;
     uint64_t best_seq = 0;
+    uint32_t erased = 0; /* bit i: block i's first page reads erased */
     if (!buf)
         return -ENOMEM;
     for (uint32_t i = 0; i < ring->count; i++) {
         rc = first_record(dev, ring->blocks[i], buf, &a);
         if (rc < -1)
             goto out;
+        erased |= (uint32_t)(rc == 0) << i;
         if (rc == 1 && (best < 0 || a.seq > best_seq)) {
             best = (int)i;
             best_seq = a.seq;
@@ -215,9 +217,15 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
             *out = a;
             ring->cur = (uint32_t)best;
             /* after a clean unmount nothing follows the record: go on in
-             * its block (a mount then costs no erase); after a crash a torn
-             * page may follow it, so start a fresh block */
-            ring->next_page = (a.flags & LFS_ANCHOR_CLEAN) && p == lo ? p + 1 : ppb;
+             * its block, or, if it filled the block, in the next one, which
+             * lfs_ring_write erased before writing it (a mount then costs
+             * no erase); after a crash a torn page may follow it, so start
+             * a fresh block */
+            int clean = (a.flags & LFS_ANCHOR_CLEAN) && p == lo;
+            uint32_t next = (uint32_t)(best + 1) % ring->count;
+            ring->next_page = clean ? p + 1 : ppb;
+            ring->next_erased = clean && p + 1 == ppb && next != (uint32_t)best &&
+                                (erased >> next & 1);
             rc = 0;
             goto out;
         }
@@ -228,7 +236,14 @@ out:
     return rc;
 }
 
-int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a)
+static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
+{
+    ring->erases++;
+    return lfs_errno(nand_erase(dev, ring->blocks[i], NULL));
+}
+
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
+                   int erase_ahead)
 {
     const struct nand_config *c = nand_get_config(dev);
     uint8_t *buf = malloc(c->geo.page_size);
@@ -237,14 +252,24 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
         return -ENOMEM;
     memset(buf, 0xff, c->geo.page_size);
     lfs_anchor_encode(a, buf);
-    if (ring->next_page >= c->geo.pages_per_block) {
-        ring->cur = (ring->cur + 1) % ring->count;
+    uint32_t ppb = c->geo.pages_per_block, next = (ring->cur + 1) % ring->count;
+    if (ring->next_page >= ppb) {
+        ring->cur = next;
+        next = (ring->cur + 1) % ring->count;
         ring->next_page = 0;
-        ring->erases++;
-        if ((rc = nand_erase(dev, ring->blocks[ring->cur], NULL))) {
-            rc = lfs_errno(rc);
+        if (!ring->next_erased && (rc = erase(dev, ring, ring->cur)))
             goto out;
-        }
+        ring->next_erased = 0;
+    }
+    /* a commit's record that fills the block: erase the next one first,
+     * so that the record after it (the next mount's, after a clean
+     * unmount) costs no erase; a crash in this erase leaves the older
+     * records there torn, and this block still holds the newest.  A
+     * mount's record leaves that erase to the next commit. */
+    if (erase_ahead && ring->next_page == ppb - 1 && next != ring->cur) {
+        if ((rc = erase(dev, ring, next)))
+            goto out;
+        ring->next_erased = 1;
     }
     rc = lfs_errno(nand_program(dev, ring->blocks[ring->cur], ring->next_page,
                                 buf, NULL, NULL));

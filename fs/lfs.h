@@ -111,14 +111,18 @@ struct lfs_ring {
     uint32_t blocks[LFS_MAX_ANCHOR_BLOCKS];
     uint32_t cur;        /* index into blocks of the block being written */
     uint32_t next_page;  /* next page to program in it; pages_per_block = full */
+    int next_erased;     /* the block after it is erased already */
     uint64_t pages, erases; /* programmed and erased since mount */
 };
 /* Find the newest valid anchor in the ring (a bounded number of reads);
  * -ENOENT if there is none. Leaves the ring ready to write the next
  * record after it if it is a clean unmount's, else into a fresh block. */
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
-/* Program the record as the next page of the ring. */
-int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a);
+/* Program the record as the next page of the ring.  erase_ahead: a
+ * record that fills its block first erases the next one (commits; not the
+ * mount's record, so that a mount never erases). */
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
+                   int erase_ahead);
 
 /* pair.c: paired pages (MLC/TLC).  span is lfs_pair_span of the part. */
 uint32_t lfs_pair_span(const struct nand_config *c);

@@ -346,7 +346,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
          * crash from here on must not resume past what gets written */
         fs->an.flags &= ~LFS_ANCHOR_CLEAN;
         fs->an.seq++;
-        if (lfs_ring_write(dev, &fs->ring, &fs->an)) {
+        if (lfs_ring_write(dev, &fs->ring, &fs->an, 0)) {
             /* flash that cannot take the record: offer what is there,
              * read-only */
             fs->an.seq--;

@@ -12,6 +12,8 @@
 #include "test.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static nand_dev *make_dev(uint32_t blocks, uint32_t pages)
@@ -258,6 +260,43 @@ TEST(mount_cost_flat)
     CHECK(large <= small + 8); /* one more tree level at most */
 }
 
+/* A clean mount writes one anchor page and erases nothing, wherever in the
+ * ring the clean unmount's record fell (a block's last page included: the
+ * record that fills a block erases the next one first); and with some
+ * writes between the mounts the contents survive every cycle. */
+TEST(clean_mount_erases_nothing)
+{
+    nand_dev *d = make_dev(128, 16); /* 16-page anchor blocks: the ring wraps */
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
+    int bad = 0;
+    for (int cycle = 0; cycle < 80 && !bad; cycle++) {
+        logfs *fs;
+        struct nand_stats a, b;
+        nand_get_stats(d, &a);
+        REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+        nand_get_stats(d, &b);
+        /* (mkfs's record is no unmount's: the first mount writes none) */
+        if (cycle && (b.erases != a.erases || b.programs != a.programs + 1)) {
+            fprintf(stderr, "mount %d: %llu erases, %llu programs\n", cycle,
+                    (unsigned long long)(b.erases - a.erases),
+                    (unsigned long long)(b.programs - a.programs));
+            bad = 1;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "/f%d", cycle);
+        int fd = logfs_open(fs, name, O_CREAT | O_WRONLY, 0644);
+        bad |= fd < 0 || logfs_write(fs, fd, name, strlen(name)) != (int64_t)strlen(name) ||
+               logfs_close(fs, fd) != 0;
+        if (cycle % 3 == 0)
+            bad |= logfs_sync(fs) != 0; /* a commit more now and then */
+        struct logfs_stat st;
+        bad |= cycle && logfs_stat(fs, "/f0", &st) != 0;
+        CHECK_EQ_INT(logfs_unmount(fs), 0);
+    }
+    CHECK(!bad);
+    nand_close(d);
+}
+
 /* Cut the power at every state-changing flash operation of a commit that
  * rewrites every block: after power-on the fs mounts and every block is at
  * the old version or every block at the new one. */
@@ -327,6 +366,7 @@ int main(int argc, char **argv)
     RUN(tree_round_trip_all_heights);
     RUN(live_accounting_and_reuse);
     RUN(mount_cost_flat);
+    RUN(clean_mount_erases_nothing);
     RUN(power_cut_every_op_of_a_commit);
     return test_summary(argv[0]);
 }
