@@ -36,17 +36,25 @@ static void light_page(uint8_t *p, uint32_t page_size, uint32_t oob, uint64_t *x
     memcpy(p + page_size + 2, x, oob >= 10 ? 8 : 0);
 }
 
+/* The benchmark part: blocks of 64 pages of page_size + oob, 4 partial
+ * programs a page, the defaults otherwise. */
+static void bench_config(struct nand_config *cfg, uint32_t page_size, uint32_t oob,
+                         uint32_t blocks)
+{
+    nand_config_init(cfg);
+    cfg->geo.blocks_per_plane = blocks;
+    cfg->geo.pages_per_block = 64;
+    cfg->geo.page_size = page_size;
+    cfg->geo.oob_size = oob;
+    cfg->nop = 4;
+}
+
 /* compress on: program+read rate and what 1 GiB of such pages holds */
 static int run_compress(uint32_t page_size, uint32_t oob, uint32_t blocks,
                         int light)
 {
     struct nand_config cfg;
-    nand_config_init(&cfg);
-    cfg.geo.blocks_per_plane = blocks;
-    cfg.geo.pages_per_block = 64;
-    cfg.geo.page_size = page_size;
-    cfg.geo.oob_size = oob;
-    cfg.nop = 4;
+    bench_config(&cfg, page_size, oob, blocks);
     cfg.compress = 1;
     nand_dev *dev;
     if (nand_create(&cfg, &dev))
@@ -116,12 +124,7 @@ static int run_compress(uint32_t page_size, uint32_t oob, uint32_t blocks,
 static int run(uint32_t page_size, uint32_t oob, uint32_t blocks)
 {
     struct nand_config cfg;
-    nand_config_init(&cfg);
-    cfg.geo.blocks_per_plane = blocks;
-    cfg.geo.pages_per_block = 64;
-    cfg.geo.page_size = page_size;
-    cfg.geo.oob_size = oob;
-    cfg.nop = 4;
+    bench_config(&cfg, page_size, oob, blocks);
     nand_dev *dev;
     if (nand_create(&cfg, &dev))
         return 1;

@@ -1,7 +1,8 @@
 /*
  * sim_testutil.h -- small helpers shared by the tests/test_sim_*.c programs:
  * a small device configuration built in code (no YAML presets), a
- * deterministic pattern generator and bit counting.
+ * deterministic pattern generator, bit counting, and reading and writing
+ * whole files (images).
  */
 #ifndef FLASHLAB_SIM_TESTUTIL_H
 #define FLASHLAB_SIM_TESTUTIL_H
@@ -9,6 +10,8 @@
 #include "nand.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 2 dies on one channel, 64 blocks per plane, 16 pages of 2048+64 bytes,
@@ -85,6 +88,35 @@ static inline nand_dev *mk_small(void)
     struct nand_config c;
     tu_small_config(&c);
     return mk(&c);
+}
+
+/* A whole file (malloc'd, *n bytes), or NULL. */
+static inline uint8_t *tu_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)sz + 1);
+    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *n = (size_t)sz;
+    return buf;
+}
+
+/* Write buf as the whole file; 0 or -1. */
+static inline int tu_spit(const char *path, const uint8_t *buf, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(buf, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 #endif

@@ -654,33 +654,6 @@ TEST(compress_and_dedup_share_compact_pages)
 
 /* ---- images -------------------------------------------------------------- */
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)sz + 1);
-    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *n = (size_t)sz;
-    return buf;
-}
-
-static int spit(const char *path, const uint8_t *buf, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    int ok = fwrite(buf, 1, n, f) == n;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 static uint64_t rd64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -873,12 +846,12 @@ TEST(version_2_images_still_open)
     path_in_tmp(v2, sizeof v2, "v2.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
     size_t n, n2;
-    uint8_t *img = slurp(path, &n);
+    uint8_t *img = tu_slurp(path, &n);
     REQUIRE(img);
     CHECK_EQ_INT(rd64(img + 16), 3);
     uint8_t *old = to_v2(img, n, &n2, PB);
     REQUIRE(old);
-    REQUIRE(spit(v2, old, n2) == 0);
+    REQUIRE(tu_spit(v2, old, n2) == 0);
     nand_dev *e = NULL;
     REQUIRE(nand_open(v2, &e, err, sizeof err) == NAND_OK);
     CHECK_EQ_INT(nand_get_config(e)->compress, 0);
@@ -887,7 +860,7 @@ TEST(version_2_images_still_open)
     /* version 2 flags were never read: whatever they hold, compress is off */
     wr64(old + 24, 1);
     fix_crc(old, n2);
-    REQUIRE(spit(v2, old, n2) == 0);
+    REQUIRE(tu_spit(v2, old, n2) == 0);
     REQUIRE(nand_open(v2, &e, err, sizeof err) == NAND_OK);
     CHECK_EQ_INT(nand_get_config(e)->compress, 0);
     nand_close(e);
@@ -900,7 +873,7 @@ TEST(version_2_images_still_open)
     if (!glob("fuzz/corpus/image/*.img", 0, NULL, &g)) {
         for (size_t i = 0; i < g.gl_pathc; i++) {
             size_t m;
-            uint8_t *c = slurp(g.gl_pathv[i], &m);
+            uint8_t *c = tu_slurp(g.gl_pathv[i], &m);
             if (!c || m < 24 || rd64(c + 16) != 2) {
                 free(c);
                 continue;
@@ -947,7 +920,7 @@ TEST(damaged_compact_contents_are_refused)
     path_in_tmp(bad, sizeof bad, "cbad.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
     size_t n;
-    uint8_t *img = slurp(path, &n);
+    uint8_t *img = tu_slurp(path, &n);
     REQUIRE(img);
     CHECK_EQ_INT(rd64(img + 24), 1); /* flags: compress */
     size_t at = contents_at(img);
@@ -972,7 +945,7 @@ TEST(damaged_compact_contents_are_refused)
         memcpy(m, img, n);
         wr64(m + first, lens[i]);
         fix_crc(m, n);
-        REQUIRE(spit(bad, m, n) == 0);
+        REQUIRE(tu_spit(bad, m, n) == 0);
         CHECK(refused(bad, "length"));
     }
     /* every single byte of the form changed in turn: a form that no
@@ -983,7 +956,7 @@ TEST(damaged_compact_contents_are_refused)
             memcpy(m, img, n);
             m[first + 8 + i] ^= (uint8_t)(1u << bit);
             fix_crc(m, n);
-            REQUIRE(spit(bad, m, n) == 0);
+            REQUIRE(tu_spit(bad, m, n) == 0);
             char err[400];
             nand_dev *e = NULL;
             int rc = nand_open(bad, &e, err, sizeof err);
@@ -1007,18 +980,18 @@ TEST(damaged_compact_contents_are_refused)
     m[first + 9] = 0xff;
     m[first + 10] = 0x7f; /* len ~ 2^20 */
     fix_crc(m, n);
-    REQUIRE(spit(bad, m, n) == 0);
+    REQUIRE(tu_spit(bad, m, n) == 0);
     CHECK(refused(bad, "compact"));
     /* flags this version does not know */
     memcpy(m, img, n);
     wr64(m + 24, 3);
     fix_crc(m, n);
-    REQUIRE(spit(bad, m, n) == 0);
+    REQUIRE(tu_spit(bad, m, n) == 0);
     CHECK(refused(bad, "flags"));
     /* truncated anywhere in the contents */
     int fails = 0;
     for (size_t len = at; len < first + 8 + flen + 16 && len < n; len++) {
-        REQUIRE(spit(bad, img, len) == 0);
+        REQUIRE(tu_spit(bad, img, len) == 0);
         nand_dev *e = (nand_dev *)(uintptr_t)1;
         char err[400];
         int rc = nand_open(bad, &e, err, sizeof err);
@@ -1048,7 +1021,7 @@ TEST(yaml_compress_key)
         "compres: true\n",
     };
     for (int i = 0; i < 4; i++) {
-        REQUIRE(spit(path, (const uint8_t *)texts[i], strlen(texts[i])) == 0);
+        REQUIRE(tu_spit(path, (const uint8_t *)texts[i], strlen(texts[i])) == 0);
         struct nand_config c;
         nand_config_init(&c);
         int rc = nand_config_load(path, &c, err, sizeof err);

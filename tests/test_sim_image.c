@@ -283,33 +283,6 @@ static nand_dev *tiny_device(void)
     return d;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)sz + 1);
-    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *n = (size_t)sz;
-    return buf;
-}
-
-static int spit(const char *path, const uint8_t *buf, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    int ok = fwrite(buf, 1, n, f) == n;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 /* Open must fail cleanly: nonzero, a message naming the path, no device. */
 static int open_fails(const char *path, int *rc_out)
 {
@@ -336,7 +309,7 @@ TEST(corrupt_images_are_refused)
     path_in_tmp(bad, sizeof bad, "bad.img");
     REQUIRE(nand_save(d, good) == NAND_OK);
     size_t n = 0;
-    uint8_t *img = slurp(good, &n);
+    uint8_t *img = tu_slurp(good, &n);
     REQUIRE(img && n > 100);
     nand_dev *e = NULL;
     char err[512];
@@ -347,7 +320,7 @@ TEST(corrupt_images_are_refused)
     /* truncated at every length */
     int fails = 0, rc;
     for (size_t len = 0; len < n; len++) {
-        REQUIRE(spit(bad, img, len) == 0);
+        REQUIRE(tu_spit(bad, img, len) == 0);
         if (!open_fails(bad, &rc)) {
             fails++;
             fprintf(stderr, "  truncated to %zu: rc %d\n", len, rc);
@@ -361,7 +334,7 @@ TEST(corrupt_images_are_refused)
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 2; k++) {
             img[i] ^= k ? 0x80 : 0x01;
-            REQUIRE(spit(bad, img, n) == 0);
+            REQUIRE(tu_spit(bad, img, n) == 0);
             if (!open_fails(bad, &rc)) {
                 fails++;
                 fprintf(stderr, "  byte %zu ^ %#x: rc %d\n", i, k ? 0x80 : 1, rc);
@@ -376,13 +349,13 @@ TEST(corrupt_images_are_refused)
     REQUIRE(longer);
     memcpy(longer, img, n);
     longer[n] = 0;
-    REQUIRE(spit(bad, longer, n + 1) == 0);
+    REQUIRE(tu_spit(bad, longer, n + 1) == 0);
     CHECK(open_fails(bad, NULL));
     free(longer);
 
     /* the specific header checks, with their messages */
     img[0] ^= 0x20; /* magic */
-    REQUIRE(spit(bad, img, n) == 0);
+    REQUIRE(tu_spit(bad, img, n) == 0);
     memset(err, 0, sizeof err);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) && strstr(err, "not a flashlab"));
@@ -390,16 +363,16 @@ TEST(corrupt_images_are_refused)
     uint8_t version = img[16]; /* a u64 after the 16-byte magic */
     CHECK(version >= 1);
     img[16] = (uint8_t)(version + 1);
-    REQUIRE(spit(bad, img, n) == 0);
+    REQUIRE(tu_spit(bad, img, n) == 0);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) && strstr(err, "version"));
     img[16] = version;
     img[n / 2] ^= 0x10; /* somewhere in the middle */
-    REQUIRE(spit(bad, img, n) == 0);
+    REQUIRE(tu_spit(bad, img, n) == 0);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) != NULL);
     img[n / 2] ^= 0x10;
-    REQUIRE(spit(bad, img, 0) == 0); /* zero length */
+    REQUIRE(tu_spit(bad, img, 0) == 0); /* zero length */
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) != NULL);
 
@@ -413,7 +386,7 @@ TEST(corrupt_images_are_refused)
     CHECK(nand_open(missing, &e, NULL, 0) == NAND_E_IO);
 
     /* the good image still opens */
-    REQUIRE(spit(bad, img, n) == 0);
+    REQUIRE(tu_spit(bad, img, n) == 0);
     REQUIRE(nand_open(bad, &e, err, sizeof err) == NAND_OK);
     nand_close(e);
 
@@ -433,7 +406,7 @@ TEST(save_replaces_atomically_and_leaves_no_temporary)
     REQUIRE(d);
     char path[300];
     path_in_tmp(path, sizeof path, "atomic.img");
-    REQUIRE(spit(path, (const uint8_t *)"old", 3) == 0);
+    REQUIRE(tu_spit(path, (const uint8_t *)"old", 3) == 0);
     REQUIRE(nand_save(d, path) == NAND_OK);
     CHECK(file_size(path) > 3);
     char tmp[320];
@@ -441,9 +414,9 @@ TEST(save_replaces_atomically_and_leaves_no_temporary)
     CHECK_EQ_INT(file_size(tmp), -1);
     /* a device saved twice gives the same bytes */
     size_t n1, n2;
-    uint8_t *a = slurp(path, &n1);
+    uint8_t *a = tu_slurp(path, &n1);
     REQUIRE(nand_save(d, path) == NAND_OK);
-    uint8_t *b = slurp(path, &n2);
+    uint8_t *b = tu_slurp(path, &n2);
     REQUIRE(a && b);
     CHECK(n1 == n2 && !memcmp(a, b, n1));
     free(a);
