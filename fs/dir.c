@@ -39,10 +39,17 @@ static uint64_t bucket_range(const struct logfs *fs)
     return DIR_BUCKETS;
 }
 
+/* Whether a whole entry starts at off in bucket n: a damaged bucket's
+ * last entry may claim a name past its end, and is not read. */
+static int entry_at(const struct lfs_node *n, uint32_t off)
+{
+    return off + ENT_FIXED <= n->len && off + ENT_FIXED + n->data[off + 9] <= n->len;
+}
+
 /* Find name in bucket node n: offset of its entry, or -1. */
 static int64_t bucket_find(const struct lfs_node *n, const char *name, size_t len)
 {
-    for (uint32_t off = 1; off + ENT_FIXED <= n->len;) {
+    for (uint32_t off = 1; entry_at(n, off);) {
         uint32_t nl = n->data[off + 9];
         if (nl == len && !memcmp(n->data + off + ENT_FIXED, name, len))
             return off;
@@ -157,7 +164,7 @@ static uint64_t name_key(const uint8_t *name, size_t len)
 static int64_t next_in_bucket(const struct lfs_node *n, uint64_t min, uint64_t *key)
 {
     int64_t best = -1;
-    for (uint32_t off = 1; n && off + ENT_FIXED <= n->len;) {
+    for (uint32_t off = 1; n && entry_at(n, off);) {
         uint32_t nl = n->data[off + 9];
         uint64_t k = name_key(n->data + off + ENT_FIXED, nl);
         if (k >= min && (best < 0 || k < *key)) {

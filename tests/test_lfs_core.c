@@ -297,6 +297,71 @@ TEST(clean_mount_erases_nothing)
     nand_close(d);
 }
 
+static int collect_name(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    (void)ino, (void)type;
+    char *all = ctx;
+    size_t n = strlen(all), len = strlen(name);
+    if (n + len + 2 < 512) {
+        memcpy(all + n, name, len);
+        strcpy(all + n + len, ",");
+    }
+    return 0;
+}
+
+/* A bucket whose last entry claims a name longer than the bucket holds (a
+ * CRC-valid but damaged directory block) is read up to that entry: the
+ * entries before it are listed and found, the damaged one is neither. */
+TEST(damaged_bucket_entry_is_not_read)
+{
+    nand_dev *d = make_dev(128, 16);
+    logfs *fs;
+    REQUIRE(d && logfs_mkfs(d, NULL) == 0 && logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_mkdir(fs, "/d", 0755) == 0);
+    static const char *const names[] = {"alpha", "beta", "gamma", "delta"};
+    for (int i = 0; i < 4; i++) {
+        char p[16];
+        snprintf(p, sizeof p, "/d/%s", names[i]);
+        int fd = logfs_open(fs, p, O_CREAT | O_WRONLY, 0644);
+        REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
+    }
+    struct logfs_stat st;
+    struct lfs_inode *dir;
+    REQUIRE(logfs_stat(fs, "/d", &st) == 0 && lfs_inode_get(fs, st.ino, &dir) == 0);
+    /* the fullest bucket; its last entry gets a length past the end */
+    struct lfs_node *n, *best = NULL;
+    for (uint64_t b = 0; b < 4096; b++)
+        if (lfs_tree_get(fs, dir, 0, b, 0, &n) == 0 && n && n->len > 1 &&
+            (!best || n->len > best->len))
+            best = n;
+    REQUIRE(best);
+    uint32_t off = 1, last = 1;
+    while (off + 10 <= best->len) {
+        last = off;
+        off += 10 + best->data[off + 9];
+    }
+    char victim[64];
+    snprintf(victim, sizeof victim, "%.*s", best->data[last + 9], (char *)best->data + last + 10);
+    best->data[last + 9] = (uint8_t)(best->len - last - 10 + 1); /* one byte too long */
+    char all[512] = "";
+    uint64_t cookie = 0;
+    CHECK_EQ_INT(logfs_readdir(fs, "/d", &cookie, collect_name, all), 0);
+    int listed = 0;
+    for (int i = 0; i < 4; i++) {
+        char p[16], tok[16];
+        snprintf(p, sizeof p, "/d/%s", names[i]);
+        snprintf(tok, sizeof tok, "%s,", names[i]);
+        int gone = !strcmp(names[i], victim);
+        CHECK_EQ_INT(strstr(all, tok) != NULL, !gone);
+        CHECK_EQ_INT(logfs_stat(fs, p, &st), gone ? -ENOENT : 0);
+        listed += !gone;
+    }
+    CHECK_EQ_INT(strlen(all), strlen("alpha,beta,gamma,delta,") - strlen(victim) - 1);
+    CHECK_EQ_INT(listed, 3);
+    logfs_unmount(fs); /* the damage is in RAM only; whatever unmount says */
+    nand_close(d);
+}
+
 /* Cut the power at every state-changing flash operation of a commit that
  * rewrites every block: after power-on the fs mounts and every block is at
  * the old version or every block at the new one. */
@@ -367,6 +432,7 @@ int main(int argc, char **argv)
     RUN(live_accounting_and_reuse);
     RUN(mount_cost_flat);
     RUN(clean_mount_erases_nothing);
+    RUN(damaged_bucket_entry_is_not_read);
     RUN(power_cut_every_op_of_a_commit);
     return test_summary(argv[0]);
 }
