@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- page buffers ------------------------------------------------------ */
 
@@ -410,8 +411,22 @@ uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper)
 
 /* ---- device storage lifetime ------------------------------------------- */
 
+/* The block tables are dense (a few dozen bytes a block, whether the
+ * block is ever used or not): a device whose tables alone would take
+ * more than half of this machine's memory cannot be simulated here.  So a
+ * damaged image header or a config asking for 2^31 blocks is refused at
+ * once rather than paged in until the host runs out. */
+static int tables_fit(uint64_t nblocks)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+    uint64_t need = nblocks * (sizeof(struct bstate) + sizeof(struct bpages *));
+    return pages <= 0 || psz <= 0 || need <= (uint64_t)pages * (uint64_t)psz / 2;
+}
+
 int store_init(nand_dev *dev)
 {
+    if (!tables_fit(dev->nblocks))
+        return NAND_E_NOMEM;
     dev->bs = calloc(dev->nblocks, sizeof *dev->bs);
     dev->bp = calloc(dev->nblocks, sizeof *dev->bp);
     dev->die_free = calloc(dev->ndies, sizeof *dev->die_free);

@@ -619,6 +619,22 @@ TEST(config_validation)
     CHECK(strcmp(nand_strerror(12345), "success"));
 }
 
+/* A device whose block tables cannot fit in this machine's memory is
+ * refused at once (not paged in until the host runs out), by nand_create
+ * and so also by an image whose header asks for it. */
+TEST(impossible_device_is_refused_not_allocated)
+{
+    struct nand_config c;
+    tu_small_config(&c);
+    c.geo.channels = 8;
+    c.geo.dies_per_channel = 16;
+    c.geo.planes_per_die = 4;
+    c.geo.blocks_per_plane = 1u << 22; /* 2^31 blocks: over 100 GB of tables */
+    nand_dev *d = NULL;
+    CHECK_EQ_INT(nand_create(&c, &d), NAND_E_NOMEM);
+    CHECK(d == NULL);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -635,5 +651,6 @@ int main(int argc, char **argv)
     RUN(factory_bad_fraction);
     RUN(factory_bad_blocks_behave_bad);
     RUN(config_validation);
+    RUN(impossible_device_is_refused_not_allocated);
     return test_summary(argv[0]);
 }
