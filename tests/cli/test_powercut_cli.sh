@@ -34,6 +34,21 @@ ok_n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome = 'ok'"
 point=$(sqlite3 "$T/mlc.db" "select min(cut_point) from powercuts where detail like '%(segment)%'")
 expect 0 "--repro an MLC segment point" "cut point $point: .* recovered state matches" -- $FL powercut "$T/mlc.yaml" --repro "$point"
 
+# make check-long: the shipped baseline campaign (about 2 min on 2 cores):
+# LogFS passes every point, the JFFS2-style log always mounts and reads,
+# the in-place block fs loses files or the fs
+if [ -n "$FLASHLAB_LONG" ]; then
+    $FL powercut configs/powercut-baselines.yaml -o "$T/base.db" -j 2 >/dev/null 2>&1
+    q() { sqlite3 "$T/base.db" "select count(*) from powercuts p join runs r on r.id = p.run_id
+        where json_extract(r.params, '$.sweep.\"fs.kind\"') = '$1' and $2"; }
+    [ "$(q logfs "outcome != 'ok'")" = 0 ] && [ "$(q logfs 1)" -gt 1000 ] && ok ||
+        bad "baselines campaign: LogFS failed $(q logfs "outcome != 'ok'") of $(q logfs 1)"
+    [ "$(q jffs2-scan "outcome in ('mount-failed', 'unreadable', 'stuck')")" = 0 ] && ok ||
+        bad "baselines campaign: the JFFS2 log failed to mount or read"
+    [ "$(q blockfs "outcome in ('mount-failed', 'unreadable')")" -gt 500 ] && ok ||
+        bad "baselines campaign: blockfs lost only $(q blockfs "outcome in ('mount-failed', 'unreadable')")"
+fi
+
 # errors
 printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: {ops: 5}\n' > "$T/nopc.yaml"
 expect 1 "no powercut section" "no powercut: section" -- $FL powercut "$T/nopc.yaml" -o "$T/x.db"
