@@ -299,19 +299,29 @@ int exp_run_mkfs(const struct exp_run *r, nand_dev *dev)
     return logfs_mkfs(dev, &o);
 }
 
-int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct fsapi_fs *out)
+int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m)
 {
-    out->fs = NULL;
+    memset(m, 0, sizeof *m);
     if (!exp_run_is_logfs(r)) {
-        out->api = r->fs_api;
-        return r->fs_api->mount(dev, r->fs_options, &out->fs);
+        m->fs.api = r->fs_api;
+        int rc = r->fs_api->mount(dev, r->fs_options, &m->fs.fs);
+        if (rc)
+            m->fs.fs = NULL;
+        return rc;
     }
-    /* LogFS with its options struct (the table's string form would lose
-     * nothing, but the struct is what the experiment holds) */
+    /* LogFS with the options struct the experiment holds */
     struct logfs_options o = logfs_opts(r);
-    logfs *fs;
-    out->api = fsapi_find("logfs");
-    int rc = logfs_mount(dev, &o, &fs);
-    out->fs = rc ? NULL : fs;
+    int rc = logfs_mount(dev, &o, &m->lfs);
+    m->fs = (struct fsapi_fs){fsapi_find("logfs"), rc ? NULL : m->lfs};
+    if (rc)
+        m->lfs = NULL;
+    return rc;
+}
+
+int exp_run_unmount(struct exp_mounted *m)
+{
+    int rc = m->fs.fs ? m->fs.api->unmount(m->fs.fs) : 0;
+    m->fs.fs = NULL;
+    m->lfs = NULL;
     return rc;
 }

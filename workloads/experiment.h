@@ -74,13 +74,21 @@ int experiment_run(struct experiment *e, uint32_t index, struct exp_run *out, ch
                    size_t errlen);
 void exp_run_free(struct exp_run *r);
 
-/* The run's file system on dev: mkfs, and mount into *out, with the run's
+/* A mounted run's fs: the table and handle, and the same handle as a
+ * logfs * when it is LogFS (its own statistics, GC events, latency), else
+ * NULL. */
+struct exp_mounted {
+    struct fsapi_fs fs;
+    logfs *lfs;
+};
+
+/* The run's file system on dev: mkfs, and mount into *m, with the run's
  * options (LogFS's random GC policies seeded from the run's seed unless
  * fs.gc_seed is given).  0 or a negative errno. */
 int exp_run_mkfs(const struct exp_run *r, nand_dev *dev);
-int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct fsapi_fs *out);
-/* Whether the run's fs is LogFS (whose handle then is a logfs *, with its
- * own statistics, GC events and latency). */
+int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m);
+/* Unmount m if mounted (and mark it not); the unmount's result. */
+int exp_run_unmount(struct exp_mounted *m);
 int exp_run_is_logfs(const struct exp_run *r);
 
 #endif

@@ -143,7 +143,8 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         }
         struct logfs_stat st;
         uint64_t ch = 0;
-        if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) || (rc = content_hash(w->fs, p, &st, &ch))) {
+        if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) ||
+            (rc = content_hash(w->fs, p, &st, &ch))) {
             w->err = rc;
             break;
         }

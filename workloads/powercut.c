@@ -35,8 +35,7 @@ struct cp {
 struct session {
     const struct exp_run *r;
     nand_dev *dev;
-    struct fsapi_fs fs;    /* any fs of the table */
-    logfs *lfs;            /* the same, if it is LogFS */
+    struct exp_mounted m;  /* any fs of the table (and LogFS's own handle) */
     struct workload *w;
     struct wl_exec *x;
     struct trace_rec op;   /* the next call */
@@ -63,7 +62,7 @@ static uint64_t state_ops(const struct session *s)
 static int add_cp(struct session *s)
 {
     uint64_t d;
-    int rc = fs_digest(&s->fs, &d, NULL);
+    int rc = fs_digest(&s->m.fs, &d, NULL);
     if (rc) {
         snprintf(s->err, sizeof s->err, "digest after call %llu: %s",
                  (unsigned long long)s->call, strerror(-rc));
@@ -87,27 +86,14 @@ static int add_cp(struct session *s)
  * is one: any prefix of the calls since the last sync may survive. */
 static uint64_t commits_now(const struct session *s)
 {
-    if (!s->lfs)
+    if (!s->m.lfs)
         return s->call;
     struct logfs_stats st;
-    logfs_get_stats(s->lfs, &st);
+    logfs_get_stats(s->m.lfs, &st);
     return st.commits;
 }
 
-static int mount(struct session *s)
-{
-    int rc = exp_run_mount(s->r, s->dev, &s->fs);
-    s->lfs = !rc && exp_run_is_logfs(s->r) ? s->fs.fs : NULL;
-    return rc;
-}
 
-static int unmount(struct session *s)
-{
-    int rc = s->fs.fs ? s->fs.api->unmount(s->fs.fs) : 0;
-    s->fs.fs = NULL;
-    s->lfs = NULL;
-    return rc;
-}
 
 static int fetch(struct session *s)
 {
@@ -123,7 +109,7 @@ static void session_close(struct session *s)
 {
     wl_exec_free(s->x);
     workload_free(s->w);
-    unmount(s);
+    exp_run_unmount(&s->m);
     if (s->dev)
         nand_close(s->dev);
     free(s->cps);
@@ -141,15 +127,15 @@ static int session_open(struct session *s, const struct exp_run *r)
         return -1;
     }
     char werr[512];
-    if ((rc = exp_run_mkfs(r, s->dev)) || (rc = mount(s))) {
+    if ((rc = exp_run_mkfs(r, s->dev)) || (rc = exp_run_mount(s->r, s->dev, &s->m))) {
         snprintf(s->err, sizeof s->err, "mkfs/mount: %s", strerror(-rc));
         return -1;
     }
-    if (workload_create(&r->wl, r->seed, &s->fs, &s->w, werr, sizeof werr)) {
+    if (workload_create(&r->wl, r->seed, &s->m.fs, &s->w, werr, sizeof werr)) {
         snprintf(s->err, sizeof s->err, "workload: %s", werr);
         return -1;
     }
-    if (wl_exec_create(&s->fs, &s->x)) {
+    if (wl_exec_create(&s->m.fs, &s->x)) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
@@ -167,7 +153,7 @@ static int session_open(struct session *s, const struct exp_run *r)
         }
     }
     wl_exec_set_setup(s->x, 0);
-    if ((rc = s->fs.api->sync(s->fs.fs))) {
+    if ((rc = s->m.fs.api->sync(s->m.fs.fs))) {
         snprintf(s->err, sizeof s->err, "sync after setup: %s", strerror(-rc));
         return -1;
     }
@@ -260,8 +246,8 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     struct cut_ctl c = {.left = m};
     c.frac = pc->within ? rng_unit(rng_key(s->r->seed, RNG_POWERCUT, point, 0, 0, 0)) : 0.0;
     struct logfs_stats before = {0}, after = {0};
-    if (s->lfs)
-        logfs_get_stats(s->lfs, &before);
+    if (s->m.lfs)
+        logfs_get_stats(s->m.lfs, &before);
     nand_cut_callback(s->dev, cut_cb, &c);
     /* the call, and those after it, until the power goes */
     for (int guard = 0; nand_is_powered(s->dev) && s->have_op && guard < 1000000; guard++) {
@@ -270,21 +256,21 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         fetch(s);
     }
     nand_cut_disarm(s->dev);
-    if (s->lfs)
-        logfs_get_stats(s->lfs, &after);
+    if (s->m.lfs)
+        logfs_get_stats(s->m.lfs, &after);
     snprintf(out->kind, sizeof out->kind, "%s%s", c.fired ? op_kind_name(c.op.kind) : "none",
              pc->within ? "-torn" : "");
     char where[160] = "";
     if (c.fired)
         snprintf(where, sizeof where, "%s of block %u page %u (%s%s)", op_kind_name(c.op.kind),
-                 c.op.block, c.op.page, s->lfs ? logfs_block_role(s->lfs, c.op.block)
-                                               : s->fs.api->name,
+                 c.op.block, c.op.page,
+                 s->m.lfs ? logfs_block_role(s->m.lfs, c.op.block) : s->m.fs.api->name,
                  after.gc_rounds != before.gc_rounds ? ", while cleaning" : "");
     /* the workload is over for this process: its open files go first,
      * then the fs (both calls fail without power, and free) */
     wl_exec_free(s->x);
     s->x = NULL;
-    unmount(s);
+    exp_run_unmount(&s->m);
     if (!c.fired) {
         snprintf(out->outcome, sizeof out->outcome, "not-reached");
         snprintf(out->detail, sizeof out->detail, "the workload ended before the cut");
@@ -292,13 +278,13 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         return;
     }
     nand_power_on(s->dev);
-    const struct fsapi *api = s->fs.api;
+    const struct fsapi *api = s->m.fs.api;
     if (second) { /* a second cut during the recovery: mount, and a commit */
         struct cut_ctl c2 = {.left = rng_key(s->r->seed, RNG_POWERCUT, point, 1, 0, 0) % 6,
                              .frac = rng_unit(rng_key(s->r->seed, RNG_POWERCUT, point, 2, 0, 0))};
         nand_cut_callback(s->dev, cut_cb, &c2);
-        if (!mount(s)) {
-            void *fs2 = s->fs.fs;
+        if (!exp_run_mount(s->r, s->dev, &s->m)) {
+            void *fs2 = s->m.fs.fs;
             int fd = api->open(fs2, "/.powercut-probe", O_WRONLY | O_CREAT, 0644);
             if (fd >= 0) {
                 api->pwrite(fs2, fd, "p", 1, 0);
@@ -307,7 +293,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
             api->sync(fs2);
             api->unlink(fs2, "/.powercut-probe");
             api->sync(fs2);
-            unmount(s);
+            exp_run_unmount(&s->m);
         }
         nand_cut_disarm(s->dev);
         nand_power_on(s->dev);
@@ -324,7 +310,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         snprintf(out->detail, sizeof out->detail, "%s; fsck: %s", where, msg);
         return;
     }
-    int rc = mount(s);
+    int rc = exp_run_mount(s->r, s->dev, &s->m);
     if (rc) {
         snprintf(out->outcome, sizeof out->outcome, "mount-failed");
         snprintf(out->detail, sizeof out->detail, "%s; mount: %s", where, strerror(-rc));
@@ -332,7 +318,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     }
     uint64_t d;
     char *text = NULL;
-    rc = fs_digest(&s->fs, &d, verbose ? &text : NULL);
+    rc = fs_digest(&s->m.fs, &d, verbose ? &text : NULL);
     long k = rc ? -1 : match_cp(cps, from, n, d);
     if (verbose && log) {
         fprintf(log, "cut point %llu: %s, in call %llu; allowed: commit points %zu..%zu "
@@ -348,18 +334,18 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
                  "%s; %s (allowed: the states after calls %llu..%llu)", where,
                  rc ? strerror(-rc) : "the recovered state is no commit point",
                  (unsigned long long)cps[from].call, (unsigned long long)cps[n - 1].call);
-        unmount(s);
+        exp_run_unmount(&s->m);
         return;
     }
     /* it keeps working: a write, a sync, a remount */
-    void *fs = s->fs.fs;
+    void *fs = s->m.fs.fs;
     int fd = api->open(fs, "/.powercut-after", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd >= 0 && api->pwrite(fs, fd, "after", 5, 0) == 5 && api->close(fs, fd) == 0 &&
-             api->sync(fs) == 0 && unmount(s) == 0;
+             api->sync(fs) == 0 && exp_run_unmount(&s->m) == 0;
     struct logfs_stat st;
-    ok = ok && mount(s) == 0 && api->stat(s->fs.fs, "/.powercut-after", &st) == 0 &&
-         st.size == 5;
-    unmount(s);
+    ok = ok && exp_run_mount(s->r, s->dev, &s->m) == 0 &&
+         api->stat(s->m.fs.fs, "/.powercut-after", &st) == 0 && st.size == 5;
+    exp_run_unmount(&s->m);
     snprintf(out->outcome, sizeof out->outcome, ok ? "ok" : "stuck");
     snprintf(out->detail, sizeof out->detail, "%s; recovered to the state after call %llu%s",
              where, (unsigned long long)cps[k].call,

@@ -20,8 +20,7 @@ struct run_state {
     struct results *db;
     int64_t run_id;
     nand_dev *dev;
-    struct fsapi_fs fs;   /* any fs of the table */
-    logfs *lfs;           /* the same, if it is LogFS (its own statistics) */
+    struct exp_mounted m; /* any fs of the table (and LogFS's own handle) */
     uint64_t capacity, page_size;
     /* the measured phase's origin */
     struct nand_stats st0;
@@ -73,8 +72,8 @@ static double done_fraction(const struct run_state *s, const struct exp_stop *st
 static void fs_stats(const struct run_state *s, struct logfs_stats *ls)
 {
     memset(ls, 0, sizeof *ls);
-    if (s->lfs)
-        logfs_get_stats(s->lfs, ls);
+    if (s->m.lfs)
+        logfs_get_stats(s->m.lfs, ls);
 }
 
 static int take_sample(struct run_state *s)
@@ -171,8 +170,8 @@ static void mark_origin(struct run_state *s)
     s->next_host = s->r->sample_host_bytes;
     s->next_ops = s->r->sample_ops;
     s->next_sim = s->r->sample_sim_ns;
-    if (s->lfs)
-        logfs_reset_latency(s->lfs);
+    if (s->m.lfs)
+        logfs_reset_latency(s->m.lfs);
 }
 
 /* Run spec until stop; measured: sample and count (else ageing). *reason
@@ -183,11 +182,11 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
     struct workload *w;
     struct wl_exec *x;
     char werr[512];
-    if (workload_create(spec, seed, &s->fs, &w, werr, sizeof werr)) {
+    if (workload_create(spec, seed, &s->m.fs, &w, werr, sizeof werr)) {
         snprintf(s->err, s->errlen, "workload: %s", werr);
         return -1;
     }
-    if (wl_exec_create(&s->fs, &x)) {
+    if (wl_exec_create(&s->m.fs, &x)) {
         workload_free(w);
         return fail(s, "out of memory", 0);
     }
@@ -271,20 +270,7 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
     return rc;
 }
 
-static void unmount(struct run_state *s)
-{
-    if (s->fs.fs)
-        s->fs.api->unmount(s->fs.fs);
-    s->fs.fs = NULL;
-    s->lfs = NULL;
-}
 
-static int mount(struct run_state *s)
-{
-    int rc = exp_run_mount(s->r, s->dev, &s->fs);
-    s->lfs = !rc && exp_run_is_logfs(s->r) ? s->fs.fs : NULL;
-    return rc;
-}
 
 /* Mount (the fs is unmounted, cleanly or by a power cut) and record the
  * mount's simulated latency -- flash time plus the CPU model's time for
@@ -298,19 +284,19 @@ static int measure_mount(struct run_state *s, int clean)
     nand_time_t t0 = nand_now(s->dev);
     struct timespec w0, w1;
     clock_gettime(CLOCK_MONOTONIC, &w0);
-    int rc = mount(s);
+    int rc = exp_run_mount(s->r, s->dev, &s->m);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     if (rc)
         return fail(s, clean ? "remount" : "mount after the power cut", rc);
     nand_get_stats(s->dev, &b);
     struct fsapi_mount_work work;
-    s->fs.api->mount_work(s->fs.fs, &work);
+    s->m.fs.api->mount_work(s->m.fs.fs, &work);
     double cpu = fsapi_cpu_ns(&fsapi_cpu_geode_lx, &work);
     struct logfs_statfs sf;
-    if ((rc = s->fs.api->statfs(s->fs.fs, &sf)))
+    if ((rc = s->m.fs.api->statfs(s->m.fs.fs, &sf)))
         return fail(s, "statfs after the mount", rc);
     struct results_mount m = {
-        .fs_kind = s->fs.api->name,
+        .fs_kind = s->m.fs.api->name,
         .device_bytes = (int64_t)s->capacity,
         .fill_fraction = sf.total_bytes ? 1.0 - (double)sf.free_bytes / (double)sf.total_bytes : 0,
         .clean = clean,
@@ -319,7 +305,7 @@ static int measure_mount(struct run_state *s, int clean)
         .cpu_time_ns = (int64_t)cpu,
         .pages_read = (int64_t)(b.reads - a.reads),
         .bytes_read = (int64_t)(b.bytes_read - a.bytes_read),
-        .ram_bytes = (int64_t)s->fs.api->mem_bytes(s->fs.fs),
+        .ram_bytes = (int64_t)s->m.fs.api->mem_bytes(s->m.fs.fs),
         .wall_ns = (int64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL + (w1.tv_nsec - w0.tv_nsec)),
     };
     return results_add_mount(s->db, s->run_id, &m) ? db_fail(s) : 0;
@@ -331,8 +317,8 @@ static int measure_mount(struct run_state *s, int clean)
 #define UNCLEAN_OPS 2
 static int power_cut(struct run_state *s)
 {
-    const struct fsapi *api = s->fs.api;
-    void *fs = s->fs.fs;
+    const struct fsapi *api = s->m.fs.api;
+    void *fs = s->m.fs.fs;
     uint64_t len = 16 * s->page_size;
     uint8_t *buf = malloc(len);
     if (!buf)
@@ -351,7 +337,7 @@ static int power_cut(struct run_state *s)
     free(buf);
     if (rc)
         return fail(s, "write before the power cut", rc);
-    unmount(s); /* frees the fs; its writes fail, the device is off */
+    exp_run_unmount(&s->m); /* frees the fs; its writes fail, the device is off */
     nand_cut_disarm(s->dev);
     nand_power_on(s->dev);
     return 0;
@@ -361,9 +347,7 @@ static int power_cut(struct run_state *s)
  * same after a power cut. */
 static int measure_mounts(struct run_state *s)
 {
-    int rc = s->fs.api->unmount(s->fs.fs);
-    s->fs.fs = NULL;
-    s->lfs = NULL;
+    int rc = exp_run_unmount(&s->m);
     if (rc)
         return fail(s, "unmount", rc);
     if (measure_mount(s, 1))
@@ -378,7 +362,7 @@ static int write_latency(struct run_state *s)
     static const char *const names[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
     for (int k = 0; k < LOGFS_OP_KINDS; k++) {
         struct logfs_latency l;
-        if (!s->lfs || logfs_get_latency(s->lfs, k, &l) || !l.count)
+        if (!s->m.lfs || logfs_get_latency(s->m.lfs, k, &l) || !l.count)
             continue;
         struct results_latency rl = {
             .op = names[k], .count = (int64_t)l.count, .p50_ns = (int64_t)l.p50_ns,
@@ -430,11 +414,11 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
     const char *reason = "stop";
     if ((rc = exp_run_mkfs(r, s.dev))) {
         fail(&s, "mkfs", rc);
-    } else if ((rc = mount(&s))) {
+    } else if ((rc = exp_run_mount(s.r, s.dev, &s.m))) {
         fail(&s, "mount", rc);
     } else {
-        if (s.lfs)
-            logfs_set_gc_observer(s.lfs, on_gc, &s);
+        if (s.m.lfs)
+            logfs_set_gc_observer(s.m.lfs, on_gc, &s);
         const char *age_reason;
         rc = r->has_age ? run_phase(&s, &r->age, &r->age_stop, rng_mix(r->seed ^ 0x616765u), 0,
                                     &age_reason) : 0;
@@ -443,7 +427,7 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
         if (!rc)
             rc = finish(&s, reason);
     }
-    unmount(&s);
+    exp_run_unmount(&s.m);
     nand_close(s.dev);
     return rc ? -1 : 0;
 }
