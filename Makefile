@@ -68,7 +68,7 @@ test: deps
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	@sh tests/demo.sh
+	@FL=./$(BUILD)/flashlab sh tests/demo.sh
 
 bench: $(BENCHES)
 	@mkdir -p results
