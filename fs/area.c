@@ -45,8 +45,10 @@ static int retire(struct logfs *fs, struct lfs_areaw *a)
             lfs_node_dirty(fs, n); /* its next write replaces p->ptr */
     }
     a->npend = 0;
+    uint32_t old = a->seg;
     a->seg = 0;
     a->off = 0;
+    lfs_gcidx_update(fs, old); /* closed */
     memset(a->page, 0xff, fs->g.page_size);
     fs->relocated++;
     return 0;
@@ -108,8 +110,11 @@ int lfs_area_flush(struct logfs *fs, unsigned area)
 void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off)
 {
     struct lfs_areaw *a = &fs->area[area];
+    uint32_t old = a->seg;
     a->seg = seg;
     a->off = off;
+    lfs_gcidx_update(fs, old);
+    lfs_gcidx_update(fs, seg);
     skip_paired(fs, a); /* a writer without it may have stopped mid-pair */
 }
 
@@ -129,7 +134,12 @@ static int area_open(struct logfs *fs, unsigned area)
     int rc = lfs_area_flush(fs, area);
     if (rc)
         return rc;
-    if ((rc = lfs_seg_alloc(fs, area, &a->seg)))
+    uint32_t old = a->seg;
+    rc = lfs_seg_alloc(fs, area, &a->seg);
+    /* the old segment is closed now, the new one open */
+    lfs_gcidx_update(fs, old);
+    lfs_gcidx_update(fs, a->seg);
+    if (rc)
         return rc;
     a->off = 0;
     return 0;

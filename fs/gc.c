@@ -13,6 +13,7 @@
 #include "lfs.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 uint64_t lfs_capacity(const struct logfs *fs)
 {
@@ -55,16 +56,49 @@ static int64_t collect(struct logfs *fs)
     return n;
 }
 
+extern const struct gc_policy gcp_greedy;
+
+/* Greedy's victim from the index (gcidx.c); with check_index, compared
+ * with the scan it replaces: collect() and gcp_min_live. */
+static int pick_greedy(struct logfs *fs, uint32_t *victim, uint32_t *live)
+{
+    int rc = lfs_gcidx_min(fs, victim, live);
+    if (fs->gc.check_index && (!rc || rc == -ENOSPC)) {
+        int64_t n = collect(fs);
+        if (n < 0)
+            return (int)n;
+        size_t i = n ? gcp_min_live(fs->gc.cand, NULL, (size_t)n) : 0;
+        /* the same victim, and every leaf as the scan sees the segment */
+        int same = (n ? !rc && fs->gc.cand[i].id == *victim && fs->gc.cand[i].live == *live
+                      : rc == -ENOSPC) &&
+                   !lfs_gcidx_diff(fs, fs->gc.cand, (size_t)n);
+        fs->gc.index_checks++;
+        fs->gc.index_mismatches += !same;
+#ifdef LFS_GCIDX_CHECK
+        if (!same)
+            abort();
+#endif
+    }
+    return rc;
+}
+
 /* The policy's victim among the candidates, or the emptiest one when
  * `greedy` (see lfs_gc). */
 static int pick_victim(struct logfs *fs, int greedy, uint32_t *victim, uint32_t *live)
 {
+    if (greedy || fs->gc.policy == &gcp_greedy) {
+        int rc = pick_greedy(fs, victim, live);
+        if (!rc) {
+            fs->gc.ctx.now = fs->an.seg_clock;
+            fs->gc.ctx.round++;
+        }
+        return rc;
+    }
     int64_t n = collect(fs);
     if (n <= 0)
         return n ? (int)n : -ENOSPC;
     fs->gc.ctx.now = fs->an.seg_clock;
-    size_t i = greedy ? gcp_min_live(fs->gc.cand, NULL, (size_t)n)
-                      : fs->gc.policy->pick(&fs->gc.ctx, fs->gc.cand, (size_t)n);
+    size_t i = fs->gc.policy->pick(&fs->gc.ctx, fs->gc.cand, (size_t)n);
     fs->gc.ctx.round++;
     /* a victim that would free less than a page (FIFO's oldest may be
      * full) costs a segment of copying for nothing: take the emptiest */
@@ -142,6 +176,7 @@ static int clean_one(struct logfs *fs, uint32_t victim, uint32_t live)
     if (!rc && !live)
         rc = lfs_seg_freed_add(fs, victim); /* an empty victim is freed at once */
     fs->segtab.flags[victim] |= LFS_SEGT_PICKED;
+    lfs_gcidx_update(fs, victim);
     fs->ctr.gc_rounds++;
     return rc;
 }
@@ -150,8 +185,10 @@ static int clean_one(struct logfs *fs, uint32_t victim, uint32_t live)
 static int batch_commit(struct logfs *fs, const uint32_t *picked, uint32_t n)
 {
     int rc = lfs_commit(fs);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         fs->segtab.flags[picked[i]] &= (uint8_t)~LFS_SEGT_PICKED;
+        lfs_gcidx_update(fs, picked[i]);
+    }
     return rc;
 }
 

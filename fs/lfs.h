@@ -219,6 +219,11 @@ struct logfs {
         uint32_t size, count;
         int built;
     } sflive;
+    struct lfs_gcidx {          /* see gcidx.c; win NULL until built */
+        uint32_t *win;          /* tournament tree: [1] the root, leaves from [leaves] */
+        uint32_t *live;         /* per segment: its live bytes as a candidate */
+        uint32_t leaves;        /* a power of two >= nblocks */
+    } gcidx;
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
@@ -231,6 +236,11 @@ struct logfs {
         uint64_t wl_checked;    /* seg_clock at the last static WL check */
         logfs_gc_observer observer;
         void *observer_ctx;
+        /* tests: every greedy pick from the index is checked against the
+         * scan (collect + gcp_min_live); on by default when built with
+         * -DLFS_GCIDX_CHECK, which also aborts on a mismatch */
+        int check_index;
+        uint64_t index_checks, index_mismatches;
     } gc;
     struct lfs_counters {       /* since mount, for logfs_get_stats */
         uint64_t pages[LFS_NAREAS]; /* programmed per area */
@@ -307,6 +317,16 @@ int lfs_seg_pending(const struct logfs *fs, uint32_t seg); /* in the freed list 
 #define LFS_SEGT_PICKED 2u /* cleaned in the cleaner's current batch */
 int lfs_segtab_build(struct logfs *fs);
 void lfs_segtab_free(struct logfs *fs);
+
+/* gcidx.c: the greedy cleaner's index over the segment table */
+/* Segment s's entry, flags, open state or sflive count changed. */
+void lfs_gcidx_update(struct logfs *fs, uint32_t s);
+/* The candidate with the fewest live bytes, ties to the lowest segment
+ * (what gcp_min_live picks from collect's list); -ENOSPC if none. */
+int lfs_gcidx_min(struct logfs *fs, uint32_t *seg, uint32_t *live);
+void lfs_gcidx_free(struct logfs *fs);
+/* Leaves that differ from collect's list c[0..n) (in segment order). */
+uint64_t lfs_gcidx_diff(const struct logfs *fs, const struct gc_seg *c, size_t n);
 
 /* sflive.c: live bytes of the segment file's own segments, in RAM */
 int lfs_sflive_get(struct logfs *fs, uint32_t seg, uint32_t *live);

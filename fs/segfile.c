@@ -68,6 +68,7 @@ int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e)
     lfs_node_dirty(fs, n);
     if (fs->segtab.e)
         fs->segtab.e[seg] = *e;
+    lfs_gcidx_update(fs, seg);
     return 0;
 }
 
@@ -109,6 +110,7 @@ int lfs_seg_freed_add(struct logfs *fs, uint32_t seg)
     fs->freed[fs->nfreed++] = seg;
     if (fs->segtab.flags)
         fs->segtab.flags[seg] |= LFS_SEGT_FREED;
+    lfs_gcidx_update(fs, seg);
     return 0;
 }
 
@@ -272,6 +274,7 @@ void lfs_seg_commit_done(struct logfs *fs)
             a->pool[a->npool++] = (struct lfs_free_seg){fs->freed[i], e.erases};
         if (fs->segtab.flags)
             fs->segtab.flags[fs->freed[i]] &= (uint8_t)~LFS_SEGT_FREED;
+        lfs_gcidx_update(fs, fs->freed[i]);
     }
     fs->nfreed = fs->nmarked = 0;
 }

@@ -63,6 +63,7 @@ static int add(struct logfs *fs, lfs_ptr p, int64_t delta)
     uint32_t *live = &m->live[s - m->seg];
     int64_t v = (int64_t)*live + delta;
     *live = v > 0 ? (uint32_t)v : 0;
+    lfs_gcidx_update(fs, seg);
     if (*live)
         return 0;
     /* empty: free it, unless it was retired (bad) -- that one stays out */

@@ -52,6 +52,9 @@ static int gc_options(const struct logfs_options *o, struct logfs *fs)
                                  .choices = o->gc_choices};
     fs->gc.free_min = o->gc_free_min;
     fs->gc.idle_free = o->gc_idle_free;
+#ifdef LFS_GCIDX_CHECK
+    fs->gc.check_index = 1;
+#endif
     fs->op_kind = -1;
     fs->gc.separate = o->gc_separate != 0;
     fs->wear_leveling = o->wear_leveling;
@@ -114,6 +117,7 @@ static void fs_free(struct logfs *fs)
 {
     lfs_cache_destroy(fs);
     lfs_inode_free_all(fs);
+    lfs_gcidx_free(fs);
     lfs_sflive_free(fs);
     lfs_segtab_free(fs);
     for (unsigned i = 0; i < LFS_NAREAS; i++) {
