@@ -47,24 +47,9 @@ static const char *errmsg(int rc)
     return buf;
 }
 
-/* Whether path has a "." or ".." component (LogFS paths are canonical). */
-static int has_dots(const char *path)
-{
-    for (const char *p = path; *p;) {
-        p += strspn(p, "/");
-        size_t n = strcspn(p, "/");
-        if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-            return 1;
-        p += n;
-    }
-    return 0;
-}
-
 /* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
 static int path_fail(const char *cmd, int rc, const char *path)
 {
-    if (rc == -EINVAL && has_dots(path))
-        return fs_fail(cmd, "invalid path (no '.' or '..' components): %s", path);
     return fs_fail(cmd, "%s: %s", errmsg(rc), path);
 }
 

@@ -3,9 +3,10 @@
  * succeeded, and returns LogFS's negative errno as FUSE wants it.
  *
  * The kernel resolves symbolic links itself, so the paths libfuse hands us
- * never go through one but the last component; LogFS's attribute calls
- * (chmod, chown, utimens) follow that last link, so on a link they are
- * not called at all (see docs/mount.md). */
+ * never go through one but the last component, and a setattr on that
+ * component means the link itself: chown and utimens use LogFS's
+ * lchown and lutimens, and chmod of a link (which Linux never asks) is
+ * dropped (see docs/mount.md). */
 #include "mount_priv.h"
 
 #include <errno.h>
@@ -103,7 +104,7 @@ static void set_owner(struct mnt *m, const char *path)
 {
     const struct fuse_context *c = fuse_get_context();
     if (c && (c->uid || c->gid))
-        logfs_chown(m->fs, path, c->uid, c->gid);
+        logfs_lchown(m->fs, path, c->uid, c->gid);
 }
 
 /* The LogFS flags of an open: write-only becomes read-write, because the
@@ -152,17 +153,19 @@ static int op_access(const char *path, int mask)
     return ulk(m, rc);
 }
 
-/* LogFS's chmod/chown/utimens take a path and follow a final symbolic
- * link: an unlinked open file (no path) or a link itself cannot be
- * changed, and the change is dropped (0), as documented. */
-static int attr_target(struct mnt *m, const char *path, struct logfs_stat *ls)
+/* LogFS's attribute calls take a path: an unlinked open file (no path)
+ * cannot be changed, and the change is dropped (0), as documented; so is
+ * a chmod of a symbolic link (links are 0777).  ls: what the path names
+ * now, the link itself for a link. */
+static int attr_target(struct mnt *m, const char *path, struct logfs_stat *ls,
+                       int link_ok)
 {
     if (is_stats(path))
         return -EPERM;
     if (!path)
         return 1;
     int rc = logfs_lstat(m->fs, path, ls);
-    return rc ? rc : S_ISLNK(ls->mode) ? 1 : 0;
+    return rc ? rc : S_ISLNK(ls->mode) && !link_ok ? 1 : 0;
 }
 
 static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -170,7 +173,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
     (void)fi;
     struct mnt *m = lk();
     struct logfs_stat ls;
-    int rc = attr_target(m, path, &ls);
+    int rc = attr_target(m, path, &ls, 0);
     if (!rc)
         rc = logfs_chmod(m->fs, path, mode & 07777);
     return ulk(m, rc > 0 ? 0 : rc);
@@ -181,10 +184,10 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
     (void)fi;
     struct mnt *m = lk();
     struct logfs_stat ls;
-    int rc = attr_target(m, path, &ls);
+    int rc = attr_target(m, path, &ls, 1);
     if (!rc)
-        rc = logfs_chown(m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
-                         gid == (gid_t)-1 ? ls.gid : gid);
+        rc = logfs_lchown(m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
+                          gid == (gid_t)-1 ? ls.gid : gid);
     return ulk(m, rc > 0 ? 0 : rc);
 }
 
@@ -203,11 +206,11 @@ static int op_utimens(const char *path, const struct timespec tv[2],
     (void)fi;
     struct mnt *m = lk();
     struct logfs_stat ls;
-    int rc = attr_target(m, path, &ls);
+    int rc = attr_target(m, path, &ls, 1);
     if (!rc) {
         int64_t now = (int64_t)m->op_start;
-        rc = logfs_utimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL, now, ls.atime),
-                           ts_ns(tv ? &tv[1] : NULL, now, ls.mtime));
+        rc = logfs_lutimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL, now, ls.atime),
+                            ts_ns(tv ? &tv[1] : NULL, now, ls.mtime));
     }
     return ulk(m, rc > 0 ? 0 : rc);
 }
@@ -313,8 +316,9 @@ static int op_link(const char *from, const char *to)
 static int op_symlink(const char *target, const char *path)
 {
     struct mnt *m = lk();
-    /* no set_owner: LogFS's chown would follow the new link */
     int rc = is_stats(path) ? -EEXIST : logfs_symlink(m->fs, target, path);
+    if (!rc)
+        set_owner(m, path);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_SYMLINK, .path = target, .path2 = path});
     return ulk(m, rc);

@@ -77,7 +77,9 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
         return -EINVAL;
     if (fs->readonly && (acc != O_RDONLY || flags & (O_CREAT | O_TRUNC)))
         return -EROFS;
-    int rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW), &r);
+    /* O_CREAT|O_EXCL never follows a final link, even a dangling one */
+    int excl = (flags & O_CREAT) && (flags & O_EXCL);
+    int rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW) && !excl, &r);
     if (rc)
         return rc;
     if (r.ino && (flags & O_CREAT) && (flags & O_EXCL))
@@ -283,12 +285,12 @@ static void fill_stat(const struct lfs_inode *in, struct logfs_stat *st)
     st->ctime = in->ctime;
 }
 
-static int path_inode(struct logfs *fs, const char *path, int follow,
+/* The inode path names; modify: the caller will change it (EROFS). */
+static int path_inode(struct logfs *fs, const char *path, int follow, int modify,
                       struct lfs_inode **in)
 {
-    if (follow < 0 && fs->readonly)
+    if (modify && fs->readonly)
         return -EROFS;
-    follow = follow < 0 ? 1 : follow;
     struct lfs_path r;
     int rc = lfs_resolve(fs, path, follow, &r);
     if (!rc && !r.ino)
@@ -300,7 +302,7 @@ int logfs_stat(logfs *fs, const char *path, struct logfs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, 1, &in);
+    int rc = path_inode(fs, path, 1, 0, &in);
     if (!rc)
         fill_stat(in, st);
     return lfs_op_end_ro(fs, rc);
@@ -310,7 +312,7 @@ int logfs_lstat(logfs *fs, const char *path, struct logfs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, 0, &in);
+    int rc = path_inode(fs, path, 0, 0, &in);
     if (!rc)
         fill_stat(in, st);
     return lfs_op_end_ro(fs, rc);
@@ -327,9 +329,10 @@ int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st)
     return rc;
 }
 
-/* What chmod, chown and utimens change; each sets one group. */
+/* What chmod, chown and utimens change; each sets one group, on the
+ * final symbolic link itself when nofollow is set (lchown, lutimens). */
 struct attr_change {
-    int set_mode, set_owner, set_times;
+    int set_mode, set_owner, set_times, nofollow;
     uint32_t mode, uid, gid;
     int64_t atime, mtime;
 };
@@ -337,7 +340,7 @@ struct attr_change {
 static int change_attrs(struct logfs *fs, const char *path, const struct attr_change *c)
 {
     struct lfs_inode *in;
-    int rc = path_inode(fs, path, -1, &in); /* -1: follow, will modify */
+    int rc = path_inode(fs, path, !c->nofollow, 1, &in);
     if (!rc) {
         if (c->set_mode)
             in->mode = (in->mode & S_IFMT) | (c->mode & 07777);
@@ -373,4 +376,18 @@ int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
     lfs_op_begin(fs, LOGFS_OP_META);
     return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .atime = atime,
                                                         .mtime = mtime});
+}
+
+int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return change_attrs(fs, path, &(struct attr_change){.set_owner = 1, .nofollow = 1,
+                                                        .uid = uid, .gid = gid});
+}
+
+int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .nofollow = 1,
+                                                        .atime = atime, .mtime = mtime});
 }

@@ -2,6 +2,7 @@
  * readlink, readdir, statfs. */
 #include "logfs.h"
 #include "lfs.h"
+#include "lfs_path.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -162,29 +163,6 @@ int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
     return n;
 }
 
-/* Whether directory `ino` is `path`'s last directory or one above it. */
-static int path_passes(struct logfs *fs, const char *path, uint64_t ino, int *rc)
-{
-    size_t n = strlen(path);
-    char *p = lfs_alloc(fs, n + 1);
-    if (!p) {
-        *rc = -ENOMEM;
-        return 0;
-    }
-    memcpy(p, path, n + 1);
-    int found = 0;
-    for (size_t i = n; i-- > 1 && !found && !*rc;) {
-        if (p[i] != '/')
-            continue;
-        p[i] = 0; /* the prefix up to this slash */
-        struct lfs_path r;
-        *rc = lfs_resolve(fs, p, 1, &r);
-        found = !*rc && r.ino == ino;
-    }
-    lfs_free(fs, p, n + 1);
-    return found;
-}
-
 int logfs_rename(logfs *fs, const char *from, const char *to)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
@@ -193,14 +171,15 @@ int logfs_rename(logfs *fs, const char *from, const char *to)
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, from, 0, &s, &in);
     if (!rc && !s.len)
         rc = -EBUSY;
+    int under = 0;
     if (!rc)
-        rc = lfs_resolve(fs, to, 0, &t);
+        rc = lfs_resolve_under(fs, to, &t, in->ino, &under);
     if (!rc && !t.len)
         rc = -EBUSY;
     if (rc || t.ino == in->ino)
         return lfs_op_end(fs, rc); /* same file: nothing to do */
-    if (S_ISDIR(in->mode) && (t.dir->ino == in->ino || path_passes(fs, to, in->ino, &rc)))
-        rc = rc ? rc : -EINVAL; /* a directory into itself */
+    if (S_ISDIR(in->mode) && under)
+        rc = -EINVAL; /* a directory into itself */
     if (!rc && t.ino && !(rc = lfs_inode_get(fs, t.ino, &victim))) {
         if (S_ISDIR(in->mode) && !S_ISDIR(victim->mode))
             rc = -ENOTDIR;

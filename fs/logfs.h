@@ -6,8 +6,15 @@
  * Design: docs/logfs-design.md; on-flash format: docs/FORMAT.md.
  *
  * Flags and modes are the host's <fcntl.h>/<sys/stat.h> values.  Paths
- * are absolute; symbolic links are followed in every component but the
- * last unless the call says otherwise.  Times are nanoseconds of the
+ * are absolute, at most 4095 bytes, and may hold "." and ".." (".." of the
+ * root is the root).  Symbolic links are followed in every component but
+ * the last, and in the last when the call follows (stat, open without
+ * O_NOFOLLOW or O_CREAT|O_EXCL, chmod, chown, utimens, truncate, readdir;
+ * not lstat, lchown, lutimens, readlink, unlink, rmdir, rename, link,
+ * symlink, mkdir).  A target is taken from the root when absolute, else
+ * from the directory holding the link; 40 links at most per call (ELOOP),
+ * and ENAMETOOLONG when a target and the rest of the path pass 4095
+ * bytes.  Times are nanoseconds of the
  * device's simulated clock (deterministic), unless set with utimens.
  *
  * Crash semantics: after a power cut the fs mounts to one of its commit
@@ -110,6 +117,12 @@ int logfs_fstat(logfs *fs, int fd, struct logfs_stat *st);
 int logfs_chmod(logfs *fs, const char *path, uint32_t mode);
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+/* chown and utimens of a final symbolic link itself (lchown,
+ * utimensat with AT_SYMLINK_NOFOLLOW); on anything else the same as
+ * logfs_chown and logfs_utimens.  There is no lchmod: a link's mode is
+ * 0777, as on Linux. */
+int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
+int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
 
 /* ---- the namespace --------------------------------------------------- */
 int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);

@@ -371,6 +371,8 @@ _PROTOS = {
     "logfs_chmod": (c_int, [_fs, c_char_p, c_uint32]),
     "logfs_chown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
     "logfs_utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
+    "logfs_lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "logfs_lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "logfs_mkdir": (c_int, [_fs, c_char_p, c_uint32]),
     "logfs_rmdir": (c_int, [_fs, c_char_p]),
     "logfs_unlink": (c_int, [_fs, c_char_p]),

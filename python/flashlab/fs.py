@@ -308,6 +308,14 @@ class LogFS:
     def utimens(self, path, atime_ns, mtime_ns):
         self._call(self._lib.logfs_utimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
 
+    def lchown(self, path, uid, gid):
+        """chown of a final symbolic link itself."""
+        self._call(self._lib.logfs_lchown(self._fs(), _path(path), uid, gid), path)
+
+    def lutimens(self, path, atime_ns, mtime_ns):
+        """utimens of a final symbolic link itself."""
+        self._call(self._lib.logfs_lutimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
+
     # ---- the namespace ---------------------------------------------------------
 
     def mkdir(self, path, mode=0o755):

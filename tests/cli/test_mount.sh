@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
-NCHECKS=124 # reported as skipped when FUSE cannot be used
+NCHECKS=126 # reported as skipped when FUSE cannot be used
 skipped=0
 MOUNTS=""; IMAGES=""
 
@@ -122,10 +122,10 @@ if have cc; then
     n=$(grep -c '^ok ' "$T/sem.out"); nf=$(grep -c '^FAIL' "$T/sem.out")
     passed=$((passed + n)); failed=$((failed + nf))
     grep '^FAIL' "$T/sem.out"
-    [ "$n" -eq 24 ] && ok || bad "semantics: $n checks passed, 24 expected: $(tail -3 "$T/sem.out")"
+    [ "$n" -eq 25 ] && ok || bad "semantics: $n checks passed, 25 expected: $(tail -3 "$T/sem.out")"
     rm -rf "$M/sem"
 else
-    skip 25 "no C compiler"
+    skip 26 "no C compiler"
 fi
 
 # ---- tar of a real source tree, diff -r ------------------------------------------
@@ -299,12 +299,13 @@ R=$T/trace.img
 $FL sim create --device "$DEV" "$R" >/dev/null && $FL mkfs "$R" >/dev/null
 mnt "mount --trace" "$R" "$T/m2" --trace "$T/rec.fstrace"
 (cd "$T/m2" && mkdir -p d/e && echo hello > d/a && cat d/a > /dev/null && echo more >> d/a &&
-    mv d/a d/e/b && ln d/e/b d/h && ln -s /d/e/b d/s && truncate -s 100 d/h && rm d/h &&
+    mv d/a d/e/b && ln d/e/b d/h && ln -s /d/e/b d/s && ln -s e/b d/rs && truncate -s 100 d/h && rm d/h &&
     cp -r "$T/orig/fs" d/fs && dd if="$T/rand8" of=d/big bs=64k count=16 conv=fsync 2>/dev/null &&
     rm -rf d/fs) > "$T/trace-ops.out" 2>&1
 check "trace: the ops ran" '[ ! -s "$T/trace-ops.out" ]'
 check "trace: records counted" '[ "$(stat_of "$T/m2" mount.trace_records)" -gt 50 ]'
 umnt "unmount --trace" "$R" "$T/m2"
+expect 0 "a relative symlink made through the mount, read by flashlab cat" "^more\$" -- $FL cat "$R:/d/rs"
 check "trace: header" '[ "$(head -1 "$T/rec.fstrace")" = "flashlab-fstrace 1" ]'
 missing=""
 for op in mkdir create write read rename link symlink truncate unlink rmdir fsync close; do

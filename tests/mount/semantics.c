@@ -179,6 +179,13 @@ static void names(void)
     check("chmod-chown", !chmod("r2", 0751) && !chown("r2", 1000, 1001) && !stat("r2", &st) &&
                          (st.st_mode & 07777) == 0751 && st.st_uid == 1000 && st.st_gid == 1001,
           "mode or owner not set");
+    struct timespec lt[2] = {{3, 3}, {4, 4}};
+    check("lchown-lutimens", !lchown("sl", 1002, 1003) &&
+                             !utimensat(AT_FDCWD, "sl", lt, AT_SYMLINK_NOFOLLOW) &&
+                             !lstat("sl", &st) && st.st_uid == 1002 && st.st_gid == 1003 &&
+                             st.st_mtim.tv_sec == 4 && !stat("sl", &st2) &&
+                             st2.st_uid == 1000 && st2.st_mtim.tv_sec == 7,
+          "lchown or utimensat(AT_SYMLINK_NOFOLLOW) missed the link or changed the target");
     errno = 0;
     check("mkfifo-unsupported", mkfifo("ff", 0644) && errno == EPERM, "mkfifo should be EPERM");
 

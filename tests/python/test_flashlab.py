@@ -503,6 +503,26 @@ class TestFiles(FsCase):
                          (0o600, 12, 34, 111, 222))
         self.assertTrue(stat.S_ISDIR(fs.stat("/").mode))
 
+    def test_relative_symlinks_and_lchown(self):
+        fs = self.fs
+        fs.mkdir("/d")
+        fs.mkdir("/d/sub")
+        fs.write_file("/d/f", b"xyz")
+        fs.symlink("../f", "/d/sub/up")
+        fs.symlink("sub", "/d/ld")
+        self.assertEqual(fs.read_file("/d/sub/up"), b"xyz")
+        self.assertEqual(fs.read_file("/d/ld/up"), b"xyz")
+        self.assertEqual(fs.stat("/d/ld/../f").size, 3)
+        fs.symlink("loop", "/d/loop")
+        with self.assertRaises(OSError) as cm:
+            fs.stat("/d/loop")
+        self.assertEqual(cm.exception.errno, errno.ELOOP)
+        fs.lchown("/d/sub/up", 5, 6)
+        fs.lutimens("/d/sub/up", 7, 8)
+        lst, st = fs.lstat("/d/sub/up"), fs.stat("/d/sub/up")
+        self.assertEqual((lst.uid, lst.gid, lst.atime, lst.mtime), (5, 6, 7, 8))
+        self.assertEqual((st.uid, st.gid), (0, 0))
+
     def test_directories_and_listdir(self):
         fs = self.fs
         fs.mkdir("/a")
