@@ -66,20 +66,29 @@ static uint32_t usable_segments(void)
     return BLOCKS - 6 - writers_reserve - 5;
 }
 
-static int run_logfs(const char *policy, int separate, double util, double hot_w,
-                     double hot_d, struct result *r)
+/* The benchmark part: blocks of PPB pages of PAGE bytes, no wear-out, no
+ * factory bad blocks; compress for the big one (content-light data). */
+static nand_dev *bench_device(uint32_t blocks, int compress)
 {
     struct nand_config cfg;
     nand_config_init(&cfg);
-    cfg.geo.blocks_per_plane = BLOCKS;
+    cfg.geo.blocks_per_plane = blocks;
     cfg.geo.pages_per_block = PPB;
     cfg.geo.page_size = PAGE;
     cfg.geo.oob_size = 64;
     cfg.endurance = 10000000;
     cfg.factory_bad_fraction = 0;
+    cfg.compress = compress;
     cfg.seed = 7;
     nand_dev *dev;
-    if (nand_create(&cfg, &dev))
+    return nand_create(&cfg, &dev) ? NULL : dev;
+}
+
+static int run_logfs(const char *policy, int separate, double util, double hot_w,
+                     double hot_d, struct result *r)
+{
+    nand_dev *dev = bench_device(BLOCKS, 0);
+    if (!dev)
         return -1;
     struct logfs_options o = {
         .reserve_segments = RESERVE, .dirty_bytes = DIRTY, .cache_bytes = 8u << 20,
@@ -176,18 +185,8 @@ static void emit(FILE *csv, const char *workload, const char *policy, int sep,
  * is half empty.  Reports victims per wall-clock second of cleaning. */
 static int large_device(void)
 {
-    struct nand_config cfg;
-    nand_config_init(&cfg);
-    cfg.geo.blocks_per_plane = 131072;
-    cfg.geo.pages_per_block = PPB;
-    cfg.geo.page_size = PAGE;
-    cfg.geo.oob_size = 64;
-    cfg.endurance = 10000000;
-    cfg.factory_bad_fraction = 0;
-    cfg.compress = 1;
-    cfg.seed = 7;
-    nand_dev *dev;
-    if (nand_create(&cfg, &dev))
+    nand_dev *dev = bench_device(131072, 1);
+    if (!dev)
         return -1;
     struct logfs_options o = {
         .reserve_segments = RESERVE, .dirty_bytes = DIRTY, .cache_bytes = 8u << 20,

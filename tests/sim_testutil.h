@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* 2 dies on one channel, 64 blocks per plane, 16 pages of 2048+64 bytes,
  * 512-byte ECC codewords, and a bit error model that never flips a bit,
@@ -117,6 +118,13 @@ static inline int tu_spit(const char *path, const uint8_t *buf, size_t n)
         return -1;
     int ok = fwrite(buf, 1, n, f) == n;
     return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* The size of the file at path, or -1. */
+static inline long long tu_file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) ? -1 : (long long)sb.st_size;
 }
 
 #endif

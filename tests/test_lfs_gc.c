@@ -15,8 +15,9 @@
 #define CHUNKS 48 /* 4 KiB chunks per file */
 #define BLOCKS 128
 
-/* blocks of 32 pages of 2 KiB (64 KiB segments) */
-static nand_dev *dev_of(uint32_t blocks, uint64_t seed)
+/* blocks of 32 pages of 2 KiB (64 KiB segments), rated for endurance
+ * cycles */
+static nand_dev *dev_worn_of(uint32_t blocks, uint64_t seed, uint32_t endurance)
 {
     struct nand_config c;
     nand_config_init(&c);
@@ -24,10 +25,15 @@ static nand_dev *dev_of(uint32_t blocks, uint64_t seed)
     c.geo.pages_per_block = 32;
     c.geo.page_size = 2048;
     c.geo.oob_size = 64;
-    c.endurance = 1000000; /* wear-out is not what these tests are about */
+    c.endurance = endurance;
     c.seed = seed;
     nand_dev *d = NULL;
     return nand_create(&c, &d) ? NULL : d;
+}
+
+static nand_dev *dev_of(uint32_t blocks, uint64_t seed)
+{
+    return dev_worn_of(blocks, seed, 1000000); /* wear-out is not the point here */
 }
 
 static uint8_t byte_at(uint32_t file, uint32_t ver, uint64_t off)
@@ -424,16 +430,8 @@ TEST(idle_time_cleans_in_the_background)
 static void index_run(const char *policy, uint32_t blocks, uint32_t endurance, int wl,
                       uint64_t *checks)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = 32;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.endurance = endurance;
-    c.seed = 5;
-    nand_dev *d = NULL;
-    REQUIRE(nand_create(&c, &d) == 0);
+    nand_dev *d = dev_worn_of(blocks, 5, endurance);
+    REQUIRE(d);
     struct logfs_options o = {.gc_policy = policy, .reserve_segments = 4,
                               .dirty_bytes = 128 << 10, .wear_leveling = wl};
     REQUIRE(logfs_mkfs(d, &o) == 0);

@@ -11,22 +11,15 @@
 #include "nand.h"
 #include "sim_testutil.h"
 #include "test.h"
+#include "tmpdir.h"
 
 #include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmpdir[256];
-
 static void path_in_tmp(char *out, size_t n, const char *name)
 {
-    snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
-static long long file_size(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) ? -1 : (long long)sb.st_size;
+    snprintf(out, n, "%s/%s", tmp_dir, name);
 }
 
 static uint32_t rnd(uint64_t *s, uint32_t n)
@@ -762,7 +755,7 @@ TEST(image_round_trip_with_compact_pages)
         REQUIRE(d[k]);
         path_in_tmp(path[k], sizeof path[k], k ? "comp.img" : "plain.img");
         REQUIRE(nand_save(d[k], path[k]) == NAND_OK);
-        size[k] = file_size(path[k]);
+        size[k] = tu_file_size(path[k]);
         nand_get_stats(d[k], &st[k]);
     }
     fprintf(stderr, "  image: %lld bytes in full, %lld with compact pages; held %llu "
@@ -1041,8 +1034,7 @@ TEST(yaml_compress_key)
 int main(int argc, char **argv)
 {
     (void)argc;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/flashlab-compress-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
+    if (tmp_dir_make("compress")) {
         perror("mkdtemp");
         return 1;
     }
@@ -1054,6 +1046,6 @@ int main(int argc, char **argv)
     RUN(version_2_images_still_open);
     RUN(damaged_compact_contents_are_refused);
     RUN(yaml_compress_key);
-    rmdir(tmpdir);
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }

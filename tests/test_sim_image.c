@@ -7,22 +7,15 @@
 #include "nand.h"
 #include "sim_testutil.h"
 #include "test.h"
+#include "tmpdir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 
-static char tmpdir[256];
-
 static void path_in_tmp(char *out, size_t n, const char *name)
 {
-    snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
-static long long file_size(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) ? -1 : (long long)sb.st_size;
+    snprintf(out, n, "%s/%s", tmp_dir, name);
 }
 
 /* Compare two devices block by block and, reading both in lockstep, page
@@ -382,7 +375,7 @@ TEST(corrupt_images_are_refused)
     memset(err, 0, sizeof err);
     CHECK_EQ_INT(nand_open(missing, &e, err, sizeof err), NAND_E_IO);
     CHECK(strstr(err, missing) != NULL);
-    CHECK(open_fails(tmpdir, NULL));
+    CHECK(open_fails(tmp_dir, NULL));
     CHECK(nand_open(missing, &e, NULL, 0) == NAND_E_IO);
 
     /* the good image still opens */
@@ -408,10 +401,10 @@ TEST(save_replaces_atomically_and_leaves_no_temporary)
     path_in_tmp(path, sizeof path, "atomic.img");
     REQUIRE(tu_spit(path, (const uint8_t *)"old", 3) == 0);
     REQUIRE(nand_save(d, path) == NAND_OK);
-    CHECK(file_size(path) > 3);
+    CHECK(tu_file_size(path) > 3);
     char tmp[320];
     snprintf(tmp, sizeof tmp, "%s.tmpXXX", path);
-    CHECK_EQ_INT(file_size(tmp), -1);
+    CHECK_EQ_INT(tu_file_size(tmp), -1);
     /* a device saved twice gives the same bytes */
     size_t n1, n2;
     uint8_t *a = tu_slurp(path, &n1);
@@ -466,7 +459,7 @@ TEST(dedup_stores_equal_pages_once)
         char path[300], err[400];
         path_in_tmp(path, sizeof path, dd ? "dedup.img" : "nodedup.img");
         REQUIRE(nand_save(d, path) == NAND_OK);
-        size[dd] = file_size(path);
+        size[dd] = tu_file_size(path);
         nand_dev *e = NULL;
         REQUIRE(nand_open(path, &e, err, sizeof err) == NAND_OK);
         CHECK(nand_get_config(e)->dedup == dd);
@@ -518,7 +511,7 @@ TEST(sparse_64gib_device)
     char path[300], err[400];
     path_in_tmp(path, sizeof path, "big.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
-    long long sz = file_size(path);
+    long long sz = tu_file_size(path);
     fprintf(stderr, "  64 GiB image with 10 pages: %lld bytes\n", sz);
     CHECK(sz > 10ll * PB);
     CHECK(sz < 4ll << 20);
@@ -542,8 +535,7 @@ TEST(sparse_64gib_device)
 int main(int argc, char **argv)
 {
     (void)argc;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/flashlab-image-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
+    if (tmp_dir_make("image")) {
         perror("mkdtemp");
         return 1;
     }
@@ -553,18 +545,6 @@ int main(int argc, char **argv)
     RUN(save_replaces_atomically_and_leaves_no_temporary);
     RUN(dedup_stores_equal_pages_once);
     RUN(sparse_64gib_device);
-    /* remove what a failed test may have left behind */
-    static const char *names[] = {"rt.img", "rt2.img", "cut.img", "tiny.img",
-                                  "bad.img", "atomic.img", "dedup.img",
-                                  "nodedup.img", "big.img"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char p[300], t[320];
-        path_in_tmp(p, sizeof p, names[i]);
-        snprintf(t, sizeof t, "%s.tmpXXX", p);
-        unlink(p);
-        unlink(t);
-    }
-    if (rmdir(tmpdir))
-        perror(tmpdir);
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }
