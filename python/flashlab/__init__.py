@@ -13,12 +13,12 @@ build/libflashlab.so of this repository; it is loaded at first use.
 """
 
 from .device import Device, NandError, Snapshot
-from .fs import LogFS, mkfs, mount, gc_policies, option_keys
+from .fs import LogFS, mkfs, mount, gc_policies, option_keys, fs_kinds
 from .results import Results
 from . import experiment
 
 __all__ = ["Device", "NandError", "Snapshot", "LogFS", "mkfs", "mount",
-           "gc_policies", "option_keys", "Results", "experiment", "self_check"]
+           "gc_policies", "option_keys", "fs_kinds", "Results", "experiment", "self_check"]
 
 
 def self_check():

@@ -298,6 +298,12 @@ class ResultsLatency(Structure):
 
 # ---- prototypes -------------------------------------------------------------
 
+class FsapiHead(Structure):
+    """The first two members of struct fsapi (fs/fsapi.h): all Python reads
+    of an entry of the table; the rest stays opaque."""
+    _fields_ = [("name", c_char_p), ("summary", c_char_p)]
+
+
 _P = POINTER
 _dev = c_void_p   # nand_dev *
 _fs = c_void_p    # logfs *
@@ -345,6 +351,8 @@ _PROTOS = {
     "nand_set_wear": (c_int, [_dev, c_uint32, c_uint64]),
     "nand_get_stats": (None, [_dev, _P(NandStats)]),
     "nand_reset_stats": (None, [_dev]),
+    # fs/fsapi.h
+    "fsapi_at": (_P(FsapiHead), [c_size_t]),
     # fs/logfs.h
     "logfs_gc_policy_name": (c_char_p, [c_uint, _P(c_char_p)]),
     "logfs_option_set": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_char_p, c_size_t]),

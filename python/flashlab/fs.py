@@ -103,6 +103,19 @@ def gc_policies():
         i += 1
 
 
+def fs_kinds():
+    """{name: summary} of the file systems an experiment's fs.kind may
+    name: LogFS and the baselines (fs/fsapi.h's table)."""
+    lib = _lib.get()
+    out, i = {}, 0
+    while True:
+        entry = lib.fsapi_at(i)
+        if not entry:
+            return out
+        out[entry.contents.name.decode()] = (entry.contents.summary or b"").decode()
+        i += 1
+
+
 def option_keys():
     """{key: help} of every option (logfs_option_help)."""
     lib = _lib.get()

@@ -441,6 +441,9 @@ class TestOptions(TempDirMixin, unittest.TestCase):
         keys = flashlab.option_keys()
         for k in ("block_size", "gc_policy", "dirty", "wear_leveling"):
             self.assertIn(k, keys)
+        kinds = flashlab.fs_kinds()
+        self.assertEqual(set(kinds), {"logfs", "blockfs", "jffs2-scan", "jffs2-summary"})
+        self.assertTrue(all(kinds.values()))  # each has a one-line summary
         # every policy mounts
         with small_device() as dev:
             LogFS.mkfs(dev)
