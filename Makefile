@@ -6,16 +6,32 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 PKGS    := yaml-0.1 sqlite3 fuse3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsqlite3 -lfuse3 -lpthread)
-INCS    := -Isim -Ifs -Ifsck -Iworkloads -Ianalysis -Icli
+# Per-layer include paths: a folder sees only its own headers and those of
+# the layers below it (docs/architecture.md), so an upward #include fails
+# to compile.  Sub-folders of fs/ see each other's public headers as
+# "logfs/logfs.h"; their internal headers only from their own folder.
+INC.sim       := -Isim
+INC.gc        := -Isim -Igc
+INC.fs        := $(INC.gc) -Ifs
+INC.fsck      := -Isim -Ifsck
+INC.analysis  := $(INC.gc) -Ianalysis
+INC.workloads := $(INC.fs) -Ianalysis -Iworkloads
+INC.cli       := $(INC.workloads) -Ifsck -Icli
+INC.tests     := $(INC.cli) -Itests
+INC.bench     := $(INC.cli) -Ibench
+INC.fuzz      := $(INC.cli) -Ifuzz
+# the include path of a source file: that of its top folder
+incs_of = $(INC.$(firstword $(subst /, ,$(1))))
 CFLAGS  ?= -O2 -g
 VERSION := 0.1.0-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -fPIC $(CFLAGS) \
+ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
 LIBS    := $(PKG_LIBS) -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 BUILD   := build
-LIB_SRC := $(wildcard sim/*.c fs/*.c fsck/*.c workloads/*.c analysis/*.c)
+LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis workloads
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
@@ -25,18 +41,17 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HDRS    := $(wildcard sim/*.h fs/*.h fsck/*.h workloads/*.h analysis/*.h cli/*.h tests/*.h bench/*.h)
 
 .PHONY: all test run bench check-long deps clean
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
 
-$(BUILD)/obj/%.o: %.c $(HDRS)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(call incs_of,$<) -c $< -o $@
 
-$(BUILD)/san/%.o: %.c $(HDRS)
+$(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(call incs_of,$<) -O1 $(SAN) -c $< -o $@
 
 $(BUILD)/libflashlab.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -52,13 +67,13 @@ $(BUILD)/libflashlab-san.a: $(SAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # Unit tests: one executable each, built with ASan+UBSan.
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libflashlab-san.a $(HDRS)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libflashlab-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Itests $< -o $@ $(BUILD)/libflashlab-san.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(INC.tests) -O1 $(SAN) $< -o $@ $(BUILD)/libflashlab-san.a $(LIBS)
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a $(HDRS)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 $< -o $@ $(BUILD)/libflashlab.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(INC.bench) -O2 $< -o $@ $(BUILD)/libflashlab.a $(LIBS)
 
 # `make test` and `make run` install missing packages first, so that each
 # is the one command a fresh machine needs.
@@ -99,21 +114,21 @@ FUZZ_ARGS    ?=
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS  := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -DFLASHLAB_VERSION='"$(VERSION)"' \
+FUZZ_CFLAGS  := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -DFLASHLAB_VERSION='"$(VERSION)"' \
                 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link
-FUZZ_HDRS    := $(wildcard fuzz/*.h)
+
 FUZZ_SRC     := $(filter-out fuzz/libfuzzer_main.c,$(wildcard fuzz/*.c))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build
 .SECONDARY: $(FUZZ_OBJ)
-$(FUZZ_BUILD)/obj/%.o: %.c $(HDRS) $(FUZZ_HDRS)
+$(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(call incs_of,$<) -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: fuzz/libfuzzer_main.c $(FUZZ_OBJ) $(FUZZ_HDRS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' \
+$(FUZZ_BUILD)/fuzz_%: fuzz/libfuzzer_main.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(INC.fuzz) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' \
 	    fuzz/libfuzzer_main.c $(FUZZ_OBJ) -o $@ $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -136,5 +151,5 @@ fuzz: fuzz-build
 	    exit 1; \
 	fi
 
-# The regression test includes fuzz/*.c: rebuild it when they change.
-$(BUILD)/tests/test_fuzz_regress: $(FUZZ_SRC) $(FUZZ_HDRS)
+# header dependencies, as the compiler found them (-MMD -MP)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

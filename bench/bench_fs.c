@@ -3,7 +3,7 @@
  * simulator, in the same run.
  *
  * On a 1 GiB SLC device made in code (2048+64 B pages, 64 pages/block,
- * 8192 blocks, fixed seed), through the public fs/logfs.h API only:
+ * 8192 blocks, fixed seed), through the public fs/logfs/logfs.h API only:
  *   - sequential write of a 256 MiB file in 64 KiB writes (this is also the
  *     fill the next step needs), one sync at the end;
  *   - 200k random 4 KiB overwrites at 4 KiB-aligned offsets within that
@@ -16,7 +16,7 @@
  * write amplification (flash bytes programmed / host bytes written, from
  * nand_get_stats).  Appends rows to results/bench.csv.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "bench_util.h"
 #include "nand.h"
 
@@ -250,7 +250,7 @@ int main(void)
         return 1;
 
     /* the data must still be there: read back 4096 blocks (not timed) */
-    struct logfs_stat fst;
+    struct fs_stat fst;
     if ((rc = logfs_fstat(fs, fd, &fst)) || fst.size != FILE_BYTES)
         return fail("logfs_fstat", rc ? rc : -1);
     uint8_t rd[RAND_IO];

@@ -23,7 +23,7 @@
 #include "bench_util.h"
 #include "gc_model.h"
 #include "gc_policy.h"
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 
 #include <fcntl.h>
@@ -58,7 +58,7 @@ struct result {
 
 /* Segments the cleaner can fill: all blocks but superblock, 4 anchors and
  * the backup, minus the writers' reserve (reserve + 14 areas + dirty limit
- * + 1, as fs/super.c) and the open segments of the areas the workload uses
+ * + 1, as fs/logfs/super.c) and the open segments of the areas the workload uses
  * (data, indirect 1-2, inode, segment file). */
 static uint32_t usable_segments(void)
 {

@@ -6,7 +6,7 @@
  * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
  * that fails does not save either, so IMAGE is left as it was. */
 #include "cli.h"
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 
 #include <errno.h>
@@ -393,7 +393,7 @@ int cmd_mkfs(int argc, char **argv)
                        errmsg(rc));
     }
     logfs *fs;
-    struct logfs_statfs st = {0};
+    struct fs_statfs st = {0};
     if ((rc = logfs_mount(dev, &o, &fs))) {
         nand_close(dev);
         return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
@@ -429,7 +429,7 @@ static int ls_line(struct session *s, const char *path, const char *name, int ln
         printf("%s\n", name);
         return CLI_OK;
     }
-    struct logfs_stat st;
+    struct fs_stat st;
     int rc = logfs_lstat(s->fs, path, &st);
     if (rc)
         return path_fail(s->cmd, rc, path);
@@ -468,7 +468,7 @@ int cmd_ls(int argc, char **argv)
         return rc;
     }
     /* like ls(1): -l shows a symlink itself, plain ls what it points to */
-    struct logfs_stat st;
+    struct fs_stat st;
     int frc = lng ? logfs_lstat(s.fs, t.path, &st) : logfs_stat(s.fs, t.path, &st);
     if (frc) {
         rc = path_fail("ls", frc, t.path);
@@ -496,7 +496,7 @@ int cmd_ls(int argc, char **argv)
 static int copy_out(struct session *s, const char *path, FILE *out,
                     const char *outname)
 {
-    struct logfs_stat st;
+    struct fs_stat st;
     int rc = logfs_stat(s->fs, path, &st);
     if (!rc && S_ISDIR(st.mode))
         rc = -EISDIR;
@@ -583,7 +583,7 @@ int cmd_get(int argc, char **argv)
         return rc;
     }
     /* check the source before touching HOSTFILE */
-    struct logfs_stat st;
+    struct fs_stat st;
     int frc = logfs_stat(s.fs, t.path, &st);
     if (!frc && S_ISDIR(st.mode))
         frc = -EISDIR;
@@ -716,7 +716,7 @@ static int mkdir_one(struct session *s, const char *path, int parents)
         p[i] = 0;
         int frc = logfs_mkdir(s->fs, p, 0755);
         if (frc == -EEXIST) {
-            struct logfs_stat st;
+            struct fs_stat st;
             frc = logfs_stat(s->fs, p, &st);
             if (!frc && !S_ISDIR(st.mode))
                 frc = -ENOTDIR;
@@ -769,7 +769,7 @@ static const char rm_help[] =
 
 static int rm_one(struct session *s, const char *path, int recursive)
 {
-    struct logfs_stat st;
+    struct fs_stat st;
     int rc = logfs_lstat(s->fs, path, &st);
     if (rc)
         return path_fail(s->cmd, rc, path);
@@ -872,7 +872,7 @@ static const char mv_help[] =
 /* dst, or dst/basename(src) when dst is an existing directory. */
 static char *destination(struct session *s, const char *src, const char *dst)
 {
-    struct logfs_stat st;
+    struct fs_stat st;
     size_t bl;
     const char *b = base_name(src, &bl);
     if (logfs_stat(s->fs, dst, &st) || !S_ISDIR(st.mode) || !bl)
@@ -916,7 +916,7 @@ static int link_main(int argc, char **argv, const char *cmd)
                 : is_mv ? logfs_rename(s.fs, src, dst)
                 : sym ? logfs_symlink(s.fs, src, dst)
                 : logfs_link(s.fs, src, dst);
-        struct logfs_stat st;
+        struct fs_stat st;
         int src_rc = sym || !frc ? 0 : logfs_lstat(s.fs, src, &st);
         if (!frc)
             rc = CLI_OK;
@@ -984,7 +984,7 @@ int cmd_df(int argc, char **argv)
     int rc = session_open(&s, "df", argv[optind]);
     if (rc)
         return rc;
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     struct logfs_stats st;
     int frc = logfs_statfs(s.fs, &sf);
     logfs_get_stats(s.fs, &st);
@@ -1032,7 +1032,7 @@ int cmd_stat(int argc, char **argv)
         free(t.image);
         return rc;
     }
-    struct logfs_stat st;
+    struct fs_stat st;
     char *target = NULL;
     int frc = logfs_lstat(s.fs, t.path, &st);
     if (!frc && S_ISLNK(st.mode))

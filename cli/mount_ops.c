@@ -68,7 +68,7 @@ static void ns_to_ts(int64_t ns, struct timespec *ts)
     ts->tv_nsec = (long)r;
 }
 
-static void fill_stat(const struct mnt *m, const struct logfs_stat *ls, struct stat *st)
+static void fill_stat(const struct mnt *m, const struct fs_stat *ls, struct stat *st)
 {
     memset(st, 0, sizeof *st);
     st->st_ino = (ino_t)ls->ino;
@@ -132,7 +132,7 @@ static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = 0;
     if (is_stats(path))
         stats_stat(m, st);
@@ -144,7 +144,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 static int op_access(const char *path, int mask)
 {
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = 0;
     if (is_stats(path))
         rc = mask & (W_OK | X_OK) ? -EACCES : 0;
@@ -157,7 +157,7 @@ static int op_access(const char *path, int mask)
  * cannot be changed, and the change is dropped (0), as documented; so is
  * a chmod of a symbolic link (links are 0777).  ls: what the path names
  * now, the link itself for a link. */
-static int attr_target(struct mnt *m, const char *path, struct logfs_stat *ls,
+static int attr_target(struct mnt *m, const char *path, struct fs_stat *ls,
                        int link_ok)
 {
     if (is_stats(path))
@@ -172,7 +172,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     (void)fi;
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 0);
     if (!rc)
         rc = logfs_chmod(m->fs, path, mode & 07777);
@@ -183,7 +183,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 {
     (void)fi;
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 1);
     if (!rc)
         rc = logfs_lchown(m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
@@ -205,7 +205,7 @@ static int op_utimens(const char *path, const struct timespec tv[2],
 {
     (void)fi;
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 1);
     if (!rc) {
         int64_t now = (int64_t)m->op_start;
@@ -237,7 +237,7 @@ static int op_statfs(const char *path, struct statvfs *sv)
 {
     (void)path;
     struct mnt *m = lk();
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     int rc = logfs_statfs(m->fs, &sf);
     if (!rc) {
         memset(sv, 0, sizeof *sv);
@@ -291,7 +291,7 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     if (flags & ~RENAME_NOREPLACE)
         return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT: not in LogFS */
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : 0;
     if (!rc && (flags & RENAME_NOREPLACE)) { /* atomic: we hold the lock */
         rc = logfs_lstat(m->fs, to, &ls);
@@ -407,7 +407,7 @@ static int dsnap_add(void *ctx, const char *name, uint64_t ino, uint32_t type)
 static int op_opendir(const char *path, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int rc = is_stats(path) ? -ENOTDIR : logfs_stat(m->fs, path, &ls);
     if (!rc && !S_ISDIR(ls.mode))
         rc = -ENOTDIR;
@@ -435,7 +435,7 @@ static int dot_entry(struct mnt *m, const char *path, int dotdot, void *buf,
                      fuse_fill_dir_t fill)
 {
     char parent[4096];
-    struct logfs_stat ls;
+    struct fs_stat ls;
     struct stat st = {.st_mode = S_IFDIR};
     const char *p = path;
     if (dotdot) {
@@ -576,7 +576,7 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
     struct mnt *m = lk();
     int fd = (int)fi->fh;
     uint64_t at = (uint64_t)off;
-    struct logfs_stat ls;
+    struct fs_stat ls;
     int64_t n = 0;
     /* O_APPEND without the kernel's writeback cache is ours to honour:
      * the end of the file as LogFS knows it, under the lock */

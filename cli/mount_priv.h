@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 #include "trace.h"
 

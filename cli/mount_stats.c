@@ -52,7 +52,7 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
         return NULL;
     struct logfs_stats fs;
     struct nand_stats ns;
-    struct logfs_statfs sf = {0};
+    struct fs_statfs sf = {0};
     logfs_get_stats(m->fs, &fs);
     nand_get_stats(m->dev, &ns);
     int sfrc = logfs_statfs(m->fs, &sf);

@@ -3,13 +3,13 @@
  * simulator: LogFS and the baselines (a JFFS2-style scan-mount fs with and
  * without erase-block summaries, and a naive in-place block fs), so that
  * the model-based tests, the runner and the mount-latency experiment can
- * run any of them.  Semantics are fs/logfs.h's (negative errno, the same
- * stat structs); each fs documents what it leaves out.
+ * run any of them.  Semantics are fs/logfs/logfs.h's (negative errno, the
+ * stat structs of fs/fstypes.h); each fs documents what it leaves out.
  */
 #ifndef FLASHLAB_FSAPI_H
 #define FLASHLAB_FSAPI_H
 
-#include "logfs.h"
+#include "fstypes.h"
 #include "nand.h"
 
 #include <stddef.h>
@@ -39,9 +39,9 @@ struct fsapi {
     int (*ftruncate)(void *fs, int fd, uint64_t size);
     int (*punch)(void *fs, int fd, uint64_t off, uint64_t len);
     int (*fsync)(void *fs, int fd);
-    int (*stat)(void *fs, const char *path, struct logfs_stat *st);
-    int (*lstat)(void *fs, const char *path, struct logfs_stat *st);
-    int (*fstat)(void *fs, int fd, struct logfs_stat *st);
+    int (*stat)(void *fs, const char *path, struct fs_stat *st);
+    int (*lstat)(void *fs, const char *path, struct fs_stat *st);
+    int (*fstat)(void *fs, int fd, struct fs_stat *st);
     int (*mkdir)(void *fs, const char *path, uint32_t mode);
     int (*rmdir)(void *fs, const char *path);
     int (*unlink)(void *fs, const char *path);
@@ -49,8 +49,8 @@ struct fsapi {
     int (*link)(void *fs, const char *existing, const char *newpath);
     int (*symlink)(void *fs, const char *target, const char *linkpath);
     int64_t (*readlink)(void *fs, const char *path, char *buf, uint64_t size);
-    int (*readdir)(void *fs, const char *path, uint64_t *cookie, logfs_dir_fn fn, void *ctx);
-    int (*statfs)(void *fs, struct logfs_statfs *st);
+    int (*readdir)(void *fs, const char *path, uint64_t *cookie, fs_dir_fn fn, void *ctx);
+    int (*statfs)(void *fs, struct fs_statfs *st);
     uint64_t (*mem_bytes)(void *fs);  /* RAM the mounted fs holds */
     /* the last mount's non-flash work (zeros if the fs does not count) */
     void (*mount_work)(void *fs, struct fsapi_mount_work *w);
@@ -63,6 +63,9 @@ struct fsapi_fs {
     const struct fsapi *api;
     void *fs;
 };
+
+/* The entries: fs/logfs/fsapi.c, fs/blockfs/api.c, fs/jffs2/fsapi.c. */
+extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jffs2_summary;
 
 /* The fs called name, or NULL; the i-th one, NULL past the end. */
 const struct fsapi *fsapi_find(const char *name);

@@ -187,7 +187,7 @@ struct fk_dent {
     uint8_t type, name_len, fix, new_type;
 };
 
-/* The walk of one ordinary file (fsck_inode.c, fsck_dir.c). */
+/* The walk of one ordinary file (inode.c, dir.c). */
 enum { BK_HOLE = 0, BK_UNREADABLE, BK_EMPTY, BK_PLAIN, BK_OVERFLOW };
 struct fk_file_walk {
     struct fk_ient *ie;
@@ -229,7 +229,7 @@ struct fk {
     uint16_t area_bad;          /* areas whose recorded position is wrong */
 };
 
-/* ---- fsck_report.c -------------------------------------------------------- */
+/* ---- report.c -------------------------------------------------------- */
 /* Add a message; returns its index, or (size_t)-1 when out of memory. */
 size_t fk_msg(struct fk *k, enum fsck_severity sev, enum fsck_kind kind,
               int64_t block, int64_t page, int64_t ino, const char *fmt, ...)
@@ -241,7 +241,7 @@ size_t fk_err_at(struct fk *k, enum fsck_kind kind, uint64_t addr, int64_t ino,
 void fk_plan(struct fk *k, size_t m);
 void fk_oper(struct fk *k, const char *what, int nand_err);
 
-/* ---- fsck_io.c ------------------------------------------------------------ */
+/* ---- io.c ------------------------------------------------------------ */
 /* Read len bytes at device address addr (spare excluded), retrying
  * uncorrectable reads; 0, or a nand error (the address of the first
  * failing page part in *bad_addr when not NULL). */
@@ -253,11 +253,11 @@ int fk_is_oper_err(int nand_err); /* power, memory, argument errors */
 void fk_where(const struct fk *k, uint64_t addr, char *buf, size_t n);
 int fk_grow(void **v, size_t *cap, size_t need, size_t elem);
 
-/* ---- fsck_super.c / fsck_anchor.c --------------------------------------- */
+/* ---- super.c / anchor.c --------------------------------------- */
 int fk_check_super(struct fk *k);   /* 0, or -1: cannot go on */
 int fk_check_anchor(struct fk *k);  /* 0, or -1: no anchor */
 
-/* ---- fsck_obj.c ------------------------------------------------------------ */
+/* ---- obj.c ------------------------------------------------------------ */
 /* Describe a place: "inode 5 block 3", "inode file block 7", ... */
 void fk_place(char *buf, size_t n, int cls, uint64_t ino, uint8_t level,
               uint64_t bix);
@@ -270,7 +270,7 @@ int fk_ptr_check(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
 int fk_obj_load(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
                 uint64_t bix, uint32_t *len);
 
-/* ---- fsck_tree.c ----------------------------------------------------------- */
+/* ---- tree.c ----------------------------------------------------------- */
 /* Called for every level-0 block: payload NULL when it could not be read. */
 typedef int (*fk_leaf_fn)(struct fk *k, void *ctx, uint64_t bix, uint64_t ptr,
                           const uint8_t *payload, uint32_t len);
@@ -281,7 +281,7 @@ int fk_walk(struct fk *k, int cls, uint64_t ino, const struct fk_inode *in,
 /* The level-0 blocks a tree of height h can hold: 16 + P^h (capped). */
 uint64_t fk_tree_cap(const struct fk *k, unsigned h);
 
-/* ---- fsck_seg.c / fsck_inode.c / fsck_dir.c / fsck_links.c / fsck_space.c */
+/* ---- seg.c / inode.c / dir.c / links.c / space.c */
 int fk_load_segfile(struct fk *k);
 int fk_load_inodes(struct fk *k);
 int fk_check_files(struct fk *k);
@@ -297,7 +297,7 @@ uint32_t fk_name_hash(const uint8_t *name, size_t len);
 /* Area an object of (cls, level) is written through (section 7.1). */
 unsigned fk_area_of(int cls, uint8_t level);
 
-/* ---- repair: fsck_repair.c, fsck_cow.c, fsck_write.c, fsck_segwrite.c ---- */
+/* ---- repair: repair.c, cow.c, write.c, segwrite.c ---- */
 int fk_repair(struct fk *k); /* 1 committed, 0 nothing done, -1 failed */
 
 struct fk_writer;
@@ -329,7 +329,7 @@ int fk_write_segfile(struct fk *k, struct fk_writer *w, struct fk_anchor *na,
 int fk_write_anchor(struct fk *k, const struct fk_anchor *na);
 int fk_write_super(struct fk *k);
 
-/* fsck_run.c: one checking pass over dev into rep. */
+/* run.c: one checking pass over dev into rep. */
 int fk_check(struct fk *k);
 void fk_free(struct fk *k);
 

@@ -15,7 +15,7 @@
  */
 #include "crc32.h"
 #include "harness.h"
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 
 #include <stdlib.h>

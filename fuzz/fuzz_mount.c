@@ -1,5 +1,5 @@
 /*
- * fuzz_mount.c -- LogFS on damaged flash (fs/, through fs/logfs.h).
+ * fuzz_mount.c -- LogFS on damaged flash (fs/, through fs/logfs/logfs.h).
  *
  * fuzz_mount_init builds, once, a small device with a LogFS holding
  * directories, small, large, sparse and empty files, hard links, symbolic
@@ -47,8 +47,8 @@
  */
 #include "crc32.h"
 #include "harness.h"
-#include "lfs_format.h"
-#include "logfs.h"
+#include "logfs/lfs_format.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 
 #include <errno.h>
@@ -493,13 +493,13 @@ struct fm_walk {
     char first_link[FM_PATH_MAX];
 };
 
-static void fm_read_file(struct fm_walk *w, const char *path, const struct logfs_stat *st)
+static void fm_read_file(struct fm_walk *w, const char *path, const struct fs_stat *st)
 {
     int fd = logfs_open(w->fs, path, O_RDONLY, 0);
     if (fd < 0)
         return;
     static uint8_t buf[4096];
-    struct logfs_stat fst;
+    struct fs_stat fst;
     logfs_fstat(w->fs, fd, &fst);
     uint64_t limit = st->size < FM_FILE_READ_MAX ? st->size : FM_FILE_READ_MAX;
     for (uint64_t off = 0; off < limit && w->read_budget;) {
@@ -561,10 +561,10 @@ static void fm_walk_dir(struct fm_walk *w, const char *path, unsigned depth)
         if (!child)
             break;
         snprintf(child, FM_PATH_MAX, "%s/%s", plen == 1 ? "" : path, name);
-        struct logfs_stat st, lst;
+        struct fs_stat st, lst;
         int lrc = logfs_lstat(w->fs, child, &lst);
         int src = 0;
-        /* known: splice_link (fs/path.c) trusts a link's size, and a link
+        /* known: splice_link (fs/logfs/path.c) trusts a link's size, and a link
          * may lead to a damaged one; skip following links altogether */
         if (!(fuzz_skip_known() && !lrc && S_ISLNK(lst.mode)))
             src = logfs_stat(w->fs, child, &st);
@@ -605,10 +605,10 @@ static void fm_walk(logfs *fs, struct fm_walk *w)
     memset(w, 0, sizeof *w);
     w->fs = fs;
     w->read_budget = FM_READ_BUDGET;
-    struct logfs_stat st;
+    struct fs_stat st;
     logfs_stat(fs, "/", &st);
     fm_walk_dir(w, "/", 0);
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     logfs_statfs(fs, &sf);
     struct logfs_stats s;
     logfs_get_stats(fs, &s);
@@ -633,7 +633,7 @@ static void fm_modify(logfs *fs, const struct fm_walk *w)
     if (w->first_file[0]) {
         fd = logfs_open(fs, w->first_file, O_RDWR, 0);
         if (fd >= 0) {
-            struct logfs_stat st;
+            struct fs_stat st;
             if (!logfs_fstat(fs, fd, &st)) {
                 logfs_pwrite(fs, fd, buf, 700, st.size / 2);
                 logfs_punch(fs, fd, 0, 1024);

@@ -1,12 +1,12 @@
 /*
- * test_blockfs.c -- the naive in-place baseline (fs/blockfs.h) through the
+ * test_blockfs.c -- the naive in-place baseline (fs/blockfs/blockfs.h) through the
  * fsapi table: a round trip of every kind of object with remounts, ENOSPC
  * and recovery, the wear hot spot of its metadata erase blocks, the data
  * a power cut during a write-back loses (of a file nobody was writing).
  * The random model test of every operation, with blockfs's option sets
  * (block sizes, cache=0) and factory-bad blocks, is tests/test_fsapi_model.c.
  */
-#include "blockfs.h"
+#include "blockfs/blockfs.h"
 #include "fsapi.h"
 #include "test.h"
 
@@ -96,7 +96,7 @@ TEST(table_entry)
     CHECK_EQ_INT(w.nodes_indexed, 1); /* the root */
     CHECK(w.bytes_checksummed >= 256 * 128); /* the inode table at least */
     CHECK(A->mem_bytes(fs) > 256 * 128);
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     CHECK_EQ_INT(A->statfs(fs, &sf), 0);
     CHECK_EQ_INT(sf.block_size, 4096);
     CHECK(sf.free_bytes == sf.total_bytes && sf.files == 0);
@@ -144,7 +144,7 @@ TEST(round_trip)
     CHECK_EQ_INT(A->ftruncate(fs, fd, 200001), 0);
     memset(big + 200001, 0, sizeof big - 200001);
     CHECK_EQ_INT(A->ftruncate(fs, fd, 250000), 0); /* grows with zeros */
-    struct logfs_stat st;
+    struct fs_stat st;
     CHECK_EQ_INT(A->fstat(fs, fd, &st), 0);
     CHECK_EQ_INT(st.size, 250000);
     CHECK_EQ_INT(A->close(fs, fd), 0);
@@ -187,7 +187,7 @@ TEST(round_trip)
     CHECK_EQ_INT(A->unlink(fs, "/dirlink"), 0);
     CHECK_EQ_INT(A->unlink(fs, "/d/big"), 0);
     CHECK_EQ_INT(A->rmdir(fs, "/d"), 0);
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     CHECK_EQ_INT(A->statfs(fs, &sf), 0);
     CHECK(sf.free_bytes == sf.total_bytes && sf.files == 0); /* nothing leaked */
     CHECK_EQ_INT(A->unmount(fs), 0);
@@ -212,7 +212,7 @@ TEST(enospc_then_delete)
     }
     CHECK_EQ_INT(rc, -ENOSPC);
     CHECK(n > 10);
-    struct logfs_stat st;
+    struct fs_stat st;
     CHECK_EQ_INT(A->stat(fs, p, &st), 0);
     CHECK_EQ_INT(st.size, 0); /* the failed write changed nothing */
     CHECK_EQ_INT(A->unlink(fs, "/f0"), 0);
@@ -311,7 +311,7 @@ static int cut_once(uint64_t cut, int *mounted, int *a_state, int *dir_lost)
     *a_state = 0;
     *dir_lost = 0;
     if (*mounted) {
-        struct logfs_stat st;
+        struct fs_stat st;
         int s = A->stat(fs, "/A", &st);
         *dir_lost = s == -EIO;
         *a_state = s ? s : same_file(fs, "/A", a, sizeof a) ? 1 : -EIO;

@@ -197,7 +197,7 @@ static void check_tree(struct run *r, int dir, const char *path)
         char p[256];
         snprintf(p, sizeof p, "%s/%s", path, d->ent[i].name);
         struct m_inode *in = &r->m.in[d->ent[i].ino];
-        struct logfs_stat st;
+        struct fs_stat st;
         EXPECT(r->api->lstat(r->fs, p, &st) == 0, p);
         EXPECT((int)st.nlink == in->nlink, "nlink");
         if (in->type == M_DIR) {

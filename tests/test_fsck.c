@@ -7,13 +7,13 @@
  * must be found as the right kind of problem, and --repair must leave an
  * image that checks clean, mounts and reads back.
  *
- * The test (not fsck) uses LogFS internals (fs/lfs.h) to find objects and
+ * The test (not fsck) uses LogFS internals (fs/logfs/lfs.h) to find objects and
  * re-encode them with correct CRCs.
  */
 #include "crc32.h"
 #include "fsck.h"
-#include "lfs.h"
-#include "logfs.h"
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -193,7 +193,7 @@ static int populate(logfs *fs, struct shape *sh)
 
 static int verify(logfs *fs, const struct shape *sh)
 {
-    struct logfs_stat st;
+    struct fs_stat st;
     char buf[64];
     int rc = same_file(fs, "/small", 1, 0, 100) || same_file(fs, "/direct", 2, 0, 10ull * sh->bs) ||
              same_file(fs, "/big", 3, 0, sh->big) ||
@@ -339,7 +339,7 @@ static lfs_ptr ptr_of(nand_dev *d, uint64_t ino, uint8_t level, uint64_t bix)
 static uint64_t ino_of(nand_dev *d, const char *path)
 {
     struct logfs_options o = {.readonly = 1};
-    struct logfs_stat st = {0};
+    struct fs_stat st = {0};
     logfs *fs;
     if (logfs_mount(d, &o, &fs))
         return 0;
@@ -742,7 +742,7 @@ TEST(wrong_nlink_repaired)
     snprintf(want, sizeof want, "inode %" PRIu64 ": nlink 5 but 1 directory entry", ino);
     repaired(d, &sh, FSCK_K_NLINK, want);
     logfs *fs;
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     CHECK(logfs_stat(fs, "/small", &st) == 0 && st.nlink == 1);
     CHECK(logfs_stat(fs, "/d1", &st) == 0 && st.nlink == 3);
@@ -777,7 +777,7 @@ TEST(dangling_entry_repaired)
     REQUIRE(p && reencode(d, p, set_entry_ino, &e) == 0);
     repaired(d, &sh, FSCK_K_DANGLING, "entry 'link1' names inode 999999, which does not exist");
     logfs *fs;
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     CHECK_EQ_INT(logfs_stat(fs, "/d1/link1", &st), -ENOENT);
     CHECK(logfs_stat(fs, "/direct", &st) == 0 && st.nlink == 2);
@@ -924,7 +924,7 @@ TEST(anchor_counters_repaired)
     fsck_report_free(&r);
     repaired(d, &sh, FSCK_K_COUNTER, NULL);
     logfs *fs; /* new inodes get new numbers */
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     REQUIRE(put_file(fs, "/newer", 1, 0, 10) == 0);
     CHECK(logfs_stat(fs, "/newer", &st) == 0 && st.ino > 300);

@@ -1,5 +1,5 @@
 /*
- * test_jffs.c -- the JFFS2-style baseline (fs/jffs.h): what mount reads
+ * test_jffs.c -- the JFFS2-style baseline (fs/jffs2/jffs.h): what mount reads
  * (every used page without summaries, about a page or two per full block
  * with them), torn nodes after a power cut, a flipped data bit (EIO, never
  * wrong data), the GC over a device filled several times, and the mount
@@ -7,7 +7,7 @@
  * jffs2-scan, jffs2-summary and LogFS.
  */
 #include "fsapi.h"
-#include "jffs.h"
+#include "jffs2/jffs.h"
 #include "test.h"
 
 #include <errno.h>

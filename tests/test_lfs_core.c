@@ -1,14 +1,14 @@
 /*
  * test_lfs_core.c -- LogFS below the file API: the wandering tree, commit,
- * anchor ring and segment file, through the internal interface (fs/lfs.h).
+ * anchor ring and segment file, through the internal interface (fs/logfs/lfs.h).
  * Checks round trips through remount at every tree height, that mount and
  * the first synced write read a bounded number of pages on devices 32x
  * apart, and that a power cut at any flash operation of a commit leaves
  * either the old or the new version of every block, never a mixture.
  */
 #include "crc32.h"
-#include "lfs.h"
-#include "logfs.h"
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -289,7 +289,7 @@ TEST(clean_mount_erases_nothing)
                logfs_close(fs, fd) != 0;
         if (cycle % 3 == 0)
             bad |= logfs_sync(fs) != 0; /* a commit more now and then */
-        struct logfs_stat st;
+        struct fs_stat st;
         bad |= cycle && logfs_stat(fs, "/f0", &st) != 0;
         CHECK_EQ_INT(logfs_unmount(fs), 0);
     }
@@ -325,7 +325,7 @@ TEST(damaged_bucket_entry_is_not_read)
         int fd = logfs_open(fs, p, O_CREAT | O_WRONLY, 0644);
         REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
     }
-    struct logfs_stat st;
+    struct fs_stat st;
     struct lfs_inode *dir;
     REQUIRE(logfs_stat(fs, "/d", &st) == 0 && lfs_inode_get(fs, st.ino, &dir) == 0);
     /* the fullest bucket; its last entry gets a length past the end */

@@ -4,7 +4,7 @@
  * crashes.  The error rate is raised after the data is written, as wear
  * and retention would.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -70,7 +70,7 @@ TEST(uncorrectable_reads_give_eio_not_wrong_data)
                 wrong++;
             logfs_close(fs, fd);
         }
-        struct logfs_statfs sf;
+        struct fs_statfs sf;
         CHECK(logfs_statfs(fs, &sf) == 0);
         logfs_unmount(fs);
     }

@@ -4,8 +4,8 @@
  * flash-write accounting adds up to what the device programmed, and static
  * wear leveling narrows the erase-count spread.
  */
-#include "lfs.h"
-#include "logfs.h"
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -420,7 +420,7 @@ TEST(idle_time_cleans_in_the_background)
 }
 
 /* The greedy victim comes from an index over the segment table
- * (fs/gcidx.c); with check_index every pick is compared with the scan it
+ * (fs/logfs/gcidx.c); with check_index every pick is compared with the scan it
  * replaced (collect + gcp_min_live over all segments).  Random overwrites
  * at high utilisation on small devices, under greedy and under FIFO (whose
  * stalled batches fall back to greedy), with static wear leveling, a
@@ -437,7 +437,7 @@ static void index_run(const char *policy, uint32_t blocks, uint32_t endurance, i
     REQUIRE(logfs_mkfs(d, &o) == 0);
     logfs *fs;
     REQUIRE(logfs_mount(d, &o, &fs) == 0);
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     REQUIRE(logfs_statfs(fs, &sf) == 0);
     /* 90% of what the fs takes */
     uint64_t nchunks = sf.total_bytes / 4096 * 9 / 10, x = 7;

@@ -3,7 +3,7 @@
  * indirect level, 100,000 names in one directory with the pages read per
  * lookup bounded, names at the length limit, sparse files.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -40,7 +40,7 @@ TEST(deepest_level_sparse_file)
     uint64_t offs[] = {0, 100 * 512, blocks5 * 512 - 3, blocks5 * 512 + 777, last * 512 + 5};
     for (int i = 0; i < 5; i++)
         CHECK_EQ_INT(logfs_pwrite(fs, fd, "deep!", 5, offs[i]), 5);
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_fstat(fs, fd, &st) == 0);
     CHECK_EQ_INT(st.size, offs[4] + 5);
     /* beyond the largest offset the tree can address */
@@ -83,7 +83,7 @@ TEST(name_length_limit)
     CHECK(fd >= 0);
     if (fd >= 0)
         logfs_close(fs, fd);
-    struct logfs_stat st;
+    struct fs_stat st;
     CHECK_EQ_INT(logfs_stat(fs, path, &st), 0);
     path[256] = 'n';
     path[257] = 0;
@@ -118,7 +118,7 @@ TEST(hundred_thousand_names)
         REQUIRE(fd >= 0);
         logfs_close(fs, fd);
     }
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_stat(fs, "/many", &st) == 0);
     CHECK_EQ_INT(st.size, n);
     /* RAM stays bounded: clean nodes and inodes are dropped past the

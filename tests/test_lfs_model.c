@@ -6,8 +6,8 @@
  * from flash), over many seeds.
  */
 #include "lfs_model.h"
-#include "lfs.h"
-#include "logfs.h"
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -99,7 +99,7 @@ static void check_tree(struct run *r, int dir, const char *path)
         char p[256];
         snprintf(p, sizeof p, "%s/%s", path, d->ent[i].name);
         struct m_inode *in = &r->m.in[d->ent[i].ino];
-        struct logfs_stat st;
+        struct fs_stat st;
         EXPECT(logfs_lstat(r->fs, p, &st) == 0, p);
         EXPECT((int)st.nlink == in->nlink, "nlink");
         if (in->type == M_DIR) {

@@ -1,9 +1,9 @@
 /*
- * test_lfs_options.c -- LogFS options by name (fs/options.c): every key
+ * test_lfs_options.c -- LogFS options by name (fs/logfs/options.c): every key
  * sets its field, sizes take binary suffixes, and bad input is refused
  * with a message naming the key, leaving the options as they were.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * slashes, checked against the host's own file system (host POSIX is the
  * spec), and lchown/lutimens against chown/utimens.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 #include "tmpdir.h"
 
@@ -57,7 +57,7 @@ TEST(open_flags_and_seek)
     CHECK_EQ_INT(logfs_write(fs, fd, "!", 1), 1); /* appends whatever the position */
     CHECK_EQ_INT(logfs_read(fs, fd, buf, 1), -EBADF); /* write-only */
     logfs_close(fs, fd);
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_stat(fs, "/f", &st) == 0);
     CHECK_EQ_INT(st.size, 6);
     fd = logfs_open(fs, "/f", O_WRONLY | O_TRUNC, 0);
@@ -89,7 +89,7 @@ TEST(attributes_survive_remount)
     CHECK_EQ_INT(logfs_chmod(fs, "/l", 0600), 0); /* follows the link */
     REQUIRE(logfs_unmount(fs) == 0);
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_stat(fs, "/a", &st) == 0);
     CHECK_EQ_INT(st.mode, S_IFREG | 0600);
     CHECK_EQ_INT(st.uid, 1000);
@@ -128,7 +128,7 @@ TEST(punch_hole_frees_and_reads_zero)
     REQUIRE(logfs_pread(fs, fd, got, sizeof got, 0) == sizeof got);
     memset(buf + 1000, 0, 40000);
     CHECK(!memcmp(got, buf, sizeof got));
-    struct logfs_stat st;
+    struct fs_stat st;
     REQUIRE(logfs_fstat(fs, fd, &st) == 0);
     CHECK_EQ_INT(st.size, sizeof buf); /* size unchanged */
     logfs_close(fs, fd);
@@ -150,7 +150,7 @@ TEST(unlinked_open_file)
     struct logfs_stats before;
     logfs_get_stats(fs, &before);
     CHECK_EQ_INT(logfs_unlink(fs, "/tmp"), 0);
-    struct logfs_stat st;
+    struct fs_stat st;
     CHECK_EQ_INT(logfs_stat(fs, "/tmp", &st), -ENOENT);
     REQUIRE(logfs_sync(fs) == 0);
     CHECK_EQ_INT(logfs_pread(fs, fd, got, sizeof got, 0), sizeof got);
@@ -441,7 +441,7 @@ static int host_stat(const char *path, int follow, uint64_t *ino, uint32_t *mode
 
 static int lfs_stat_of(logfs *fs, const char *path, int follow, uint64_t *ino, uint32_t *mode)
 {
-    struct logfs_stat st;
+    struct fs_stat st;
     int rc = (follow ? logfs_stat : logfs_lstat)(fs, path, &st);
     if (!rc) {
         *ino = st.ino;
@@ -556,7 +556,7 @@ TEST(symlink_calls_and_limits)
     fd = logfs_open(fs, "/d/dangling", O_CREAT | O_WRONLY, 0644);
     REQUIRE(fd >= 0);
     logfs_close(fs, fd);
-    struct logfs_stat st, st2;
+    struct fs_stat st, st2;
     CHECK_EQ_INT(logfs_stat(fs, "/d/new", &st), 0);
     /* through a link to a directory: create, readdir, truncate, rename */
     fd = logfs_open(fs, "/d/ld/x", O_CREAT | O_WRONLY, 0644);
@@ -640,7 +640,7 @@ TEST(lchown_lutimens_change_the_link)
     CHECK_EQ_INT(logfs_lchown(fs, "/d/f", 70, 80), 0); /* not a link: the file */
     CHECK_EQ_INT(logfs_lchown(fs, "/d/missing", 1, 1), -ENOENT);
     for (int pass = 0; pass < 2; pass++) {
-        struct logfs_stat st;
+        struct fs_stat st;
         REQUIRE(logfs_stat(fs, "/d/l", &st) == 0);
         CHECK(S_ISREG(st.mode));
         CHECK_EQ_INT(st.uid, 70);

@@ -5,7 +5,7 @@
  * last completed sync and the cut (never older than that sync, never a
  * mixture: a renamed file is under one name), and must go on working.
  */
-#include "logfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -62,7 +62,7 @@ static void dump_dir(logfs *fs, const char *path, struct dump *d)
     for (int i = 0; i < l.n && !d->err; i++) {
         char p[256], line[400];
         snprintf(p, sizeof p, "%s/%s", path, l.name[i]);
-        struct logfs_stat st;
+        struct fs_stat st;
         int src = logfs_lstat(fs, p, &st);
         if (src) {
             fprintf(stderr, "dump: lstat %s: %d\n", p, src);
@@ -271,7 +271,7 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
         ok = logfs_unmount(fs) == 0 && ok; /* frees fs, even when it fails */
         fs = NULL;
         ok = ok && logfs_mount(d, &opt, &fs) == 0;
-        struct logfs_stat sst;
+        struct fs_stat sst;
         ok = ok && logfs_stat(fs, "/after-cut", &sst) == 0 && sst.size == 1;
         if (!ok) {
             fprintf(stderr, "cut %" PRIu64 ": fs does not go on working\n", cut);

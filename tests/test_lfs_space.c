@@ -4,8 +4,8 @@
  * to ENOSPC, deleting on a full device, and going on.  Every file's
  * content is checked against what was written, also after remount.
  */
-#include "lfs.h"
-#include "logfs.h"
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
 #include "test.h"
 
 #include <errno.h>
@@ -149,7 +149,7 @@ TEST(enospc_delete_and_go_on)
     }
     CHECK_EQ_INT(rc, -ENOSPC);
     CHECK(made > 40); /* most of the 16 MiB was usable */
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     REQUIRE(logfs_statfs(fs, &sf) == 0);
     /* delete on a full device works, and frees space for new data */
     char name[32];
@@ -179,7 +179,7 @@ TEST(remount_cycles_keep_space)
     nand_dev *d = small_dev();
     REQUIRE(d && logfs_mkfs(d, NULL) == 0);
     logfs *fs;
-    struct logfs_statfs a, b;
+    struct fs_statfs a, b;
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     REQUIRE(logfs_statfs(fs, &a) == 0);
     REQUIRE(logfs_unmount(fs) == 0);

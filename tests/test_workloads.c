@@ -8,6 +8,7 @@
  * replayed: offsets wrap and clip, discards punch, contents match.
  */
 #include "fsdigest.h"
+#include "logfs/logfs.h"
 #include "rng.h"
 #include "test.h"
 #include "workload.h"
@@ -116,7 +117,7 @@ static uint64_t run(struct env *e, const struct wl_spec *s, uint64_t seed, uint6
 
 static int stat_matches(void *ctx, const char *path, uint64_t size)
 {
-    struct logfs_stat st = {0};
+    struct fs_stat st = {0};
     int rc = logfs_stat(ctx, path, &st);
     if (rc || st.size != size) {
         fprintf(stderr, "%s: stat %d, size %llu, model %llu\n", path, rc,
@@ -596,7 +597,7 @@ TEST(churn_matches_its_model)
         uint64_t entries = 0;
         for (uint32_t d = 0; d < s.dirs; d++) {
             char p[32];
-            struct logfs_stat st;
+            struct fs_stat st;
             snprintf(p, sizeof p, "/churn/d%u", d);
             CHECK_EQ_INT(logfs_stat(e.fs, p, &st), 0);
             entries += st.size;
@@ -668,7 +669,7 @@ TEST(workloads_on_an_aged_fs)
         s.fill = 0.2, s.max_files = 30;
         run(&e, &s, (uint64_t)i, 500, 1, NULL, NULL, NULL);
     }
-    CHECK_EQ_INT(logfs_stat(e.fs, "/churn2/d7", &(struct logfs_stat){0}), 0);
+    CHECK_EQ_INT(logfs_stat(e.fs, "/churn2/d7", &(struct fs_stat){0}), 0);
     env_close(&e);
 }
 
@@ -831,7 +832,7 @@ static void check_image(struct env *e, struct image *m)
     for (int i = 0; i < m->n; i++) {
         if (!m->path[i][0])
             continue;
-        struct logfs_stat st;
+        struct fs_stat st;
         CHECK_EQ_INT(logfs_stat(e->fs, m->path[i], &st), 0);
         CHECK_EQ_INT(st.size, m->size[i]);
         int fd = logfs_open(e->fs, m->path[i], O_RDONLY, 0);
@@ -895,7 +896,7 @@ TEST(trace_blkparse_punches_and_syncs)
     struct env e;
     struct image m;
     REQUIRE(env_open(&e) == 0);
-    struct logfs_statfs st;
+    struct fs_statfs st;
     REQUIRE(logfs_statfs(e.fs, &st) == 0);
     uint64_t want = (uint64_t)(0.5 * (double)st.free_bytes) / 2 / 4096 * 4096;
     REQUIRE(want <= IMG && want > 524288);
@@ -911,7 +912,7 @@ TEST(trace_blkparse_punches_and_syncs)
     CHECK(m.ops[2].op == TRACE_SYNC && !m.ops[2].path);
     OPIS(m, 3, TRACE_WRITE, "/disk1", 524288, 4096);
     for (int i = 0; i < 2; i++) {
-        struct logfs_stat fst;
+        struct fs_stat fst;
         CHECK_EQ_INT(logfs_stat(e.fs, i ? "/disk1" : "/disk0", &fst), 0);
         CHECK_EQ_INT(fst.size, want);
     }
@@ -949,8 +950,8 @@ TEST(trace_fsop_replays)
     REQUIRE(env_open(&e) == 0);
     replay(p, 0, &m, &e);
     CHECK_EQ_INT(m.nops, 16);
-    CHECK_EQ_INT(logfs_stat(e.fs, "/d/a", &(struct logfs_stat){0}), -ENOENT);
-    CHECK_EQ_INT(logfs_stat(e.fs, "/d/c", &(struct logfs_stat){0}), -ENOENT);
+    CHECK_EQ_INT(logfs_stat(e.fs, "/d/a", &(struct fs_stat){0}), -ENOENT);
+    CHECK_EQ_INT(logfs_stat(e.fs, "/d/c", &(struct fs_stat){0}), -ENOENT);
     CHECK(m.size[0] == 25000 && m.size[2] == 5000);
     check_image(&e, &m);
     env_close(&e);

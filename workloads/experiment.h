@@ -10,6 +10,7 @@
 #define FLASHLAB_EXPERIMENT_H
 
 #include "fsapi.h"
+#include "logfs/logfs.h"
 #include "nand.h"
 #include "workload.h"
 

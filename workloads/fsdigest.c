@@ -90,7 +90,7 @@ static void text_add(struct walk *w, const char *line)
 }
 
 /* The content hash of a regular file or the target of a symlink. */
-static int content_hash(const struct fsapi_fs *fs, const char *path, const struct logfs_stat *st,
+static int content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
                         uint64_t *out)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -141,7 +141,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
             w->err = -ENAMETOOLONG;
             break;
         }
-        struct logfs_stat st;
+        struct fs_stat st;
         uint64_t ch = 0;
         if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) ||
             (rc = content_hash(w->fs, p, &st, &ch))) {

@@ -342,7 +342,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     int fd = api->open(fs, "/.powercut-after", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd >= 0 && api->pwrite(fs, fd, "after", 5, 0) == 5 && api->close(fs, fd) == 0 &&
              api->sync(fs) == 0 && exp_run_unmount(&s->m) == 0;
-    struct logfs_stat st;
+    struct fs_stat st;
     ok = ok && exp_run_mount(s->r, s->dev, &s->m) == 0 &&
          api->stat(s->m.fs.fs, "/.powercut-after", &st) == 0 && st.size == 5;
     exp_run_unmount(&s->m);

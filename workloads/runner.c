@@ -292,7 +292,7 @@ static int measure_mount(struct run_state *s, int clean)
     struct fsapi_mount_work work;
     s->m.fs.api->mount_work(s->m.fs.fs, &work);
     double cpu = fsapi_cpu_ns(&fsapi_cpu_geode_lx, &work);
-    struct logfs_statfs sf;
+    struct fs_statfs sf;
     if ((rc = s->m.fs.api->statfs(s->m.fs.fs, &sf)))
         return fail(s, "statfs after the mount", rc);
     struct results_mount m = {

@@ -138,7 +138,7 @@ static int blk_create(const struct wl_spec *s, uint64_t seed, const struct fsapi
                        "hot_writes not in [0, 1]");
     uint64_t fbytes = s->file_bytes;
     if (!fbytes) {
-        struct logfs_statfs st;
+        struct fs_statfs st;
         if (!(s->fill > 0 && s->fill <= 1))
             return wl_fail(err, errlen, -EINVAL, "fill %g not in (0, 1]", s->fill);
         if ((rc = fs->api->statfs(fs->fs, &st)))

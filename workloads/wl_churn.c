@@ -250,7 +250,7 @@ static int churn_create(const struct wl_spec *s, uint64_t seed, const struct fsa
         !(s->fill > 0 && s->fill <= 1))
         return wl_fail(err, errlen, -EINVAL, "%s: no op has a weight, or prealloc not "
                        "in [0, 1], or fill not in (0, 1]", s->kind);
-    struct logfs_statfs st;
+    struct fs_statfs st;
     if ((rc = fs->api->statfs(fs->fs, &st)))
         return wl_fail(err, errlen, rc, "statfs: %s", strerror(-rc));
     struct churn *c = calloc(1, sizeof *c);
@@ -266,7 +266,7 @@ static int churn_create(const struct wl_spec *s, uint64_t seed, const struct fsa
     c->budget = (uint64_t)(s->fill * (double)st.free_bytes);
     c->target = (uint32_t)(s->prealloc * s->max_files + 0.5);
     /* a fresh directory, so that names never meet an earlier run's files */
-    struct logfs_stat dst;
+    struct fs_stat dst;
     strcpy(c->root, "/churn");
     for (unsigned i = 2; i < 100000 && fs->api->stat(fs->fs, c->root, &dst) != -ENOENT; i++)
         snprintf(c->root, sizeof c->root, "/churn%u", i);

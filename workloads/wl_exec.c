@@ -174,7 +174,7 @@ static int do_mkdir(struct wl_exec *x, const char *path, uint32_t mode)
         make_parents(x, path);
         rc = x->api->mkdir(x->fs, path, mode);
     }
-    struct logfs_stat st;
+    struct fs_stat st;
     if (rc == -EEXIST && x->setup && !x->api->stat(x->fs, path, &st) && S_ISDIR(st.mode))
         rc = 0;
     return rc;
@@ -299,7 +299,7 @@ int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *h
         fd = fd_of(x, op->path);
         return fd < 0 ? fd : x->api->fsync(x->fs, fd);
     case (int)WL_OP_STAT: {
-        struct logfs_stat st;
+        struct fs_stat st;
         return x->api->stat(x->fs, op->path, &st);
     }
     }

@@ -100,7 +100,7 @@ static int tr_create(const struct wl_spec *s, uint64_t seed, const struct fsapi_
     }
     t->dbytes = s->trace_disk_bytes / DISK_ALIGN * DISK_ALIGN;
     if (!s->trace_disk_bytes && trace_reader_format(t->r) != TRACE_FSOP) {
-        struct logfs_statfs st;
+        struct fs_statfs st;
         uint32_t n = 0;
         o.format = trace_reader_format(t->r);
         if (!(s->fill > 0 && s->fill <= 1))

@@ -1,6 +1,6 @@
 """Loading libflashlab.so and declaring its C API for ctypes.
 
-The structures below mirror sim/nand.h, fs/logfs.h and analysis/results.h
+The structures below mirror sim/nand.h, fs/logfs/logfs.h and analysis/results.h
 field by field, in the same order and with the same C types, so that ctypes
 lays them out as the C compiler does (both follow the platform ABI).  No C
 function reports sizeof(struct ...), so the layouts are checked from the
@@ -172,7 +172,7 @@ class NandStats(Structure):
     )]
 
 
-# ---- fs/logfs.h -------------------------------------------------------------
+# ---- fs/logfs/logfs.h -------------------------------------------------------------
 
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
 LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = range(5)
@@ -353,7 +353,7 @@ _PROTOS = {
     "nand_reset_stats": (None, [_dev]),
     # fs/fsapi.h
     "fsapi_at": (_P(FsapiHead), [c_size_t]),
-    # fs/logfs.h
+    # fs/logfs/logfs.h
     "logfs_gc_policy_name": (c_char_p, [c_uint, _P(c_char_p)]),
     "logfs_option_set": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_char_p, c_size_t]),
     "logfs_options_parse": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_size_t]),

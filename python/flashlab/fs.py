@@ -1,4 +1,4 @@
-"""LogFS (fs/logfs.h) on a flashlab Device.
+"""LogFS (fs/logfs/logfs.h) on a flashlab Device.
 
     from flashlab import Device, LogFS
     dev = Device.create(blocks=128, pages=64, page_size=2048)

@@ -1,0 +1,155 @@
+/* file.c -- file contents: every change is a new inode node (data,
+ * a hole, or just a new size); reads go through the fragment list and
+ * check each node's data CRC. */
+#include "jffs.h"
+#include "crc32.h"
+
+#include <errno.h>
+#include <string.h>
+
+int64_t jffs_now(struct jffs *fs)
+{
+    return (int64_t)nand_now(fs->dev);
+}
+
+/* Append an inode node for in as it is now (attributes, size), covering
+ * [doff, doff+dsize) with data or, if hole, with zeros. */
+int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
+                     const void *data, uint64_t dsize, int hole)
+{
+    uint8_t buf[JFFS_INODE_HDR + JFFS_DATA_MAX];
+    struct jffs_raw_inode ri = {
+        .ino = in->ino, .flags = hole ? JFFS_F_HOLE : 0, .mode = in->mode,
+        .uid = in->uid, .gid = in->gid, .dsize = (uint32_t)dsize,
+        .version = fs->next_version++, .isize = in->size, .doff = doff,
+        .atime = in->atime, .mtime = in->mtime, .ctime = in->ctime,
+    };
+    jffs_encode_inode(buf, &ri, data);
+    ri.dcrc = jffs_get32(buf + 84);
+    uint32_t len = JFFS_INODE_HDR + (hole ? 0 : (uint32_t)dsize);
+    uint64_t addr;
+    int rc = jffs_write_node(fs, buf, len, &addr);
+    if (rc)
+        return rc;
+    struct jffs_node *n = jffs_node_new(fs, addr, len, &ri);
+    if (!n)
+        return -ENOMEM;
+    rc = jffs_frag_insert(fs, in, n);
+    jffs_frag_truncate(fs, in, in->size);
+    jffs_set_meta(fs, in, n);
+    return rc;
+}
+
+/* The node's data, CRC-checked (one node cached). */
+static int node_data(struct jffs *fs, const struct jffs_node *n, const uint8_t **out)
+{
+    if (fs->rnode != n || fs->raddr != n->r.addr || fs->rversion != n->version) {
+        fs->rnode = NULL;
+        int rc = jffs_read_bytes(fs, n->r.addr + JFFS_INODE_HDR, fs->rbuf, n->dsize);
+        if (rc)
+            return rc;
+        if (flashlab_crc32(0, fs->rbuf, n->dsize) != n->dcrc)
+            return -EIO; /* never hand out data the CRC does not vouch for */
+        fs->rnode = n;
+        fs->raddr = n->r.addr;
+        fs->rversion = n->version;
+    }
+    *out = fs->rbuf;
+    return 0;
+}
+
+int64_t jffs_file_pread(struct jffs *fs, struct jffs_inode *in, void *buf,
+                        uint64_t len, uint64_t off)
+{
+    if (off >= in->size)
+        return 0;
+    if (len > in->size - off)
+        len = in->size - off;
+    uint8_t *out = buf;
+    memset(out, 0, len); /* what no fragment covers is a hole */
+    uint64_t end = off + len;
+    uint32_t lo = 0, hi = in->nfrag;
+    while (lo < hi) { /* the first fragment ending after off */
+        uint32_t mid = (lo + hi) / 2;
+        if (in->frags[mid].off + in->frags[mid].len <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = lo; i < in->nfrag && in->frags[i].off < end; i++) {
+        const struct jffs_frag *f = &in->frags[i];
+        if (f->n->hole)
+            continue;
+        uint64_t s = f->off > off ? f->off : off;
+        uint64_t e = f->off + f->len < end ? f->off + f->len : end;
+        const uint8_t *d;
+        int rc = node_data(fs, f->n, &d);
+        if (rc)
+            return rc;
+        memcpy(out + (s - off), d + (s - f->n->doff), e - s);
+    }
+    return (int64_t)len;
+}
+
+/* [from, to) reads as zeros: hole nodes (a node's size is 32 bits). */
+static int write_hole(struct jffs *fs, struct jffs_inode *in, uint64_t from, uint64_t to)
+{
+    while (from < to) {
+        uint64_t n = to - from > (1u << 30) ? (1u << 30) : to - from;
+        int rc = jffs_write_inode(fs, in, from, NULL, n, 1);
+        if (rc)
+            return rc;
+        from += n;
+    }
+    return 0;
+}
+
+int64_t jffs_file_pwrite(struct jffs *fs, struct jffs_inode *in, const void *buf,
+                         uint64_t len, uint64_t off)
+{
+    int rc;
+    if (!len)
+        return 0;
+    if (off + len < off)
+        return -EFBIG;
+    in->mtime = in->ctime = jffs_now(fs);
+    /* past the end: a hole node first, so that no older node beyond the
+     * old size can show through (JFFS2 does the same) */
+    if (off > in->size) {
+        uint64_t old = in->size;
+        in->size = off;
+        if ((rc = write_hole(fs, in, old, off)))
+            return rc;
+    }
+    const uint8_t *p = buf;
+    for (uint64_t pos = off; pos < off + len;) {
+        uint64_t e = (pos / JFFS_DATA_MAX + 1) * JFFS_DATA_MAX;
+        if (e > off + len)
+            e = off + len;
+        if (e > in->size)
+            in->size = e;
+        if ((rc = jffs_write_inode(fs, in, pos, p + (pos - off), e - pos, 0)))
+            return pos > off ? (int64_t)(pos - off) : rc;
+        pos = e;
+    }
+    return (int64_t)len;
+}
+
+int jffs_file_truncate(struct jffs *fs, struct jffs_inode *in, uint64_t size)
+{
+    uint64_t old = in->size;
+    in->mtime = in->ctime = jffs_now(fs);
+    in->size = size;
+    if (size > old)
+        return write_hole(fs, in, old, size);
+    return jffs_write_inode(fs, in, size, NULL, 0, 0); /* the new size */
+}
+
+int jffs_file_punch(struct jffs *fs, struct jffs_inode *in, uint64_t off, uint64_t len)
+{
+    uint64_t end = off + len < off || off + len > in->size ? in->size : off + len;
+    if (off >= end)
+        return 0;
+    in->mtime = in->ctime = jffs_now(fs);
+    return write_hole(fs, in, off, end);
+}

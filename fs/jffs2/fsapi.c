@@ -1,0 +1,299 @@
+/* fsapi.c -- the two fsapi entries (jffs2-scan, jffs2-summary): option
+ * parsing, the open-file table, and thin adapters. */
+#include "jffs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int jffs_options_parse(struct jffs_options *o, const char *list)
+{
+    if (!list || !*list)
+        return 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char key[32];
+        const char *eq = memchr(p, '=', n);
+        if (!eq || (size_t)(eq - p) >= sizeof key)
+            return -EINVAL;
+        memcpy(key, p, (size_t)(eq - p));
+        key[eq - p] = 0;
+        char *endp;
+        unsigned long v = strtoul(eq + 1, &endp, 10);
+        if (endp != p + n)
+            return -EINVAL;
+        if (!strcmp(key, "reserve") && v >= 2 && v <= 64)
+            o->reserve_blocks = (uint32_t)v;
+        else
+            return -EINVAL;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static int opts(const char *list, int summary, struct jffs_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->summary = summary;
+    return jffs_options_parse(o, list);
+}
+
+/* ---- open files ------------------------------------------------------ */
+static int fd_get(struct jffs *fs, int fd, struct jffs_inode **in)
+{
+    if (fd < 0 || (uint32_t)fd >= fs->nfds || !fs->fds[fd].used)
+        return -EBADF;
+    *in = jffs_inode_get(fs, fs->fds[fd].ino);
+    return *in ? 0 : -EBADF;
+}
+
+static int j_open(void *v, const char *path, int flags, uint32_t mode)
+{
+    struct jffs *fs = v;
+    struct jffs_path r;
+    struct jffs_inode *in;
+    int acc = flags & O_ACCMODE;
+    if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
+        return -EINVAL;
+    int rc = jffs_resolve(fs, path, !(flags & O_NOFOLLOW), &r);
+    if (rc)
+        return rc;
+    if (r.ino && (flags & O_CREAT) && (flags & O_EXCL))
+        return -EEXIST;
+    if (!r.ino) {
+        if (!(flags & O_CREAT))
+            return -ENOENT;
+        if ((rc = jffs_space_check(fs, 0)) ||
+            (rc = jffs_create(fs, &r, S_IFREG | (mode & 07777), NULL, 0, &in)))
+            return rc;
+    } else {
+        in = jffs_inode_get(fs, r.ino);
+        if (S_ISDIR(in->mode) && acc != O_RDONLY)
+            return -EISDIR;
+        if (S_ISLNK(in->mode))
+            return -ELOOP;
+        if ((flags & O_TRUNC) && acc != O_RDONLY && in->size) {
+            fs->deleting = 1;
+            rc = jffs_file_truncate(fs, in, 0);
+            fs->deleting = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    uint32_t fd = 0;
+    while (fd < fs->nfds && fs->fds[fd].used)
+        fd++;
+    if (fd == fs->nfds &&
+        jffs_grow(fs, (void **)&fs->fds, &fs->nfds, fs->nfds + 1, sizeof *fs->fds))
+        return -ENOMEM;
+    fs->fds[fd] = (struct jffs_fd){in->ino, flags, 1};
+    in->opens++;
+    return (int)fd;
+}
+
+static int j_close(void *v, int fd)
+{
+    struct jffs *fs = v;
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    if (rc)
+        return rc;
+    fs->fds[fd].used = 0;
+    in->opens--;
+    jffs_inode_put(fs, in); /* the last close of an unlinked file frees it */
+    return 0;
+}
+
+static int64_t j_pread(void *v, int fd, void *buf, uint64_t len, uint64_t off)
+{
+    struct jffs *fs = v;
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    if (rc)
+        return rc;
+    if ((fs->fds[fd].flags & O_ACCMODE) == O_WRONLY)
+        return -EBADF;
+    if (S_ISDIR(in->mode))
+        return -EISDIR;
+    return jffs_file_pread(fs, in, buf, len, off);
+}
+
+static int64_t j_pwrite(void *v, int fd, const void *buf, uint64_t len, uint64_t off)
+{
+    struct jffs *fs = v;
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    if (rc)
+        return rc;
+    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY)
+        return -EBADF;
+    uint64_t grow = off > in->size ? off - in->size : 0;
+    if ((rc = jffs_space_check(fs, len + (grow ? JFFS_INODE_HDR : 0))))
+        return rc;
+    return jffs_file_pwrite(fs, in, buf, len, off);
+}
+
+static int j_ftruncate(void *v, int fd, uint64_t size)
+{
+    struct jffs *fs = v;
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    if (rc)
+        return rc;
+    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY || !S_ISREG(in->mode))
+        return S_ISDIR(in->mode) ? -EISDIR : -EINVAL;
+    fs->deleting = size <= in->size;
+    rc = fs->deleting ? 0 : jffs_space_check(fs, 0);
+    if (!rc)
+        rc = jffs_file_truncate(fs, in, size);
+    fs->deleting = 0;
+    return rc;
+}
+
+static int j_punch(void *v, int fd, uint64_t off, uint64_t len)
+{
+    struct jffs *fs = v;
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    if (rc)
+        return rc;
+    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY || !S_ISREG(in->mode))
+        return S_ISDIR(in->mode) ? -EISDIR : -EINVAL;
+    fs->deleting = 1;
+    rc = jffs_file_punch(fs, in, off, len);
+    fs->deleting = 0;
+    return rc;
+}
+
+static void fill_stat(const struct jffs_inode *in, struct fs_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->ino = in->ino;
+    st->mode = in->mode;
+    st->nlink = in->nlink;
+    st->uid = in->uid;
+    st->gid = in->gid;
+    st->size = S_ISDIR(in->mode) ? in->nreal : in->size;
+    st->atime = in->atime;
+    st->mtime = in->mtime;
+    st->ctime = in->ctime;
+}
+
+static int do_stat(struct jffs *fs, const char *path, int follow, struct fs_stat *st)
+{
+    struct jffs_path r;
+    int rc = jffs_resolve(fs, path, follow, &r);
+    if (!rc && !r.ino)
+        rc = -ENOENT;
+    if (!rc)
+        fill_stat(jffs_inode_get(fs, r.ino), st);
+    return rc;
+}
+
+static int j_stat(void *v, const char *p, struct fs_stat *st) { return do_stat(v, p, 1, st); }
+static int j_lstat(void *v, const char *p, struct fs_stat *st) { return do_stat(v, p, 0, st); }
+static int j_fstat(void *v, int fd, struct fs_stat *st)
+{
+    struct jffs_inode *in;
+    int rc = fd_get(v, fd, &in);
+    if (!rc)
+        fill_stat(in, st);
+    return rc;
+}
+
+static int j_statfs(void *v, struct fs_statfs *st)
+{
+    struct jffs *fs = v;
+    uint32_t good = jffs_good_blocks(fs);
+    uint64_t total = good > fs->opt.reserve_blocks
+                   ? (uint64_t)(good - fs->opt.reserve_blocks) * fs->bs : 0;
+    uint64_t files = 0;
+    for (uint32_t i = 0; i < fs->capino; i++)
+        files += fs->inodes[i] != NULL;
+    st->block_size = fs->ps;
+    st->total_bytes = total;
+    st->free_bytes = fs->live_bytes < total ? total - fs->live_bytes : 0;
+    st->files = files;
+    return 0;
+}
+
+/* ---- the tables -------------------------------------------------------- */
+static int j_check(const char *o)
+{
+    struct jffs_options op;
+    return opts(o, 0, &op);
+}
+static int mkfs_scan(nand_dev *d, const char *o)
+{
+    struct jffs_options op;
+    int rc = opts(o, 0, &op);
+    return rc ? rc : jffs_mkfs(d, &op);
+}
+static int mkfs_sum(nand_dev *d, const char *o)
+{
+    struct jffs_options op;
+    int rc = opts(o, 1, &op);
+    return rc ? rc : jffs_mkfs(d, &op);
+}
+static int mount_scan(nand_dev *d, const char *o, void **fs)
+{
+    struct jffs_options op;
+    int rc = opts(o, 0, &op);
+    return rc ? rc : jffs_mount(d, &op, (struct jffs **)fs);
+}
+static int mount_sum(nand_dev *d, const char *o, void **fs)
+{
+    struct jffs_options op;
+    int rc = opts(o, 1, &op);
+    return rc ? rc : jffs_mount(d, &op, (struct jffs **)fs);
+}
+static int j_unmount(void *fs) { return jffs_unmount(fs); }
+static int j_sync(void *fs) { return jffs_sync(fs); }
+static int j_fsync(void *fs, int fd)
+{
+    struct jffs_inode *in;
+    int rc = fd_get(fs, fd, &in);
+    return rc ? rc : jffs_flush(fs); /* a node is durable once its page is */
+}
+static int j_mkdir(void *fs, const char *p, uint32_t m) { return jffs_mkdir(fs, p, m); }
+static int j_rmdir(void *fs, const char *p) { return jffs_rmdir(fs, p); }
+static int j_unlink(void *fs, const char *p) { return jffs_unlink(fs, p); }
+static int j_rename(void *fs, const char *a, const char *b) { return jffs_rename(fs, a, b); }
+static int j_link(void *fs, const char *a, const char *b) { return jffs_link(fs, a, b); }
+static int j_symlink(void *fs, const char *t, const char *p) { return jffs_symlink(fs, t, p); }
+static int64_t j_readlink(void *fs, const char *p, char *b, uint64_t n)
+{
+    return jffs_readlink(fs, p, b, n);
+}
+static int j_readdir(void *fs, const char *p, uint64_t *c, fs_dir_fn fn, void *ctx)
+{
+    return jffs_readdir(fs, p, c, fn, ctx);
+}
+static uint64_t j_mem(void *fs) { return ((struct jffs *)fs)->mem; }
+static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)fs)->work; }
+
+#define JFFS_OPS                                                                  \
+    .unmount = j_unmount, .sync = j_sync, .open = j_open, .close = j_close,        \
+    .pread = j_pread, .pwrite = j_pwrite, .ftruncate = j_ftruncate,                \
+    .punch = j_punch, .fsync = j_fsync, .stat = j_stat, .lstat = j_lstat,          \
+    .fstat = j_fstat, .mkdir = j_mkdir, .rmdir = j_rmdir, .unlink = j_unlink,      \
+    .rename = j_rename, .link = j_link, .symlink = j_symlink,                      \
+    .readlink = j_readlink, .readdir = j_readdir, .statfs = j_statfs,              \
+    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check
+
+const struct fsapi fsapi_jffs2_scan = {
+    .name = "jffs2-scan",
+    .summary = "JFFS2-style log of nodes; mount scans every used page",
+    .mkfs = mkfs_scan, .mount = mount_scan, JFFS_OPS,
+};
+
+const struct fsapi fsapi_jffs2_summary = {
+    .name = "jffs2-summary",
+    .summary = "JFFS2-style log with erase-block summaries; mount reads them",
+    .mkfs = mkfs_sum, .mount = mount_sum, JFFS_OPS,
+};

@@ -1,0 +1,249 @@
+/* api_ns.c -- the namespace: mkdir, rmdir, unlink, rename, link, symlink,
+ * readlink, readdir, statfs. */
+#include "logfs.h"
+#include "lfs.h"
+#include "lfs_path.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static uint8_t dtype_of(uint32_t mode)
+{
+    return (uint8_t)((mode & S_IFMT) >> 12);
+}
+
+/* An unlinked file still open is listed in the anchor, so that the mount
+ * after a crash deletes it; when the list is full, the anchor asks that
+ * mount to scan for them instead. */
+static void orphan_add(struct logfs *fs, uint64_t ino)
+{
+    if (fs->an.norphans < LFS_ORPHAN_MAX)
+        fs->an.orphans[fs->an.norphans++] = ino;
+    else
+        fs->orphan_scan = 1;
+}
+
+void lfs_orphan_remove(struct logfs *fs, uint64_t ino)
+{
+    for (uint32_t i = 0; i < fs->an.norphans; i++)
+        if (fs->an.orphans[i] == ino)
+            fs->an.orphans[i] = fs->an.orphans[--fs->an.norphans];
+}
+
+/* Take one link away from in (named name in dir). */
+static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                     size_t len, struct lfs_inode *in)
+{
+    int rc = lfs_dir_remove(fs, dir, name, len);
+    if (rc)
+        return rc;
+    int64_t now = lfs_now(fs);
+    dir->mtime = dir->ctime = in->ctime = now;
+    if (S_ISDIR(in->mode)) {
+        in->nlink = 0;
+        dir->nlink--;
+    } else {
+        in->nlink--;
+    }
+    lfs_inode_dirty(fs, dir);
+    lfs_inode_dirty(fs, in);
+    if (!in->nlink && lfs_imem_of(in)->opens)
+        orphan_add(fs, in->ino);
+    return lfs_inode_release(fs, in);
+}
+
+static int resolve_existing(struct logfs *fs, const char *path, int follow,
+                            struct lfs_path *r, struct lfs_inode **in)
+{
+    int rc = lfs_resolve(fs, path, follow, r);
+    if (!rc && !r->ino)
+        rc = -ENOENT;
+    return rc ? rc : lfs_inode_get(fs, r->ino, in);
+}
+
+int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = fs->readonly ? -EROFS : lfs_resolve(fs, path, 0, &r);
+    if (!rc && r.ino)
+        rc = -EEXIST;
+    if (!rc)
+        rc = lfs_create(fs, &r, S_IFDIR | (mode & 07777), &in);
+    return lfs_op_end(fs, rc);
+}
+
+int logfs_rmdir(logfs *fs, const char *path)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
+    if (!rc && !S_ISDIR(in->mode))
+        rc = -ENOTDIR;
+    if (!rc && !r.len)
+        rc = -EBUSY; /* the root */
+    if (!rc && in->size)
+        rc = -ENOTEMPTY;
+    if (!rc)
+        rc = drop_link(fs, r.dir, r.name, r.len, in);
+    return lfs_op_end(fs, rc);
+}
+
+int logfs_unlink(logfs *fs, const char *path)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
+    if (!rc && S_ISDIR(in->mode))
+        rc = -EISDIR;
+    if (!rc)
+        rc = drop_link(fs, r.dir, r.name, r.len, in);
+    return lfs_op_end(fs, rc);
+}
+
+int logfs_link(logfs *fs, const char *existing, const char *newpath)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r, t;
+    struct lfs_inode *in;
+    int rc = fs->readonly ? -EROFS : resolve_existing(fs, existing, 0, &r, &in);
+    if (!rc && S_ISDIR(in->mode))
+        rc = -EPERM;
+    if (!rc)
+        rc = lfs_resolve(fs, newpath, 0, &t);
+    if (!rc && t.ino)
+        rc = -EEXIST;
+    if (!rc && in->nlink >= 65000)
+        rc = -EMLINK;
+    if (!rc)
+        rc = lfs_space_check(fs, fs->g.block_size);
+    if (!rc)
+        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, dtype_of(in->mode));
+    if (!rc) {
+        in->nlink++;
+        in->ctime = t.dir->mtime = t.dir->ctime = lfs_now(fs);
+        lfs_inode_dirty(fs, in);
+    }
+    return lfs_op_end(fs, rc);
+}
+
+int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    size_t tl = target ? strlen(target) : 0;
+    int rc = fs->readonly ? -EROFS : !tl || tl > 4095 ? -ENAMETOOLONG
+           : lfs_resolve(fs, linkpath, 0, &r);
+    if (!rc && r.ino)
+        rc = -EEXIST;
+    if (!rc)
+        rc = lfs_create(fs, &r, S_IFLNK | 0777, &in);
+    if (!rc) {
+        int64_t n = lfs_file_pwrite(fs, in, target, tl, 0, UINT64_MAX);
+        rc = n < 0 ? (int)n : 0;
+    }
+    return lfs_op_end(fs, rc);
+}
+
+int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = resolve_existing(fs, path, 0, &r, &in);
+    if (!rc && !S_ISLNK(in->mode))
+        rc = -EINVAL;
+    int64_t n = rc ? rc : lfs_file_pread(fs, in, buf, size < in->size ? size : in->size, 0);
+    lfs_op_end_ro(fs, 0);
+    return n;
+}
+
+int logfs_rename(logfs *fs, const char *from, const char *to)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path s, t;
+    struct lfs_inode *in, *victim = NULL;
+    int rc = fs->readonly ? -EROFS : resolve_existing(fs, from, 0, &s, &in);
+    if (!rc && !s.len)
+        rc = -EBUSY;
+    int under = 0;
+    if (!rc)
+        rc = lfs_resolve_under(fs, to, &t, in->ino, &under);
+    if (!rc && !t.len)
+        rc = -EBUSY;
+    if (rc || t.ino == in->ino)
+        return lfs_op_end(fs, rc); /* same file: nothing to do */
+    if (S_ISDIR(in->mode) && under)
+        rc = -EINVAL; /* a directory into itself */
+    if (!rc && t.ino && !(rc = lfs_inode_get(fs, t.ino, &victim))) {
+        if (S_ISDIR(in->mode) && !S_ISDIR(victim->mode))
+            rc = -ENOTDIR;
+        else if (!S_ISDIR(in->mode) && S_ISDIR(victim->mode))
+            rc = -EISDIR;
+        else if (S_ISDIR(victim->mode) && victim->size)
+            rc = -ENOTEMPTY;
+    }
+    /* all checks done: the rest lands in one commit */
+    if (!rc && victim)
+        rc = drop_link(fs, t.dir, t.name, t.len, victim);
+    if (!rc)
+        rc = lfs_dir_remove(fs, s.dir, s.name, s.len);
+    if (!rc)
+        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, dtype_of(in->mode));
+    if (!rc) {
+        int64_t now = lfs_now(fs);
+        s.dir->mtime = s.dir->ctime = t.dir->mtime = t.dir->ctime = in->ctime = now;
+        if (S_ISDIR(in->mode) && s.dir != t.dir) {
+            s.dir->nlink--;
+            t.dir->nlink++;
+        }
+        lfs_inode_dirty(fs, in);
+        lfs_inode_dirty(fs, s.dir);
+    }
+    return lfs_op_end(fs, rc);
+}
+
+struct readdir_ctx {
+    fs_dir_fn fn;
+    void *ctx;
+};
+
+static int readdir_one(void *ctx, const char *name, size_t len, uint64_t ino,
+                       uint8_t type)
+{
+    struct readdir_ctx *c = ctx;
+    (void)len;
+    return c->fn(c->ctx, name, ino, (uint32_t)type << 12);
+}
+
+int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
+                  fs_dir_fn fn, void *ctx)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = resolve_existing(fs, path, 1, &r, &in);
+    if (!rc && !S_ISDIR(in->mode))
+        rc = -ENOTDIR;
+    struct readdir_ctx c = {fn, ctx};
+    if (!rc && *cookie != UINT64_MAX)
+        rc = lfs_dir_iterate(fs, in, cookie, readdir_one, &c);
+    return lfs_op_end_ro(fs, rc);
+}
+
+int logfs_statfs(logfs *fs, struct fs_statfs *st)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    /* what writers may still add: the cleaner makes room up to capacity */
+    uint64_t cap = lfs_capacity(fs), used = fs->an.live_bytes + fs->cache.dirty_bytes;
+    st->block_size = fs->g.block_size;
+    st->total_bytes = cap;
+    st->free_bytes = used < cap ? cap - used : 0;
+    st->files = fs->an.next_ino - LFS_INO_FIRST_FREE;
+    return 0;
+}

@@ -1,0 +1,205 @@
+/*
+ * logfs.h -- the public interface of flashlab's LogFS.
+ *
+ * Every call returns 0 (or a count) on success and a negative errno on
+ * failure.  The file system talks to flash only through sim/nand.h.
+ * Design: docs/logfs-design.md; on-flash format: docs/FORMAT.md.
+ *
+ * Flags and modes are the host's <fcntl.h>/<sys/stat.h> values.  Paths
+ * are absolute, at most 4095 bytes, and may hold "." and ".." (".." of the
+ * root is the root).  Symbolic links are followed in every component but
+ * the last, and in the last when the call follows (stat, open without
+ * O_NOFOLLOW or O_CREAT|O_EXCL, chmod, chown, utimens, truncate, readdir;
+ * not lstat, lchown, lutimens, readlink, unlink, rmdir, rename, link,
+ * symlink, mkdir).  A target is taken from the root when absolute, else
+ * from the directory holding the link; 40 links at most per call (ELOOP),
+ * and ENAMETOOLONG when a target and the rest of the path pass 4095
+ * bytes.  Times are nanoseconds of the
+ * device's simulated clock (deterministic), unless set with utimens.
+ *
+ * Crash semantics: after a power cut the fs mounts to one of its commit
+ * points between the last completed sync/fsync and the cut.  A commit
+ * happens on sync/fsync, when more than dirty_bytes are dirty, and at
+ * unmount; only a write larger than dirty_bytes is split across commits.
+ */
+#ifndef FLASHLAB_LOGFS_H
+#define FLASHLAB_LOGFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fstypes.h"
+#include "nand.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero fields take the default. */
+struct logfs_options {
+    uint32_t block_size;       /* fs block: a power of two, 512..32768 (4096) */
+    uint32_t anchor_blocks;    /* erase blocks in the anchor ring, 2..16 (4) */
+    uint32_t reserve_segments; /* kept back for the cleaner (8); mkfs only:
+                                  mount uses what mkfs recorded */
+    uint64_t cache_bytes;      /* node cache bound (4 MiB) */
+    uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
+    int readonly;              /* mount without writing anything */
+    /* Cleaning and wear leveling: chosen at each mount, nothing on flash. */
+    const char *gc_policy;     /* victim selection by name, see
+                                  logfs_gc_policy_name() ("greedy") */
+    uint32_t gc_window;        /* "window": among the W oldest segments (64) */
+    uint32_t gc_choices;       /* "d-choices": among d random segments (8) */
+    uint64_t gc_seed;          /* seed of the random policies (0: 1) */
+    uint32_t gc_free_min;      /* clean ahead when fewer free segments than
+                                  the writers' reserve plus this (4) */
+    int gc_separate;           /* 1: file data moved by the cleaner goes to
+                                  segments of its own (hot/cold by age) */
+    int wear_leveling;         /* LOGFS_WL_*; 0 = LOGFS_WL_DYNAMIC */
+    uint32_t wl_threshold;     /* static: the erase-count gap that makes the
+                                  cleaner move cold data (100) */
+    uint32_t gc_idle_free;     /* logfs_idle cleans up to reserve + this
+                                  many free segments (16) */
+};
+enum {
+    LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
+    LOGFS_WL_NONE = 1,    /* free segments in the order they were freed */
+    LOGFS_WL_STATIC = 2,  /* dynamic, and move cold data off little-worn
+                             segments when the gap exceeds wl_threshold */
+};
+/* The i-th victim-selection policy's name and summary, NULL past the end. */
+const char *logfs_gc_policy_name(unsigned i, const char **summary);
+/* Options by name, as mount -o and the YAML `fs:` section give them:
+ * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
+ * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
+ * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
+ * wl_threshold.  0, or -EINVAL with a message in err naming the key. */
+int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
+                     char *err, size_t errlen);
+/* "key=value,key=value". */
+int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
+                        size_t errlen);
+/* The i-th option's key and a one-line help, NULL past the end. */
+const char *logfs_option_help(unsigned i, const char **help);
+/* A mount is also read-only when the superblock's write version is
+ * unknown, or when the flash refuses the mount's own anchor record. */
+
+typedef struct logfs logfs;
+
+int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt);
+int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
+/* Commit what is dirty (one commit point); no-op when nothing changed. */
+int logfs_sync(logfs *fs);
+/* Sync, then free; the fs is gone either way.  Returns the sync's result. */
+int logfs_unmount(logfs *fs);
+
+/* ---- files ------------------------------------------------------------ */
+int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode); /* fd */
+int logfs_close(logfs *fs, int fd);
+int64_t logfs_read(logfs *fs, int fd, void *buf, uint64_t len);
+int64_t logfs_write(logfs *fs, int fd, const void *buf, uint64_t len);
+int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off);
+int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off);
+int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence);
+int logfs_ftruncate(logfs *fs, int fd, uint64_t size);
+int logfs_truncate(logfs *fs, const char *path, uint64_t size);
+/* Deallocate [off, off+len): reads as zeros, size unchanged. */
+int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len);
+int logfs_fsync(logfs *fs, int fd);
+
+int logfs_stat(logfs *fs, const char *path, struct fs_stat *st);
+int logfs_lstat(logfs *fs, const char *path, struct fs_stat *st);
+int logfs_fstat(logfs *fs, int fd, struct fs_stat *st);
+int logfs_chmod(logfs *fs, const char *path, uint32_t mode);
+int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
+int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+/* chown and utimens of a final symbolic link itself (lchown,
+ * utimensat with AT_SYMLINK_NOFOLLOW); on anything else the same as
+ * logfs_chown and logfs_utimens.  There is no lchmod: a link's mode is
+ * 0777, as on Linux. */
+int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
+int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+
+/* ---- the namespace --------------------------------------------------- */
+int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);
+int logfs_rmdir(logfs *fs, const char *path);
+int logfs_unlink(logfs *fs, const char *path);
+int logfs_rename(logfs *fs, const char *from, const char *to);
+int logfs_link(logfs *fs, const char *existing, const char *newpath);
+int logfs_symlink(logfs *fs, const char *target, const char *linkpath);
+/* Copies at most size bytes, no NUL; returns the length. */
+int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size);
+/* Calls fn for each entry (fs/fstypes.h), in hash order, starting after
+ * *cookie (0 = the start); fn returns nonzero to stop, and *cookie then
+ * resumes at that entry. "." and ".." are not listed. */
+int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
+                  fs_dir_fn fn, void *ctx);
+
+int logfs_statfs(logfs *fs, struct fs_statfs *st);
+
+struct logfs_stats {
+    uint64_t commits;          /* sequence number of the last commit */
+    uint64_t live_bytes;       /* object bytes the tree references */
+    uint64_t mem_bytes;        /* RAM held by the fs (counting allocator) */
+    uint64_t cache_hits, cache_misses;
+    uint64_t next_ino;
+    uint64_t relocations;      /* segments retired after a failed program */
+    /* since mount: where the flash writes went (pages programmed) */
+    uint64_t host_bytes;       /* bytes given to write calls, since mkfs */
+    uint64_t pages_data;       /* file-data segments (incl. the cleaner's) */
+    uint64_t pages_meta;       /* indirect, inode-file and segment-file segments */
+    uint64_t pages_anchor;     /* anchor records */
+    uint64_t pages_gc;         /* of those above, filled by the cleaner's copies
+                                  (bytes moved / page size) */
+    uint64_t erases;           /* segment and anchor erases */
+    uint64_t gc_rounds;        /* victims cleaned */
+    uint64_t gc_objects, gc_bytes; /* live objects moved, their bytes */
+    uint64_t gc_time_ns;       /* simulated time inside the cleaner */
+    uint64_t wl_moves;         /* victims chosen by static wear leveling */
+    uint64_t gc_fallbacks;     /* batches that freed nothing, so that the
+                                  next was greedy (see docs/logfs-design.md) */
+    uint64_t free_segments;    /* now */
+};
+void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
+/* What erase block `block` is to this file system: "superblock" (block 0
+ * and the backup), "anchor" (the anchor ring) or "segment". */
+const char *logfs_block_role(const logfs *fs, uint32_t block);
+
+/* Host-operation latency in simulated time, per kind of call, since mount
+ * or the last reset; percentiles within 1/16 of the true value. */
+enum {
+    LOGFS_OP_READ,  /* read, pread */
+    LOGFS_OP_WRITE, /* write, pwrite */
+    LOGFS_OP_SYNC,  /* sync, fsync */
+    LOGFS_OP_META,  /* every other call */
+    LOGFS_OP_KINDS,
+};
+struct logfs_latency {
+    uint64_t count, p50_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns;
+};
+int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out);
+void logfs_reset_latency(logfs *fs);
+
+/* The cleaner's victims, one call each, after the commit that moved their
+ * data (for the results' gc_events table). */
+struct logfs_gc_event {
+    uint64_t sim_time_ns;  /* when the batch's commit began */
+    uint32_t segment;
+    uint32_t live_bytes;   /* live when chosen: what was copied */
+    uint64_t duration_ns;  /* its share of the commit that moved it */
+    const char *policy;    /* the mount's gc_policy */
+    int wear_leveling;     /* chosen by static wear leveling */
+};
+typedef void (*logfs_gc_observer)(void *ctx, const struct logfs_gc_event *ev);
+void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx);
+
+/* The host is idle for ns of simulated time: clean in the background
+ * while fewer than reserve + gc_idle_free segments are free (victims at
+ * most half live), then let the rest of the time pass.  Returns 0 or a
+ * negative errno; the clock has advanced by at least ns either way. */
+int logfs_idle(logfs *fs, uint64_t ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,267 @@
+/* anchor.c -- the anchor ring (FORMAT.md section 6): find the newest
+ * valid record exactly as section 6.3 says a mount does, then read every
+ * ring page to see whether the ring is in the shape that search relies
+ * on, and check the record's own fields. */
+#include "fsck_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+enum { PG_ERASED = 0, PG_VALID = 1, PG_OTHER = -1, PG_FAIL = -2 };
+
+/* Classify one ring page (section 6.3); PG_FAIL is an operational error. */
+static int classify(struct fk *k, uint32_t block, uint32_t page,
+                    struct fk_anchor *a)
+{
+    int rc = fk_read_page(k, block, page, k->page);
+    if (rc && fk_is_oper_err(rc)) {
+        fk_oper(k, "reading the anchor ring", rc);
+        return PG_FAIL;
+    }
+    if (rc)
+        return PG_OTHER;
+    if (fk_all(k->page, k->ps, 0xff))
+        return PG_ERASED;
+    return fk_anchor_decode(k->page, a) ? PG_OTHER : PG_VALID;
+}
+
+/* The device's widest upper-to-lower page distance (section 6.3); 0 when
+ * no page is paired. */
+static uint32_t pair_span(const struct fk *k)
+{
+    const struct nand_config *c = nand_get_config(k->dev);
+    uint32_t span = 0;
+    for (uint32_t p = 0; p < k->ppb; p++) {
+        nand_page_t lower;
+        if (nand_page_is_upper(c, p, &lower) && p - lower > span)
+            span = p - lower;
+    }
+    return span;
+}
+
+/* Section 6.3 step 1: a block's first record is page 0's, or when page 0
+ * is other, the first of pages 1..span that is not other. */
+static int first_record(struct fk *k, uint32_t block, struct fk_anchor *a)
+{
+    uint32_t span = pair_span(k);
+    int c = PG_OTHER;
+    for (uint32_t p = 0; c == PG_OTHER && p <= span && p < k->ppb; p++)
+        c = classify(k, block, p, a);
+    return c;
+}
+
+/* Section 6.3 steps 1 to 3.  0 found, -1 none, PG_FAIL. */
+static int search(struct fk *k)
+{
+    const struct fk_super *s = &k->sb;
+    struct fk_anchor a;
+    int best = -1;
+    uint64_t best_seq = 0;
+    for (uint32_t i = 0; i < s->anchor_count; i++) {
+        int c = first_record(k, s->anchor_blocks[i], &a);
+        if (c == PG_FAIL)
+            return PG_FAIL;
+        if (c == PG_VALID && best >= 0 && a.seq == best_seq)
+            fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, s->anchor_blocks[i], 0,
+                   FSCK_NONE, "block %u: its first anchor record, seq %" PRIu64
+                   ", also starts block %u", s->anchor_blocks[i], a.seq,
+                   s->anchor_blocks[best]);
+        if (c == PG_VALID && (best < 0 || a.seq > best_seq)) {
+            best = (int)i;
+            best_seq = a.seq;
+        }
+    }
+    if (best < 0)
+        return -1;
+    uint32_t block = s->anchor_blocks[best], lo = 0, hi = k->ppb;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = classify(k, block, mid, &a);
+        if (c == PG_FAIL)
+            return PG_FAIL;
+        if (c == PG_ERASED)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    for (uint32_t p = lo + 1; p-- > 0;) {
+        int c = classify(k, block, p, &a);
+        if (c == PG_FAIL)
+            return PG_FAIL;
+        if (c == PG_VALID) {
+            k->an = a;
+            k->ring_cur = (uint32_t)best;
+            k->an_block = block;
+            k->an_page = p;
+            if (p != lo)
+                fk_msg(k, FSCK_INFO, FSCK_K_ANCHOR, block, lo, FSCK_NONE,
+                       "block %u page %u: not a valid anchor record (a torn "
+                       "last commit?); the record before it is used", block, lo);
+            return 0;
+        }
+    }
+    return -1; /* the block held a record: not reached */
+}
+
+/* A torn last page (the one after the record found) and, on paired
+ * parts, its lower page, which the torn program damaged (section 6.3). */
+static int torn_by_last_cut(const struct fk *k, uint32_t b, uint32_t p)
+{
+    nand_page_t lower;
+    if (b != k->an_block)
+        return 0;
+    return p == k->an_page + 1 ||
+           (nand_page_is_upper(nand_get_config(k->dev), k->an_page + 1, &lower) &&
+            lower == p);
+}
+
+/* Every page of every ring block: is the ring what the search assumes? */
+static int scan_ring(struct fk *k)
+{
+    const struct fk_super *s = &k->sb;
+    struct fk_anchor a;
+    for (uint32_t i = 0; i < s->anchor_count; i++) {
+        uint32_t b = s->anchor_blocks[i];
+        int seen_erased = 0, have_prev = 0;
+        uint64_t prev = 0;
+        for (uint32_t p = 0; p < k->ppb; p++) {
+            int c = classify(k, b, p, &a);
+            if (c == PG_FAIL)
+                return -1;
+            if (c == PG_ERASED) {
+                seen_erased = 1;
+                continue;
+            }
+            if (seen_erased)
+                fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                       "block %u page %u: programmed after an erased page "
+                       "(the ring search assumes a programmed prefix)", b, p);
+            if (c == PG_OTHER && !torn_by_last_cut(k, b, p))
+                fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                       "block %u page %u: neither erased nor a valid anchor "
+                       "record", b, p);
+            if (c != PG_VALID)
+                continue;
+            if (have_prev && a.seq <= prev)
+                fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                       "block %u page %u: anchor seq %" PRIu64 " after seq %"
+                       PRIu64 " in the same block", b, p, a.seq, prev);
+            if (a.seq > k->an.seq)
+                fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                       "block %u page %u: anchor seq %" PRIu64 " is newer than "
+                       "the one a mount finds (seq %" PRIu64 ")", b, p, a.seq,
+                       k->an.seq);
+            have_prev = 1;
+            prev = a.seq;
+        }
+    }
+    return 0;
+}
+
+/* The record's own fields beyond validity (section 6.1). */
+static void fields(struct fk *k)
+{
+    struct fk_anchor *a = &k->an;
+    int64_t b = k->an_block, p = k->an_page;
+    if (a->inodefile.ino != 0 || a->segfile.ino != 1) {
+        fk_msg(k, FSCK_ERROR, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+               "anchor seq %" PRIu64 ": inode file record says ino %" PRIu64
+               ", segment file record ino %" PRIu64 " (0 and 1 expected): "
+               "LogFS refuses to mount", a->seq, a->inodefile.ino, a->segfile.ino);
+        k->incomplete = 1;
+    }
+    const struct fk_inode *meta[2] = {&a->inodefile, &a->segfile};
+    for (int i = 0; i < 2; i++)
+        if (meta[i]->mode || meta[i]->size || meta[i]->nlink)
+            fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                   "anchor: the %s record has mode %o, nlink %u, size %" PRIu64
+                   " (0 expected)", i ? "segment file" : "inode file",
+                   meta[i]->mode, meta[i]->nlink, meta[i]->size);
+    for (uint32_t i = a->npool; i < FK_POOL_MAX; i++)
+        if (a->pool[i].seg || a->pool[i].erases) {
+            fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                   "anchor: unused pool slot %u is not zero", i);
+            break;
+        }
+    for (uint32_t i = a->norphans; i < FK_ORPHAN_MAX; i++)
+        if (a->orphans[i]) {
+            fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                   "anchor: unused orphan slot %u is not zero", i);
+            break;
+        }
+    for (unsigned i = 0; i < FK_NAREAS; i++) {
+        const struct fk_area_pos *ap = &a->area[i];
+        if (ap->seg == 0 && ap->off == 0)
+            continue;
+        if (ap->seg == 0 || ap->seg >= k->nblocks || ap->off > k->seg_bytes ||
+            ap->off % k->ps) {
+            size_t m = fk_msg(k, FSCK_ERROR, FSCK_K_ANCHOR, b, p, FSCK_NONE,
+                              "anchor: area %u position segment %u offset %u "
+                              "is not a page boundary of a segment", i, ap->seg,
+                              ap->off);
+            fk_plan(k, m); /* the new record closes that area */
+            k->area_bad |= (uint16_t)(1u << i);
+        }
+    }
+    if (a->next_ino < FK_INO_FIRST) {
+        size_t m = fk_msg(k, FSCK_ERROR, FSCK_K_COUNTER, b, p, FSCK_NONE,
+                          "anchor: next_ino %" PRIu64 " is below %u", a->next_ino,
+                          FK_INO_FIRST);
+        fk_plan(k, m);
+    }
+}
+
+int fk_check_anchor(struct fk *k)
+{
+    int rc = search(k);
+    if (rc == PG_FAIL)
+        return -1;
+    if (rc) {
+        char list[FK_MAX_ANCHORS * 12] = "";
+        for (uint32_t i = 0; i < k->sb.anchor_count; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " %u",
+                     k->sb.anchor_blocks[i]);
+        fk_msg(k, FSCK_ERROR, FSCK_K_ANCHOR, FSCK_NONE, FSCK_NONE, FSCK_NONE,
+               "no valid anchor record on page 0 of any ring block (blocks%s): "
+               "no commit to mount", list);
+        k->fatal = 1;
+        return -1;
+    }
+    k->rep->seq = k->an.seq;
+    fk_msg(k, FSCK_INFO, FSCK_K_ANCHOR, k->an_block, k->an_page, FSCK_NONE,
+           "anchor seq %" PRIu64 " in block %u page %u%s%s; seg_clock %" PRIu64
+           ", next_ino %" PRIu64 ", %u pooled, %u orphans",
+           k->an.seq, k->an_block, k->an_page,
+           k->an.flags & FK_ANCHOR_CLEAN ? ", clean" : "",
+           k->an.flags & FK_ANCHOR_ORPHAN_SCAN ? ", orphan scan" : "",
+           k->an.seg_clock, k->an.next_ino, k->an.npool, k->an.norphans);
+    /* re-read the record's page for its tail (classify reused the buffer) */
+    int nrc = fk_read_page(k, k->an_block, k->an_page, k->page);
+    if (!nrc && !fk_all(k->page + FK_ANCHOR_BYTES, k->ps - FK_ANCHOR_BYTES, 0xff))
+        fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, k->an_block, k->an_page, FSCK_NONE,
+               "block %u page %u: bytes after the anchor record are not 0xFF",
+               k->an_block, k->an_page);
+    fields(k);
+    return scan_ring(k);
+}
+
+/* Section 6.2: after a mount the next record goes to page 0 of the next
+ * ring block, erased first -- fsck writes like a mount. */
+int fk_write_anchor(struct fk *k, const struct fk_anchor *na)
+{
+    uint32_t i = (k->ring_cur + 1) % k->sb.anchor_count;
+    uint32_t b = k->sb.anchor_blocks[i];
+    memset(k->page, 0xff, k->ps);
+    fk_anchor_encode(na, k->page);
+    int rc = nand_erase(k->dev, b, NULL);
+    k->rep->written = 1;
+    if (!rc)
+        rc = nand_program(k->dev, b, 0, k->page, NULL, NULL);
+    if (rc) {
+        fk_msg(k, FSCK_ERROR, FSCK_K_OPER, b, 0, FSCK_NONE,
+               "repair: writing the anchor record to block %u failed: %s", b,
+               nand_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
