@@ -151,5 +151,17 @@ fuzz: fuzz-build
 	    exit 1; \
 	fi
 
+# FLASHLAB_VERSION names the commit: the files that use it are rebuilt
+# when it changes (a stamp file holds the last one built)
+VERSION_STAMP := $(BUILD)/version.stamp
+VERSION_USERS := $(shell grep -l FLASHLAB_VERSION $(LIB_SRC) $(CLI_SRC) $(TEST_SRC) 2>/dev/null)
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(foreach f,$(filter-out tests/%,$(VERSION_USERS)),$(BUILD)/obj/$(f:.c=.o) $(BUILD)/san/$(f:.c=.o)) \
+$(patsubst tests/%.c,$(BUILD)/tests/%,$(filter tests/%,$(VERSION_USERS))): $(VERSION_STAMP)
+.PHONY: FORCE
+FORCE:
+
 # header dependencies, as the compiler found them (-MMD -MP)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -15,7 +15,7 @@
  * refused at mount).  When that older record is page 0, the block's first
  * record is the next valid page (first_record).
  */
-#include "lfs.h"
+#include "format.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* api_file.c -- open files: open/close, read/write, seek, truncate, stat. */
-#include "logfs.h"
-#include "lfs.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,42 +35,11 @@ static int fd_new(struct logfs *fs)
     return fd;
 }
 
-static uint8_t dtype_of(uint32_t mode)
+/* Find or create the file open names, with open's checks. */
+static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mode,
+                      struct lfs_inode **in)
 {
-    return (uint8_t)((mode & S_IFMT) >> 12);
-}
-
-/* Create a file named r->name in r->dir. */
-int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
-               struct lfs_inode **out)
-{
-    struct lfs_inode *in;
-    if (!r->len)
-        return -EEXIST;
-    int rc = lfs_space_check(fs, fs->g.block_size);
-    if (!rc)
-        rc = lfs_inode_new(fs, mode, &in);
-    if (rc)
-        return rc;
-    in->nlink = S_ISDIR(mode) ? 2 : 1;
-    in->atime = in->mtime = in->ctime = lfs_now(fs);
-    if ((rc = lfs_dir_add(fs, r->dir, r->name, r->len, in->ino, dtype_of(mode)))) {
-        in->nlink = 0;
-        lfs_inode_release(fs, in);
-        return rc;
-    }
-    r->dir->mtime = r->dir->ctime = in->ctime;
-    if (S_ISDIR(mode))
-        r->dir->nlink++;
-    *out = in;
-    return 0;
-}
-
-int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
-{
-    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
-    struct lfs_inode *in;
     int acc = flags & O_ACCMODE;
     if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
         return -EINVAL;
@@ -82,53 +50,84 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
     int rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW) && !excl, &r);
     if (rc)
         return rc;
-    if (r.ino && (flags & O_CREAT) && (flags & O_EXCL))
+    if (r.ino && excl)
         return -EEXIST;
-    if (!r.ino) {
-        if (!(flags & O_CREAT))
-            return -ENOENT;
-        rc = lfs_create(fs, &r, S_IFREG | (mode & 07777), &in);
-    } else {
-        rc = lfs_inode_get(fs, r.ino, &in);
-        if (!rc && S_ISDIR(in->mode) && acc != O_RDONLY)
-            rc = -EISDIR;
-        if (!rc && S_ISLNK(in->mode))
-            rc = -ELOOP;
-        if (!rc && (flags & O_TRUNC) && acc != O_RDONLY && in->size) {
-            rc = lfs_file_truncate(fs, in, 0);
-            in->mtime = in->ctime = lfs_now(fs);
-        }
+    if (!r.ino)
+        return flags & O_CREAT ? lfs_create(fs, &r, S_IFREG | (mode & 07777), in) : -ENOENT;
+    if ((rc = lfs_inode_get(fs, r.ino, in)))
+        return rc;
+    if (S_ISDIR((*in)->mode) && acc != O_RDONLY)
+        return -EISDIR;
+    if (S_ISLNK((*in)->mode))
+        return -ELOOP;
+    if ((flags & O_TRUNC) && acc != O_RDONLY && (*in)->size) {
+        rc = lfs_file_truncate(fs, *in, 0);
+        (*in)->mtime = (*in)->ctime = lfs_now(fs);
     }
-    int (*end)(struct logfs *, int) =
-        acc == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)) ? lfs_op_end_ro : lfs_op_end;
-    if (rc)
-        return end(fs, rc);
-    int fd = fd_new(fs);
-    if (fd < 0)
-        return end(fs, fd);
-    fs->fds[fd] = (struct lfs_fd){.ino = in->ino, .flags = flags, .used = 1};
-    lfs_imem_of(in)->opens++;
-    return end(fs, fd);
+    return rc;
 }
 
-int logfs_close(logfs *fs, int fd)
+static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
+{
+    struct lfs_inode *in;
+    int rc = open_inode(fs, path, flags, mode, &in);
+    int fd = rc ? rc : fd_new(fs);
+    if (fd < 0)
+        return fd;
+    fs->fds[fd] = (struct lfs_fd){.ino = in->ino, .flags = flags, .used = 1};
+    lfs_imem_of(in)->opens++;
+    return fd;
+}
+
+/* Give back an fd open_fd returned (its open failed at the end). */
+static void unopen(struct logfs *fs, int fd)
+{
+    struct lfs_fd *f;
+    struct lfs_inode *in;
+    if (!fd_get(fs, fd, &f, &in)) {
+        f->used = 0;
+        lfs_imem_of(in)->opens--;
+    }
+}
+
+int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
+    int fd = open_fd(fs, path, flags, mode);
+    if ((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+        return (int)lfs_op_end_ro(fs, fd);
+    int rc = (int)lfs_op_end(fs, fd);
+    if (fd >= 0 && rc < 0)
+        unopen(fs, fd); /* the commit after it failed: no fd */
+    return rc;
+}
+
+/* *deletes: closing removed the file's last trace (an orphan). */
+static int close_fd(struct logfs *fs, int fd, int *deletes)
+{
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
     if (rc)
         return rc;
     f->used = 0;
-    /* closing changes nothing on flash unless it deletes an orphan */
-    int deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
-    rc = lfs_inode_release(fs, in);
-    return deletes ? lfs_op_end(fs, rc) : lfs_op_end_ro(fs, rc);
+    *deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
+    return lfs_inode_release(fs, in);
 }
 
-int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
+int logfs_close(logfs *fs, int fd)
 {
-    lfs_op_begin(fs, LOGFS_OP_READ);
+    lfs_op_begin(fs, LOGFS_OP_META);
+    int deletes = 0;
+    int rc = close_fd(fs, fd, &deletes);
+    /* closing changes nothing on flash unless it deletes an orphan */
+    return (int)(deletes ? lfs_op_end(fs, rc) : lfs_op_end_ro(fs, rc));
+}
+
+/* Read at *off, or at the fd's position (advanced) when off is NULL. */
+static int64_t read_fd(struct logfs *fs, int fd, void *buf, uint64_t len,
+                       const uint64_t *off)
+{
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -138,14 +137,17 @@ int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
         return -EBADF;
     if (S_ISDIR(in->mode))
         return -EISDIR;
-    int64_t n = lfs_file_pread(fs, in, buf, len, off);
-    lfs_op_end_ro(fs, 0);
+    int64_t n = lfs_file_pread(fs, in, buf, len, off ? *off : f->pos);
+    if (!off && n > 0)
+        f->pos += (uint64_t)n;
     return n;
 }
 
-int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off)
+/* Write at *off, or at the fd's position (the end with O_APPEND), which
+ * then moves past what was written, when off is NULL. */
+static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
+                        const uint64_t *off)
 {
-    lfs_op_begin(fs, LOGFS_OP_WRITE);
     struct lfs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
@@ -154,44 +156,43 @@ int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t 
     if ((f->flags & O_ACCMODE) == O_RDONLY)
         return -EBADF;
     if ((rc = lfs_space_check(fs, len)))
-        return lfs_op_end(fs, rc);
-    int64_t n = lfs_file_pwrite(fs, in, buf, len, off, fs->dirty_limit);
+        return rc;
+    uint64_t at = off ? *off : f->flags & O_APPEND ? in->size : f->pos;
+    int64_t n = lfs_file_pwrite(fs, in, buf, len, at, fs->dirty_limit);
     if (n > 0) {
         in->mtime = in->ctime = lfs_now(fs);
         fs->an.host_bytes_written += (uint64_t)n;
+        if (!off)
+            f->pos = at + (uint64_t)n;
     }
-    rc = lfs_op_end(fs, 0);
-    return n < 0 ? n : rc ? rc : n;
+    return n;
+}
+
+int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off)
+{
+    lfs_op_begin(fs, LOGFS_OP_READ);
+    return lfs_op_end_ro(fs, read_fd(fs, fd, buf, len, &off));
+}
+
+int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off)
+{
+    lfs_op_begin(fs, LOGFS_OP_WRITE);
+    return lfs_op_end(fs, write_fd(fs, fd, buf, len, &off));
 }
 
 int64_t logfs_read(logfs *fs, int fd, void *buf, uint64_t len)
 {
-    struct lfs_fd *f;
-    struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
-    if (rc)
-        return rc;
-    int64_t n = logfs_pread(fs, fd, buf, len, f->pos);
-    if (n > 0)
-        fs->fds[fd].pos += (uint64_t)n;
-    return n;
+    lfs_op_begin(fs, LOGFS_OP_READ);
+    return lfs_op_end_ro(fs, read_fd(fs, fd, buf, len, NULL));
 }
 
 int64_t logfs_write(logfs *fs, int fd, const void *buf, uint64_t len)
 {
-    struct lfs_fd *f;
-    struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
-    if (rc)
-        return rc;
-    uint64_t off = f->flags & O_APPEND ? in->size : f->pos;
-    int64_t n = logfs_pwrite(fs, fd, buf, len, off);
-    if (n > 0)
-        fs->fds[fd].pos = off + (uint64_t)n;
-    return n;
+    lfs_op_begin(fs, LOGFS_OP_WRITE);
+    return lfs_op_end(fs, write_fd(fs, fd, buf, len, NULL));
 }
 
-int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence)
+static int64_t seek_fd(struct logfs *fs, int fd, int64_t off, int whence)
 {
     struct lfs_fd *f;
     struct lfs_inode *in;
@@ -206,6 +207,12 @@ int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence)
     return (int64_t)f->pos;
 }
 
+int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return lfs_op_end_ro(fs, seek_fd(fs, fd, off, whence));
+}
+
 static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 {
     if (fs->readonly)
@@ -214,60 +221,76 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
         return -EISDIR;
     int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
     in->mtime = in->ctime = lfs_now(fs);
-    return lfs_op_end(fs, rc);
+    return rc;
+}
+
+/* The inode open file fd refers to; writable: opened for writing (EBADF). */
+static int fd_inode(struct logfs *fs, int fd, int writable, struct lfs_inode **in)
+{
+    struct lfs_fd *f;
+    int rc = fd_get(fs, fd, &f, in);
+    if (!rc && writable && (f->flags & O_ACCMODE) == O_RDONLY)
+        rc = -EBADF;
+    return rc;
 }
 
 int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
-    struct lfs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
-    if (rc)
-        return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
-        return -EBADF;
-    return truncate_inode(fs, in, size);
+    int rc = fd_inode(fs, fd, 1, &in);
+    return (int)lfs_op_end(fs, rc ? rc : truncate_inode(fs, in, size));
+}
+
+/* The inode path names; modify: the caller will change it (EROFS). */
+static int path_inode(struct logfs *fs, const char *path, int follow, int modify,
+                      struct lfs_inode **in)
+{
+    if (modify && fs->readonly)
+        return -EROFS;
+    struct lfs_path r;
+    int rc = lfs_resolve(fs, path, follow, &r);
+    if (!rc && !r.ino)
+        rc = -ENOENT;
+    return rc ? rc : lfs_inode_get(fs, r.ino, in);
 }
 
 int logfs_truncate(logfs *fs, const char *path, uint64_t size)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
-    struct lfs_path r;
     struct lfs_inode *in;
-    int rc = lfs_resolve(fs, path, 1, &r);
-    if (!rc && !r.ino)
-        rc = -ENOENT;
-    if (!rc)
-        rc = lfs_inode_get(fs, r.ino, &in);
-    return rc ? rc : truncate_inode(fs, in, size);
+    int rc = path_inode(fs, path, 1, 0, &in);
+    return (int)lfs_op_end(fs, rc ? rc : truncate_inode(fs, in, size));
 }
 
-int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len)
+static int punch_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    struct lfs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_inode(fs, fd, 1, &in);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
-        return -EBADF;
     if (fs->readonly)
         return -EROFS;
     uint64_t end = off + len < off ? UINT64_MAX : off + len;
     rc = lfs_file_zero(fs, in, off, end);
     in->mtime = in->ctime = lfs_now(fs);
     lfs_inode_dirty(fs, in);
-    return lfs_op_end(fs, rc);
+    return rc;
+}
+
+int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return (int)lfs_op_end(fs, punch_fd(fs, fd, off, len));
 }
 
 int logfs_fsync(logfs *fs, int fd)
 {
-    struct lfs_fd *f;
+    lfs_op_begin(fs, LOGFS_OP_SYNC);
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
-    return rc ? rc : logfs_sync(fs); /* one tree: a commit covers all */
+    int rc = fd_inode(fs, fd, 0, &in);
+    /* one tree: a commit covers every file */
+    return (int)lfs_op_end_ro(fs, rc ? rc : lfs_sync_all(fs));
 }
 
 /* ---- attributes ------------------------------------------------------- */
@@ -285,19 +308,6 @@ static void fill_stat(const struct lfs_inode *in, struct fs_stat *st)
     st->ctime = in->ctime;
 }
 
-/* The inode path names; modify: the caller will change it (EROFS). */
-static int path_inode(struct logfs *fs, const char *path, int follow, int modify,
-                      struct lfs_inode **in)
-{
-    if (modify && fs->readonly)
-        return -EROFS;
-    struct lfs_path r;
-    int rc = lfs_resolve(fs, path, follow, &r);
-    if (!rc && !r.ino)
-        rc = -ENOENT;
-    return rc ? rc : lfs_inode_get(fs, r.ino, in);
-}
-
 int logfs_stat(logfs *fs, const char *path, struct fs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
@@ -305,7 +315,7 @@ int logfs_stat(logfs *fs, const char *path, struct fs_stat *st)
     int rc = path_inode(fs, path, 1, 0, &in);
     if (!rc)
         fill_stat(in, st);
-    return lfs_op_end_ro(fs, rc);
+    return (int)lfs_op_end_ro(fs, rc);
 }
 
 int logfs_lstat(logfs *fs, const char *path, struct fs_stat *st)
@@ -315,18 +325,17 @@ int logfs_lstat(logfs *fs, const char *path, struct fs_stat *st)
     int rc = path_inode(fs, path, 0, 0, &in);
     if (!rc)
         fill_stat(in, st);
-    return lfs_op_end_ro(fs, rc);
+    return (int)lfs_op_end_ro(fs, rc);
 }
 
 int logfs_fstat(logfs *fs, int fd, struct fs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
-    struct lfs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_inode(fs, fd, 0, &in);
     if (!rc)
         fill_stat(in, st);
-    return rc;
+    return (int)lfs_op_end_ro(fs, rc);
 }
 
 /* What chmod, chown and utimens change; each sets one group, on the
@@ -355,39 +364,40 @@ static int change_attrs(struct logfs *fs, const char *path, const struct attr_ch
         in->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
     }
-    return lfs_op_end(fs, rc);
+    return rc;
+}
+
+/* chmod, chown, utimens and the l- forms: one attribute change each. */
+static int attrs_op(struct logfs *fs, const char *path, struct attr_change c)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return (int)lfs_op_end(fs, change_attrs(fs, path, &c));
 }
 
 int logfs_chmod(logfs *fs, const char *path, uint32_t mode)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return change_attrs(fs, path, &(struct attr_change){.set_mode = 1, .mode = mode});
+    return attrs_op(fs, path, (struct attr_change){.set_mode = 1, .mode = mode});
 }
 
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return change_attrs(fs, path,
-                        &(struct attr_change){.set_owner = 1, .uid = uid, .gid = gid});
+    return attrs_op(fs, path, (struct attr_change){.set_owner = 1, .uid = uid, .gid = gid});
 }
 
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .atime = atime,
-                                                        .mtime = mtime});
+    return attrs_op(fs, path,
+                    (struct attr_change){.set_times = 1, .atime = atime, .mtime = mtime});
 }
 
 int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return change_attrs(fs, path, &(struct attr_change){.set_owner = 1, .nofollow = 1,
-                                                        .uid = uid, .gid = gid});
+    return attrs_op(fs, path, (struct attr_change){.set_owner = 1, .nofollow = 1,
+                                                   .uid = uid, .gid = gid});
 }
 
 int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return change_attrs(fs, path, &(struct attr_change){.set_times = 1, .nofollow = 1,
-                                                        .atime = atime, .mtime = mtime});
+    return attrs_op(fs, path, (struct attr_change){.set_times = 1, .nofollow = 1,
+                                                   .atime = atime, .mtime = mtime});
 }

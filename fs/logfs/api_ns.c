@@ -1,35 +1,10 @@
 /* api_ns.c -- the namespace: mkdir, rmdir, unlink, rename, link, symlink,
  * readlink, readdir, statfs. */
-#include "logfs.h"
-#include "lfs.h"
-#include "lfs_path.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-
-static uint8_t dtype_of(uint32_t mode)
-{
-    return (uint8_t)((mode & S_IFMT) >> 12);
-}
-
-/* An unlinked file still open is listed in the anchor, so that the mount
- * after a crash deletes it; when the list is full, the anchor asks that
- * mount to scan for them instead. */
-static void orphan_add(struct logfs *fs, uint64_t ino)
-{
-    if (fs->an.norphans < LFS_ORPHAN_MAX)
-        fs->an.orphans[fs->an.norphans++] = ino;
-    else
-        fs->orphan_scan = 1;
-}
-
-void lfs_orphan_remove(struct logfs *fs, uint64_t ino)
-{
-    for (uint32_t i = 0; i < fs->an.norphans; i++)
-        if (fs->an.orphans[i] == ino)
-            fs->an.orphans[i] = fs->an.orphans[--fs->an.norphans];
-}
 
 /* Take one link away from in (named name in dir). */
 static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
@@ -49,7 +24,7 @@ static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
     lfs_inode_dirty(fs, dir);
     lfs_inode_dirty(fs, in);
     if (!in->nlink && lfs_imem_of(in)->opens)
-        orphan_add(fs, in->ino);
+        lfs_orphan_add(fs, in->ino);
     return lfs_inode_release(fs, in);
 }
 
@@ -72,7 +47,7 @@ int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
         rc = -EEXIST;
     if (!rc)
         rc = lfs_create(fs, &r, S_IFDIR | (mode & 07777), &in);
-    return lfs_op_end(fs, rc);
+    return (int)lfs_op_end(fs, rc);
 }
 
 int logfs_rmdir(logfs *fs, const char *path)
@@ -89,7 +64,7 @@ int logfs_rmdir(logfs *fs, const char *path)
         rc = -ENOTEMPTY;
     if (!rc)
         rc = drop_link(fs, r.dir, r.name, r.len, in);
-    return lfs_op_end(fs, rc);
+    return (int)lfs_op_end(fs, rc);
 }
 
 int logfs_unlink(logfs *fs, const char *path)
@@ -102,7 +77,7 @@ int logfs_unlink(logfs *fs, const char *path)
         rc = -EISDIR;
     if (!rc)
         rc = drop_link(fs, r.dir, r.name, r.len, in);
-    return lfs_op_end(fs, rc);
+    return (int)lfs_op_end(fs, rc);
 }
 
 int logfs_link(logfs *fs, const char *existing, const char *newpath)
@@ -122,13 +97,13 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
     if (!rc)
         rc = lfs_space_check(fs, fs->g.block_size);
     if (!rc)
-        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, dtype_of(in->mode));
+        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, lfs_dtype_of(in->mode));
     if (!rc) {
         in->nlink++;
         in->ctime = t.dir->mtime = t.dir->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
     }
-    return lfs_op_end(fs, rc);
+    return (int)lfs_op_end(fs, rc);
 }
 
 int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
@@ -147,7 +122,7 @@ int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
         int64_t n = lfs_file_pwrite(fs, in, target, tl, 0, UINT64_MAX);
         rc = n < 0 ? (int)n : 0;
     }
-    return lfs_op_end(fs, rc);
+    return (int)lfs_op_end(fs, rc);
 }
 
 int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
@@ -159,13 +134,11 @@ int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
     if (!rc && !S_ISLNK(in->mode))
         rc = -EINVAL;
     int64_t n = rc ? rc : lfs_file_pread(fs, in, buf, size < in->size ? size : in->size, 0);
-    lfs_op_end_ro(fs, 0);
-    return n;
+    return lfs_op_end_ro(fs, n);
 }
 
-int logfs_rename(logfs *fs, const char *from, const char *to)
+static int rename_body(struct logfs *fs, const char *from, const char *to)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path s, t;
     struct lfs_inode *in, *victim = NULL;
     int rc = fs->readonly ? -EROFS : resolve_existing(fs, from, 0, &s, &in);
@@ -177,7 +150,7 @@ int logfs_rename(logfs *fs, const char *from, const char *to)
     if (!rc && !t.len)
         rc = -EBUSY;
     if (rc || t.ino == in->ino)
-        return lfs_op_end(fs, rc); /* same file: nothing to do */
+        return rc; /* same file: nothing to do */
     if (S_ISDIR(in->mode) && under)
         rc = -EINVAL; /* a directory into itself */
     if (!rc && t.ino && !(rc = lfs_inode_get(fs, t.ino, &victim))) {
@@ -194,7 +167,7 @@ int logfs_rename(logfs *fs, const char *from, const char *to)
     if (!rc)
         rc = lfs_dir_remove(fs, s.dir, s.name, s.len);
     if (!rc)
-        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, dtype_of(in->mode));
+        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, lfs_dtype_of(in->mode));
     if (!rc) {
         int64_t now = lfs_now(fs);
         s.dir->mtime = s.dir->ctime = t.dir->mtime = t.dir->ctime = in->ctime = now;
@@ -205,7 +178,13 @@ int logfs_rename(logfs *fs, const char *from, const char *to)
         lfs_inode_dirty(fs, in);
         lfs_inode_dirty(fs, s.dir);
     }
-    return lfs_op_end(fs, rc);
+    return rc;
+}
+
+int logfs_rename(logfs *fs, const char *from, const char *to)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    return (int)lfs_op_end(fs, rename_body(fs, from, to));
 }
 
 struct readdir_ctx {
@@ -233,7 +212,7 @@ int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
     struct readdir_ctx c = {fn, ctx};
     if (!rc && *cookie != UINT64_MAX)
         rc = lfs_dir_iterate(fs, in, cookie, readdir_one, &c);
-    return lfs_op_end_ro(fs, rc);
+    return (int)lfs_op_end_ro(fs, rc);
 }
 
 int logfs_statfs(logfs *fs, struct fs_statfs *st)
@@ -245,5 +224,5 @@ int logfs_statfs(logfs *fs, struct fs_statfs *st)
     st->total_bytes = cap;
     st->free_bytes = used < cap ? cap - used : 0;
     st->files = fs->an.next_ino - LFS_INO_FIRST_FREE;
-    return 0;
+    return (int)lfs_op_end_ro(fs, 0);
 }

@@ -18,7 +18,7 @@
  * damage committed data; and objects stay pending until their lower pages'
  * upper pages are programmed, since a failed upper page damages them too.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <errno.h>
 

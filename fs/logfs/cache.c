@@ -8,7 +8,7 @@
  * memory goes through the counting allocator, so experiments can report
  * what the fs holds.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <stdlib.h>
 
@@ -36,9 +36,10 @@ void lfs_free(struct logfs *fs, void *p, size_t n)
     free(p);
 }
 
-int lfs_node_class(uint64_t ino)
+enum lfs_wclass lfs_node_class(uint64_t ino)
 {
-    return ino == LFS_INO_INODEFILE ? 1 : ino == LFS_INO_SEGFILE ? 2 : 0;
+    return ino == LFS_INO_INODEFILE ? LFS_WC_INODEFILE
+         : ino == LFS_INO_SEGFILE ? LFS_WC_SEGFILE : LFS_WC_FILE;
 }
 
 static uint64_t node_hash(uint64_t ino, uint8_t level, uint64_t bix)
@@ -85,7 +86,7 @@ int lfs_cache_init(struct logfs *fs, uint64_t max_bytes)
     if (!c->tab)
         return -1;
     list_init(&c->clean);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < LFS_WCLASSES; k++)
         for (unsigned l = 0; l <= LFS_MAX_HEIGHT; l++)
             list_init(&c->dirty[k][l]);
     c->max_bytes = max_bytes;

@@ -3,7 +3,7 @@
  * every tree (the segment file's too) and compares the bytes each segment
  * really holds for them with the live counts the fs keeps.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /* codec.c -- encode and decode the fixed-size on-flash records. */
-#include "lfs.h"
+#include "format.h"
 #include "crc32.h"
 
 #include <errno.h>

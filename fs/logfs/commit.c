@@ -9,9 +9,17 @@
  * and last the anchor record.  Until the anchor page is programmed the
  * previous tree is intact on flash.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
+
+/* Bounds that turn a commit that cannot settle into -EIO instead of a
+ * hang: whole passes (each failed page program sends its objects back to
+ * the dirty lists for another pass), and rounds of the segment file
+ * rewriting its own entries within one pass (each dirties a few blocks at
+ * most, so a healthy commit needs two or three). */
+#define COMMIT_MAX_PASSES 16
+#define SEGFILE_MAX_ROUNDS 64
 
 static int all_zero(const uint8_t *p, uint32_t n)
 {
@@ -23,7 +31,8 @@ static int all_zero(const uint8_t *p, uint32_t n)
 
 /* Write one dirty node; *out is its new pointer, or 0 when it was an
  * empty indirect block, which becomes a hole (and leaves the cache). */
-static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *out)
+static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
+                      lfs_ptr *out)
 {
     lfs_ptr old = n->ptr, p = 0;
     int rc;
@@ -31,18 +40,18 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
         lfs_cache_remove(fs, n);
     } else {
         uint32_t len = n->len;
-        if (n->level == 0 && cls == 0)
+        if (n->level == 0 && cls == LFS_WC_FILE)
             while (len && !n->data[len - 1])
                 len--; /* trailing zeros of a data block are implied */
         struct lfs_obj o = {
             .type = n->level ? LFS_OBJ_INDIRECT
-                             : cls == 1 ? LFS_OBJ_INODE : LFS_OBJ_DATA,
+                             : cls == LFS_WC_INODEFILE ? LFS_OBJ_INODE : LFS_OBJ_DATA,
             .level = n->level, .len = len,
             .ino = n->ino, .bix = n->bix, .seq = fs->an.seq + 1,
         };
-        unsigned area = cls == 2 ? LFS_AREA_SEGFILE
-                      : (cls == 1 ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
-        if (cls == 0 && n->level == 0 && n->moved && fs->gc.separate)
+        unsigned area = cls == LFS_WC_SEGFILE ? LFS_AREA_SEGFILE
+                      : (cls == LFS_WC_INODEFILE ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
+        if (cls == LFS_WC_FILE && n->level == 0 && n->moved && fs->gc.separate)
             area = LFS_AREA_MOVED; /* cold by age: apart from fresh data */
         if ((rc = lfs_area_write(fs, area, &o, n->data, &p)))
             return rc;
@@ -51,7 +60,7 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
     }
     /* the segment file's own objects are counted in RAM (sflive.c) */
     int (*account)(struct logfs *, lfs_ptr, int) =
-        cls == 2 ? lfs_sflive_account : lfs_seg_account;
+        cls == LFS_WC_SEGFILE ? lfs_sflive_account : lfs_seg_account;
     if (old && old != LFS_PTR_PENDING && (rc = account(fs, old, 0)))
         return rc;
     if (p && (rc = account(fs, p, 1)))
@@ -62,7 +71,7 @@ static int write_node(struct logfs *fs, struct lfs_node *n, int cls, lfs_ptr *ou
 
 /* Write every dirty node of one class, lowest level first, hanging each
  * from its parent (which dirties the parent, one level up). */
-static int write_class(struct logfs *fs, int cls)
+static int write_class(struct logfs *fs, enum lfs_wclass cls)
 {
     for (unsigned level = 0; level <= LFS_MAX_HEIGHT; level++) {
         struct lfs_list *l = &fs->cache.dirty[cls][level];
@@ -82,7 +91,7 @@ static int write_class(struct logfs *fs, int cls)
     return 0;
 }
 
-static int class_dirty(const struct logfs *fs, int cls)
+static int class_dirty(const struct logfs *fs, enum lfs_wclass cls)
 {
     for (unsigned l = 0; l <= LFS_MAX_HEIGHT; l++)
         if (fs->cache.dirty[cls][l].count)
@@ -105,27 +114,29 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
     /* a page that fails to program sends what was in it back to the dirty
      * lists (area.c), so the whole sequence runs until nothing is left */
     for (int pass = 0;; pass++) {
-        if (pass > 16) {
+        if (pass > COMMIT_MAX_PASSES) {
             rc = -EIO;
             goto fail;
         }
-        if ((rc = write_class(fs, 0)) || (rc = lfs_inode_flush(fs)) ||
-            (rc = write_class(fs, 1)))
+        if ((rc = write_class(fs, LFS_WC_FILE)) || (rc = lfs_inode_flush(fs)) ||
+            (rc = write_class(fs, LFS_WC_INODEFILE)))
             goto fail;
         /* writing the segment file may open segments and empty some of its
          * own, which changes entries again; each round dirties at most a few
          * blocks, so this ends */
-        for (int round = 0; class_dirty(fs, 2) || fs->nmarked < fs->nfreed; round++) {
-            if (round > 64) {
+        for (int round = 0; class_dirty(fs, LFS_WC_SEGFILE) || fs->nmarked < fs->nfreed;
+             round++) {
+            if (round > SEGFILE_MAX_ROUNDS) {
                 rc = -EIO;
                 goto fail;
             }
-            if ((rc = lfs_seg_mark_freed(fs)) || (rc = write_class(fs, 2)))
+            if ((rc = lfs_seg_mark_freed(fs)) || (rc = write_class(fs, LFS_WC_SEGFILE)))
                 goto fail;
         }
         if ((rc = lfs_area_flush_all(fs)))
             goto fail;
-        if (!class_dirty(fs, 0) && !class_dirty(fs, 1) && !class_dirty(fs, 2))
+        if (!class_dirty(fs, LFS_WC_FILE) && !class_dirty(fs, LFS_WC_INODEFILE) &&
+            !class_dirty(fs, LFS_WC_SEGFILE))
             break;
     }
     fs->an.seq++;
@@ -142,4 +153,14 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
 fail:
     fs->failed = 1; /* RAM no longer matches any commit; remount */
     return rc;
+}
+
+int lfs_anything_dirty(const struct logfs *fs)
+{
+    return fs->cache.dirty_bytes || fs->nfreed || lfs_inode_any_dirty(fs);
+}
+
+int lfs_sync_all(struct logfs *fs)
+{
+    return lfs_anything_dirty(fs) ? lfs_commit(fs) : 0;
 }

@@ -10,7 +10,7 @@
  * on, which takes a full bucket of colliding hashes).  The directory's
  * size field counts its entries.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 

@@ -4,7 +4,7 @@
  * write larger than the dirty limit commits between blocks (the one way a
  * single operation spans commit points; docs/logfs-design.md).
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 

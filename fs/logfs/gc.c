@@ -10,7 +10,7 @@
  * that commit.  Nothing on flash changes until that commit, so a power cut
  * during cleaning loses nothing.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -207,12 +207,6 @@ static void tell_observer(struct logfs *fs, const uint32_t *seg, const uint32_t 
     }
 }
 
-void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx)
-{
-    fs->gc.observer = fn;
-    fs->gc.observer_ctx = ctx;
-}
-
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
 {
     nand_time_t t0 = nand_now(fs->dev);
@@ -322,24 +316,4 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
     if (fs->an.live_bytes + fs->cache.dirty_bytes + new_bytes > lfs_capacity(fs))
         return -ENOSPC;
     return 0;
-}
-
-int logfs_idle(logfs *fs, uint64_t ns)
-{
-    fs->op_kind = -1; /* background work is no host call's latency */
-    nand_time_t end = nand_now(fs->dev) + ns;
-    int rc = 0;
-    /* one victim per round, so that the budget is kept to within one
-     * victim's cleaning time */
-    while (!rc && !fs->readonly && !fs->failed && nand_now(fs->dev) < end &&
-           fs->an.free_segments < fs->reserve + fs->gc.idle_free) {
-        uint64_t before = fs->an.free_segments;
-        rc = lfs_gc(fs, (uint32_t)before + 1, fs->g.seg_bytes / 2);
-        if (fs->an.free_segments <= before)
-            break; /* nothing half-empty left to clean */
-    }
-    lfs_op_end_ro(fs, 0);
-    if (nand_now(fs->dev) < end)
-        nand_advance(fs->dev, end - nand_now(fs->dev));
-    return rc;
 }

@@ -20,7 +20,7 @@
  * that would need the segment file's counts before they exist drops the
  * index; the next pick builds it again.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <errno.h>
 

@@ -5,7 +5,7 @@
  * the next commit when dirty; the dirty ones are also on a list, so that a
  * commit costs the inodes it writes, not all the loaded ones.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -228,4 +228,27 @@ void lfs_inode_trim(struct logfs *fs, uint64_t keep)
             lfs_free(fs, m, sizeof *m);
         }
     }
+}
+
+int64_t lfs_now(struct logfs *fs)
+{
+    return (int64_t)nand_now(fs->dev);
+}
+
+/* An unlinked file still open is listed in the anchor, so that the mount
+ * after a crash deletes it; when the list is full, the anchor asks that
+ * mount to scan for them instead. */
+void lfs_orphan_add(struct logfs *fs, uint64_t ino)
+{
+    if (fs->an.norphans < LFS_ORPHAN_MAX)
+        fs->an.orphans[fs->an.norphans++] = ino;
+    else
+        fs->orphan_scan = 1;
+}
+
+void lfs_orphan_remove(struct logfs *fs, uint64_t ino)
+{
+    for (uint32_t i = 0; i < fs->an.norphans; i++)
+        if (fs->an.orphans[i] == ino)
+            fs->an.orphans[i] = fs->an.orphans[--fs->an.norphans];
 }

@@ -4,7 +4,7 @@
  * percentile is within 1/16 of the true value), plus exact count, sum and
  * maximum.  Fixed size, no allocation, so recording costs nothing.
  */
-#include "lfs.h"
+#include "ops.h"
 
 #include <errno.h>
 
@@ -42,20 +42,6 @@ static uint64_t quantile(const struct lfs_lathist *h, double q)
         if ((seen += h->n[b]) >= want && seen)
             return bucket_top(b) < h->max ? bucket_top(b) : h->max;
     return h->max;
-}
-
-void lfs_op_begin(struct logfs *fs, int kind)
-{
-    fs->op_kind = kind;
-    fs->op_t0 = nand_now(fs->dev);
-}
-
-void lfs_op_record(struct logfs *fs)
-{
-    if (fs->op_kind < 0)
-        return;
-    lfs_lat_record(&fs->lat[fs->op_kind], nand_now(fs->dev) - fs->op_t0);
-    fs->op_kind = -1;
 }
 
 int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out)

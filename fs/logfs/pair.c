@@ -9,7 +9,7 @@
  * (nand_page_is_upper); on a part without pairing the span is 0 and every
  * function here returns `next` at once.
  */
-#include "lfs.h"
+#include "format.h"
 
 uint32_t lfs_pair_span(const struct nand_config *c)
 {

@@ -1,50 +1,10 @@
-/* path.c -- path resolution, and what every public call does at its end. */
-#include "lfs.h"
-#include "lfs_path.h"
+/* path.c -- path resolution: components, symbolic links, "." and "..". */
+#include "ns.h"
 
 #include <errno.h>
 #include <sys/stat.h>
 
 #define MAX_SYMLINKS 40
-
-int64_t lfs_now(struct logfs *fs)
-{
-    return (int64_t)nand_now(fs->dev);
-}
-
-/* After a call that changed nothing on flash's behalf: no commit, no
- * cleaning (a stat must not write), only the cache bound. */
-/* The memory bound: the node cache keeps cache_bytes of clean nodes, and
- * in-memory inodes get the same budget. */
-static void trim(struct logfs *fs)
-{
-    lfs_cache_trim(fs);
-    lfs_inode_trim(fs, fs->cache.max_bytes / sizeof(struct lfs_imem) + 16);
-}
-
-int lfs_op_end_ro(struct logfs *fs, int rc)
-{
-    trim(fs);
-    lfs_op_record(fs);
-    return rc;
-}
-
-int lfs_op_end(struct logfs *fs, int rc)
-{
-    int crc = 0;
-    if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed)
-        crc = lfs_commit(fs);
-    /* clean ahead of need, cheaply: half-empty victims only, so that a
-     * device near its fill level does not clean on every call */
-    if (!crc && !fs->failed && !fs->readonly &&
-        fs->an.free_segments < fs->reserve + fs->gc.free_min)
-        crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
-    if (!crc && !fs->failed && !fs->readonly)
-        crc = lfs_wear_level(fs);
-    trim(fs);
-    lfs_op_record(fs);
-    return rc ? rc : crc;
-}
 
 /* The directories from the root down to the one the walk is in: ".."
  * pops one (the root is its own parent), so that ".." after a symbolic

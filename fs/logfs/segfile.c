@@ -12,7 +12,7 @@
  * counted here (writing them would change the counts again): sflive.c
  * keeps their counts in RAM.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <errno.h>
 
@@ -26,7 +26,7 @@ static int entry_node(struct logfs *fs, uint32_t seg, int create,
 {
     if (seg >= fs->g.nblocks)
         return -EINVAL;
-    int rc = lfs_tree_get(fs, &fs->an.segfile, 0, seg / per_block(fs), create, n);
+    int rc = fs->tree->get(fs, &fs->an.segfile, 0, seg / per_block(fs), create, n);
     if (!rc && *n && create)
         (*n)->len = fs->g.block_size;
     return rc;

@@ -9,7 +9,7 @@
  * cleaner's scan need not search that list for each segment, and those
  * the cleaner has picked for the commit it is preparing.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <errno.h>
 

@@ -8,7 +8,7 @@
  * and kept up to date by every commit.  A segment whose count falls to
  * zero is freed like any other.
  */
-#include "lfs.h"
+#include "storage.h"
 
 #include <errno.h>
 
@@ -82,7 +82,7 @@ static int count_ptr(struct logfs *fs, void *ctx, lfs_ptr p)
 static int build(struct logfs *fs)
 {
     fs->sflive.built = 1;
-    int rc = lfs_tree_walk(fs, &fs->an.segfile, count_ptr, NULL);
+    int rc = fs->tree->walk(fs, &fs->an.segfile, count_ptr, NULL);
     if (rc)
         fs->sflive.built = 0;
     return rc;

@@ -9,8 +9,7 @@
  * and is ready; the open segments of the previous mount are left closed at
  * the positions the anchor recorded.
  */
-#include "logfs.h"
-#include "lfs.h"
+#include "ops.h"
 #include "rng.h"
 
 #include <errno.h>
@@ -55,7 +54,7 @@ static int gc_options(const struct logfs_options *o, struct logfs *fs)
 #ifdef LFS_GCIDX_CHECK
     fs->gc.check_index = 1;
 #endif
-    fs->op_kind = -1;
+    fs->op_kind = LFS_OP_BACKGROUND; /* no call under way */
     fs->gc.separate = o->gc_separate != 0;
     fs->wear_leveling = o->wear_leveling;
     fs->gc.wl_threshold = o->wl_threshold;
@@ -90,6 +89,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
         return -ENOMEM;
     fs->mem_bytes = sizeof *fs;
     fs->dev = dev;
+    fs->tree = &lfs_tree_hooks;
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
     fs->dirty_limit = o->dirty_bytes;
@@ -374,16 +374,10 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     return 0;
 }
 
-static int anything_dirty(const struct logfs *fs)
-{
-    return fs->cache.dirty_bytes || fs->nfreed || lfs_inode_any_dirty(fs);
-}
-
 int logfs_sync(logfs *fs)
 {
     lfs_op_begin(fs, LOGFS_OP_SYNC);
-    int rc = anything_dirty(fs) ? lfs_commit(fs) : 0;
-    return lfs_op_end_ro(fs, rc);
+    return (int)lfs_op_end_ro(fs, lfs_sync_all(fs));
 }
 
 /* The last commit says it was the last: the next mount may then go on
@@ -392,7 +386,7 @@ int logfs_sync(logfs *fs)
 int logfs_unmount(logfs *fs)
 {
     int rc = 0;
-    if (!fs->readonly && !fs->failed && (anything_dirty(fs) || !(fs->an.flags & LFS_ANCHOR_CLEAN)))
+    if (!fs->readonly && !fs->failed && (lfs_anything_dirty(fs) || !(fs->an.flags & LFS_ANCHOR_CLEAN)))
         rc = lfs_commit_flags(fs, LFS_ANCHOR_CLEAN);
     fs_free(fs);
     return rc;

@@ -10,7 +10,7 @@
  * parents are never changed here except by lfs_tree_set_parent (commit)
  * and lfs_tree_punch.
  */
-#include "lfs.h"
+#include "tree.h"
 
 #include <errno.h>
 
@@ -288,3 +288,8 @@ int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *c
         return rc;
     return walk_under(fs, in, in->height, 0, fn, ctx);
 }
+
+const struct lfs_tree_hooks lfs_tree_hooks = {
+    .get = lfs_tree_get,
+    .walk = lfs_tree_walk,
+};

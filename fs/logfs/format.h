@@ -1,0 +1,153 @@
+/*
+ * format.h -- LogFS layer 1, the format: what is on flash and how it is
+ * coded (inodes, the superblock, object headers, anchor records and the
+ * anchor ring, paired pages), with no mounted file system behind it.
+ * Sees only sim/nand.h and lfs_format.h (the on-flash constants).  Files:
+ * codec.c, anchor.c, pair.c.  Layers: docs/architecture.md.
+ */
+#ifndef FLASHLAB_LFS_LAYER_FORMAT_H
+#define FLASHLAB_LFS_LAYER_FORMAT_H
+
+#include "lfs_format.h"
+#include "nand.h"
+
+#include <stddef.h>
+
+/* An inode as the fs holds it (encoded in LFS_INODE_BYTES on flash). */
+#define LFS_INODE_BYTES 208u
+struct lfs_inode {
+    uint64_t ino;
+    uint32_t mode, uid, gid, nlink, flags;
+    uint64_t size;
+    int64_t atime, mtime, ctime; /* ns since the epoch */
+    uint64_t generation;
+    uint8_t height;              /* of the tree under `indirect`, 0..5 */
+    lfs_ptr direct[LFS_NDIRECT];
+    lfs_ptr indirect;
+};
+void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out);
+int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in);
+
+#define LFS_NAME_MAX_BYTES 255
+
+/* Geometry the fs derives from the device and the superblock. */
+struct lfs_geo {
+    uint32_t page_size, pages_per_block, block_size;
+    uint32_t seg_bytes;          /* page_size * pages_per_block */
+    uint64_t nblocks;
+    uint32_t pair_span;          /* widest upper-lower page distance; 0 = none */
+};
+
+struct lfs_super {
+    uint32_t read_version, write_version;
+    uint32_t block_size, page_size, pages_per_block;
+    uint64_t nblocks;
+    uint32_t anchor_count;
+    uint32_t anchor_blocks[LFS_MAX_ANCHOR_BLOCKS];
+    uint32_t backup_block;       /* second copy of the superblock */
+    uint32_t reserve_segments;
+    uint64_t fs_id;              /* distinguishes file systems */
+    uint32_t segments;           /* segments usable for data at mkfs */
+};
+void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE]);
+/* 0, or -EINVAL (not a superblock: bad magic or CRC), or -EROFS when only
+ * the write version is unknown (mount read-only), -EPROTO for an unknown
+ * read version. */
+int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb);
+
+/* An object header (LFS_OBJ_HDR bytes before every payload). */
+struct lfs_obj {
+    uint8_t type, level;
+    uint32_t len;                /* payload bytes */
+    uint32_t payload_crc;
+    uint64_t ino, bix, seq;
+};
+void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR]);
+/* 0, or -EINVAL if the bytes are not a valid header. */
+int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o);
+uint32_t lfs_crc(const void *buf, size_t len);
+
+/* Where an area's open segment stands: objects end at byte `off`. */
+struct lfs_area_pos {
+    uint32_t seg;   /* erase block; 0 = no open segment */
+    uint32_t off;   /* bytes used, page aligned after a commit */
+};
+
+/* A free segment ready for allocation, with its erase count. */
+struct lfs_free_seg {
+    uint32_t seg;
+    uint32_t erases;
+};
+
+/* The anchor record: everything mount needs, written once per commit. */
+#define LFS_ANCHOR_CLEAN 1u       /* the last commit before an unmount */
+#define LFS_ANCHOR_ORPHAN_SCAN 2u /* more orphans than the list holds */
+struct lfs_anchor {
+    uint64_t seq;                /* commit number, grows by one */
+    uint32_t flags;
+    uint64_t seg_clock;          /* segments opened since mkfs: the log's age clock */
+    struct lfs_inode inodefile;  /* the master inode */
+    struct lfs_inode segfile;
+    uint64_t next_ino;
+    uint64_t live_bytes;         /* sum of live object bytes */
+    uint64_t free_segments;      /* segments free or pending */
+    uint64_t host_bytes_written;
+    struct lfs_area_pos area[LFS_NAREAS];
+    uint32_t npool;
+    struct lfs_free_seg pool[LFS_POOL_MAX];
+    uint32_t norphans;
+    uint64_t orphans[LFS_ORPHAN_MAX];
+};
+#define LFS_ANCHOR_BYTES (32 + 2 * LFS_INODE_BYTES + 32 + 8 * LFS_NAREAS + \
+                          4 + 8 * LFS_POOL_MAX + 4 + 8 * LFS_ORPHAN_MAX)
+/* Encode into a buffer of at least LFS_ANCHOR_BYTES; returns the length. */
+uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out);
+/* 0, or -EINVAL if buf does not hold a valid anchor record. */
+int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a);
+
+/* The anchor ring: which block and page the next record goes to. */
+struct lfs_ring {
+    uint32_t count;
+    uint32_t blocks[LFS_MAX_ANCHOR_BLOCKS];
+    uint32_t cur;        /* index into blocks of the block being written */
+    uint32_t next_page;  /* next page to program in it; pages_per_block = full */
+    int next_erased;     /* the block after it is erased already */
+    uint64_t pages, erases; /* programmed and erased since mount */
+};
+/* Find the newest valid anchor in the ring (a bounded number of reads);
+ * -ENOENT if there is none. Leaves the ring ready to write the next
+ * record after it if it is a clean unmount's, else into a fresh block. */
+int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
+/* Program the record as the next page of the ring.  erase_ahead: a
+ * record that fills its block first erases the next one (commits; not the
+ * mount's record, so that a mount never erases). */
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
+                   int erase_ahead);
+
+/* pair.c: paired pages (MLC/TLC).  span is lfs_pair_span of the part. */
+uint32_t lfs_pair_span(const struct nand_config *c);
+/* The first page at or after `next` from which no program can damage a
+ * page below `next` (their upper pages in between are skipped). */
+uint32_t lfs_pair_safe_page(const struct nand_config *c, uint32_t span, uint32_t next);
+/* The lowest page below `next` whose upper page is at or after `next`
+ * (still exposed to a torn program); `next` if none. */
+uint32_t lfs_pair_exposed_page(const struct nand_config *c, uint32_t span, uint32_t next);
+
+/* Map a nand error to a negative errno. */
+int lfs_errno(int nand_err);
+
+/* Segment-file entry (LFS_SEGENT_BYTES on flash). */
+#define LFS_SEGENT_BYTES 16u
+enum lfs_seg_state {
+    LFS_SEG_FREE = 0,
+    LFS_SEG_USED = 1,     /* holds objects of `area` (or is open) */
+    LFS_SEG_BAD = 2,
+    LFS_SEG_RESERVED = 3, /* superblock and anchor blocks */
+};
+struct lfs_segent {
+    uint32_t erases, live;
+    uint8_t state, area;
+    uint32_t stamp;     /* seg_clock (mod 2^32) when it was last opened */
+};
+
+#endif

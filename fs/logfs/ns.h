@@ -1,0 +1,46 @@
+/*
+ * ns.h -- LogFS layer 4, the namespace: path walk (symbolic links, ".",
+ * "..", the host's limits) and the creation of names.  Sees tree.h and
+ * below.  Files: path.c, create.c.
+ */
+#ifndef FLASHLAB_LFS_LAYER_NS_H
+#define FLASHLAB_LFS_LAYER_NS_H
+
+#include "tree.h"
+
+#include <sys/stat.h>
+
+/* A path, given or made by following symbolic links, has at most
+ * LFS_PATH_MAX - 1 bytes (ENAMETOOLONG), as the host's PATH_MAX. */
+#define LFS_PATH_MAX 4096
+
+/* A resolved path: dir is the directory holding the last component, name
+ * and len that component (empty for the root), ino its inode or 0 if it
+ * does not exist. */
+struct lfs_path {
+    struct lfs_inode *dir;
+    char name[LFS_NAME_MAX_BYTES + 1];
+    size_t len;
+    uint64_t ino;
+    uint8_t type;
+};
+/* follow: resolve a final symbolic link too. */
+int lfs_resolve(struct logfs *fs, const char *path, int follow, struct lfs_path *r);
+/* lfs_resolve without following a final link, and *seen: whether
+ * directory ino is r->dir or one of the directories above it (for
+ * rename's "a directory into itself"). */
+int lfs_resolve_under(struct logfs *fs, const char *path, struct lfs_path *r,
+                      uint64_t ino, int *seen);
+
+/* The type a directory entry records: the mode's S_IFMT bits >> 12. */
+static inline uint8_t lfs_dtype_of(uint32_t mode)
+{
+    return (uint8_t)((mode & S_IFMT) >> 12);
+}
+
+/* create.c: a new inode of mode named r->name in r->dir (which must not
+ * hold that name), with the parent's times and link count updated. */
+int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
+               struct lfs_inode **out);
+
+#endif

@@ -1,0 +1,52 @@
+/* op.c -- what every public call does at its beginning and its end
+ * (ops.h): latency accounting, and after calls that write the commit
+ * past the dirty limit, cleaning ahead of need and wear leveling. */
+#include "ops.h"
+
+void lfs_op_begin(struct logfs *fs, int kind)
+{
+    fs->op_kind = kind;
+    fs->op_t0 = nand_now(fs->dev);
+}
+
+static void record(struct logfs *fs)
+{
+    if (fs->op_kind < 0)
+        return;
+    lfs_lat_record(&fs->lat[fs->op_kind], nand_now(fs->dev) - fs->op_t0);
+    fs->op_kind = -1;
+}
+
+/* The memory bound: the node cache keeps cache_bytes of clean nodes, and
+ * in-memory inodes get the same budget. */
+static void trim(struct logfs *fs)
+{
+    lfs_cache_trim(fs);
+    lfs_inode_trim(fs, fs->cache.max_bytes / sizeof(struct lfs_imem) + 16);
+}
+
+/* After a call that changed nothing on flash's behalf: no commit, no
+ * cleaning (a stat must not write), only the cache bound. */
+int64_t lfs_op_end_ro(struct logfs *fs, int64_t rc)
+{
+    trim(fs);
+    record(fs);
+    return rc;
+}
+
+int64_t lfs_op_end(struct logfs *fs, int64_t rc)
+{
+    int crc = 0;
+    if (fs->cache.dirty_bytes > fs->dirty_limit && !fs->failed)
+        crc = lfs_commit(fs);
+    /* clean ahead of need, cheaply: half-empty victims only, so that a
+     * device near its fill level does not clean on every call */
+    if (!crc && !fs->failed && !fs->readonly &&
+        fs->an.free_segments < fs->reserve + fs->gc.free_min)
+        crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
+    if (!crc && !fs->failed && !fs->readonly)
+        crc = lfs_wear_level(fs);
+    trim(fs);
+    record(fs);
+    return rc < 0 ? rc : crc ? crc : rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * ops.h -- LogFS layer 5, the operations: the public logfs_* calls of
+ * logfs.h, mount and mkfs, options, open files and latency accounting.
+ * Sees ns.h and below.  Files: api_file.c, api_ns.c, api_gc.c, super.c,
+ * options.c, op.c, lathist.c, fsapi.c.
+ *
+ * Every public call has one shape, so that no path skips the bookkeeping:
+ *
+ *     lfs_op_begin(fs, LOGFS_OP_...);
+ *     return lfs_op_end(fs, body(...));       (or lfs_op_end_ro)
+ *
+ * lfs_op_end commits past the dirty limit, cleans ahead of need and runs
+ * static wear leveling; lfs_op_end_ro (calls that change nothing on flash's
+ * behalf: a stat must not write) only bounds the caches.  Both record the
+ * call's latency in simulated time.
+ */
+#ifndef FLASHLAB_LFS_LAYER_OPS_H
+#define FLASHLAB_LFS_LAYER_OPS_H
+
+#include "ns.h"
+
+/* An open file. */
+struct lfs_fd {
+    uint64_t ino, pos;
+    int flags, used;
+};
+
+/* op.c.  kind: LOGFS_OP_*, or LFS_OP_BACKGROUND for work that is no
+ * host call's latency (logfs_idle). */
+#define LFS_OP_BACKGROUND (-1)
+void lfs_op_begin(struct logfs *fs, int kind);
+/* rc: the body's result (a count or a negative errno); returns rc if it
+ * is an error, else the end's own error if any, else rc. */
+int64_t lfs_op_end(struct logfs *fs, int64_t rc);
+int64_t lfs_op_end_ro(struct logfs *fs, int64_t rc);
+
+/* lathist.c */
+void lfs_lat_record(struct lfs_lathist *h, uint64_t ns);
+
+#endif

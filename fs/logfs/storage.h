@@ -1,0 +1,216 @@
+/*
+ * storage.h -- LogFS layer 2, storage: the mounted file system's state
+ * (struct logfs), the node cache, the write areas that pack objects into
+ * pages, the segment file and table, live-byte counts and the cleaner's
+ * index.  Sees format.h and the cleaning policies (gc/gc_policy.h).
+ * Files: cache.c, area.c, segfile.c, segtab.c, sflive.c, gcidx.c.
+ *
+ * The one call upward: the segment file is a file in the tree layer's
+ * wandering tree, and storage keeps its accounting there.  It reaches
+ * that tree only through fs->tree (struct lfs_tree_hooks), which the tree
+ * layer provides and the mount installs.
+ */
+#ifndef FLASHLAB_LFS_LAYER_STORAGE_H
+#define FLASHLAB_LFS_LAYER_STORAGE_H
+
+#include "format.h"
+#include "gc_policy.h"
+#include "logfs.h"
+
+/* Write classes: each has its own dirty lists, and a commit writes them
+ * in this order (a class's writes dirty the classes after it). */
+enum lfs_wclass {
+    LFS_WC_FILE = 0,      /* files' data and indirect blocks */
+    LFS_WC_INODEFILE = 1, /* the inode file */
+    LFS_WC_SEGFILE = 2,   /* the segment file */
+    LFS_WCLASSES = 3,
+};
+
+/* A cached block of a file: data (level 0) or indirect (level >= 1). The
+ * inode file's level-0 blocks hold encoded inodes. */
+struct lfs_node {
+    uint64_t ino, bix;
+    uint8_t level, dirty;
+    uint8_t moved;             /* dirtied by the cleaner, not by a write */
+    uint32_t len;              /* payload bytes that matter */
+    lfs_ptr ptr;               /* where it is on flash; 0 = not yet */
+    uint8_t *data;             /* block_size bytes */
+    struct lfs_node *hnext;    /* hash chain */
+    struct lfs_node *prev, *next; /* clean LRU list or a dirty list */
+};
+
+struct lfs_list { struct lfs_node head; uint64_t count; };
+
+struct lfs_cache {
+    struct lfs_node **tab;
+    uint64_t size, count;
+    struct lfs_list clean;     /* LRU: head.next is the oldest */
+    struct lfs_list dirty[LFS_WCLASSES][LFS_MAX_HEIGHT + 1]; /* [class][level] */
+    uint64_t bytes, dirty_bytes, max_bytes;
+    uint64_t hits, misses;
+};
+
+struct lfs_imem; /* tree.h */
+struct lfs_fd;   /* ops.h */
+
+/* The writer of one area: objects go into a page buffer and are
+ * programmed page by page. */
+struct lfs_areaw {
+    uint32_t seg, off;          /* seg 0: none open */
+    uint8_t *page;              /* bytes of the page holding `off` */
+    /* objects with bytes not yet programmed: rewritten elsewhere if the
+     * page fails to program */
+    struct lfs_pend { uint64_t ino, bix; uint8_t level; lfs_ptr ptr; } *pend;
+    uint32_t npend;
+};
+
+/* A callback for each on-flash pointer of a file's tree. */
+typedef int (*lfs_ptr_fn)(struct logfs *fs, void *ctx, lfs_ptr p);
+
+/* What storage may ask of the tree layer (tree.c's lfs_tree_hooks): the
+ * blocks of the segment file. */
+struct lfs_tree_hooks {
+    /* lfs_tree_get: node (level, bix) of in's tree, created if create */
+    int (*get)(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+               uint64_t bix, int create, struct lfs_node **out);
+    /* lfs_tree_walk: fn for every on-flash pointer of in's tree */
+    int (*walk)(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *ctx);
+};
+
+struct logfs {
+    nand_dev *dev;
+    const struct lfs_tree_hooks *tree; /* the tree layer, for the segment file */
+    struct lfs_geo g;
+    struct lfs_super sb;
+    struct lfs_anchor an;       /* roots and counters of the next commit */
+    struct lfs_ring ring;
+    struct lfs_areaw area[LFS_NAREAS];
+    struct lfs_cache cache;
+    struct lfs_imem **itab;
+    uint64_t itab_size, icount;
+    struct lfs_imem *idirty;    /* the dirty inodes: a commit writes only these */
+    uint32_t *freed;            /* segments emptied since the last commit */
+    uint32_t nfreed, freed_cap;
+    uint32_t nmarked;           /* of those, recorded free in the segfile */
+    uint32_t ptrs_per_block;    /* block_size / 8 */
+    struct lfs_segtab {         /* see segtab.c; e NULL until built */
+        struct lfs_segent *e;
+        uint8_t *flags;         /* LFS_SEGT_* */
+    } segtab;
+    struct lfs_sflive {         /* see sflive.c */
+        uint32_t *seg, *live;
+        uint32_t size, count;
+        int built;
+    } sflive;
+    struct lfs_gcidx {          /* see gcidx.c; win NULL until built */
+        uint32_t *win;          /* tournament tree: [1] the root, leaves from [leaves] */
+        uint32_t *live;         /* per segment: its live bytes as a candidate */
+        uint32_t leaves;        /* a power of two >= nblocks */
+    } gcidx;
+    uint64_t mem_bytes;         /* counted allocations */
+    uint8_t *scratch;           /* one object: header + block */
+    uint8_t *gc_buf;            /* one segment, for the cleaner */
+    struct lfs_gc {             /* see gc.c */
+        const struct gc_policy *policy;
+        struct gc_ctx ctx;      /* ctx.round counts victims picked */
+        struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
+        uint32_t free_min, idle_free, wl_threshold;
+        int separate;
+        uint64_t wl_checked;    /* seg_clock at the last static WL check */
+        logfs_gc_observer observer;
+        void *observer_ctx;
+        /* tests: every greedy pick from the index is checked against the
+         * scan (collect + gcp_min_live); on by default when built with
+         * -DLFS_GCIDX_CHECK, which also aborts on a mismatch */
+        int check_index;
+        uint64_t index_checks, index_mismatches;
+    } gc;
+    struct lfs_counters {       /* since mount, for logfs_get_stats */
+        uint64_t pages[LFS_NAREAS]; /* programmed per area */
+        uint64_t erases;        /* segment erases */
+        uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
+        uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
+    } ctr;
+    int wear_leveling;          /* LOGFS_WL_* */
+    int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
+    nand_time_t op_t0;          /* when it began */
+    struct lfs_lathist {        /* see lathist.c */
+#define LFS_LAT_BUCKETS (16 + 60 * 16)
+        uint64_t n[LFS_LAT_BUCKETS];
+        uint64_t count, sum, max;
+    } lat[LOGFS_OP_KINDS];
+    int readonly;
+    int failed;                 /* an I/O error stopped a commit */
+    int orphan_scan;            /* orphans overflowed the anchor's list */
+    uint64_t relocated;         /* segments retired by a failed program */
+    uint64_t dirty_limit;
+    uint32_t reserve;           /* free segments kept back from writers */
+    struct lfs_fd *fds;
+    uint32_t nfds;
+};
+
+/* Counting allocator: every allocation of the fs goes through these. */
+void *lfs_alloc(struct logfs *fs, size_t n);
+void *lfs_zalloc(struct logfs *fs, size_t n);
+void lfs_free(struct logfs *fs, void *p, size_t n);
+
+/* cache.c */
+int lfs_cache_init(struct logfs *fs, uint64_t max_bytes);
+void lfs_cache_destroy(struct logfs *fs);
+struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
+                                uint64_t bix);
+/* A new clean node; its data zeroed unless the caller overwrites all of it. */
+struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
+                               uint64_t bix, int zero);
+void lfs_cache_remove(struct logfs *fs, struct lfs_node *n);
+void lfs_node_dirty(struct logfs *fs, struct lfs_node *n);
+void lfs_node_clean(struct logfs *fs, struct lfs_node *n);
+void lfs_cache_touch(struct logfs *fs, struct lfs_node *n);
+void lfs_cache_trim(struct logfs *fs);
+enum lfs_wclass lfs_node_class(uint64_t ino);
+
+/* area.c */
+int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
+                   const uint8_t *payload, lfs_ptr *out);
+int lfs_area_flush(struct logfs *fs, unsigned area);
+int lfs_area_flush_all(struct logfs *fs);
+/* Go on writing seg at off (after a CLEAN anchor record). */
+void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off);
+/* Read the object at p, check that it is what the tree says it is. */
+int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
+                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len);
+uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
+
+/* segfile.c */
+int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e);
+int lfs_seg_put(struct logfs *fs, uint32_t seg, const struct lfs_segent *e);
+int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add);
+int lfs_seg_freed_add(struct logfs *fs, uint32_t seg);
+int lfs_seg_is_open(const struct logfs *fs, uint32_t seg);
+int lfs_seg_pending(const struct logfs *fs, uint32_t seg); /* in the freed list */
+int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *seg);
+int lfs_seg_mark_freed(struct logfs *fs);
+void lfs_seg_commit_done(struct logfs *fs);
+
+/* segtab.c: all entries in RAM, built on first need */
+#define LFS_SEGT_FREED 1u  /* in the freed list */
+#define LFS_SEGT_PICKED 2u /* cleaned in the cleaner's current batch */
+int lfs_segtab_build(struct logfs *fs);
+void lfs_segtab_free(struct logfs *fs);
+
+/* gcidx.c: the greedy cleaner's index over the segment table */
+/* Segment s's entry, flags, open state or sflive count changed. */
+void lfs_gcidx_update(struct logfs *fs, uint32_t s);
+/* The candidate with the fewest live bytes, ties to the lowest segment
+ * (what gcp_min_live picks from collect's list); -ENOSPC if none. */
+int lfs_gcidx_min(struct logfs *fs, uint32_t *seg, uint32_t *live);
+void lfs_gcidx_free(struct logfs *fs);
+/* Leaves that differ from collect's list c[0..n) (in segment order). */
+uint64_t lfs_gcidx_diff(const struct logfs *fs, const struct gc_seg *c, size_t n);
+
+/* sflive.c: live bytes of the segment file's own segments, in RAM */
+int lfs_sflive_get(struct logfs *fs, uint32_t seg, uint32_t *live);
+int lfs_sflive_account(struct logfs *fs, lfs_ptr p, int add);
+void lfs_sflive_free(struct logfs *fs);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * tree.h -- LogFS layer 3, the tree: inodes in memory and the inode file,
+ * the wandering tree of every file, file ranges, directories, the commit
+ * that writes the tree bottom-up and then the anchor, and the cleaner that
+ * moves live objects.  Sees storage.h and below.  Files: inode.c, tree.c,
+ * file.c, dir.c, commit.c, gc.c, check.c.
+ */
+#ifndef FLASHLAB_LFS_LAYER_TREE_H
+#define FLASHLAB_LFS_LAYER_TREE_H
+
+#include "storage.h"
+
+/* An inode in memory. */
+struct lfs_imem {
+    struct lfs_inode d;
+    int dirty, opens;
+    struct lfs_imem *hnext;
+    struct lfs_imem *dnext;     /* the dirty list, while dirty */
+};
+
+/* inode.c */
+/* The time stamped on inodes: the device's simulated clock, in ns. */
+int64_t lfs_now(struct logfs *fs);
+int lfs_inode_get(struct logfs *fs, uint64_t ino, struct lfs_inode **out);
+int lfs_inode_new(struct logfs *fs, uint32_t mode, struct lfs_inode **out);
+int lfs_inode_create_at(struct logfs *fs, const struct lfs_inode *d);
+void lfs_inode_dirty(struct logfs *fs, struct lfs_inode *in);
+int lfs_inode_flush(struct logfs *fs);
+int lfs_inode_any_dirty(const struct logfs *fs);
+struct lfs_imem *lfs_imem_of(struct lfs_inode *in);
+/* Drop one link (or one open): frees the file once neither remains. */
+int lfs_inode_release(struct logfs *fs, struct lfs_inode *in);
+/* The anchor's list of files unlinked while open (deleted by the mount
+ * after a crash); past LFS_ORPHAN_MAX, that mount scans for them. */
+void lfs_orphan_add(struct logfs *fs, uint64_t ino);
+void lfs_orphan_remove(struct logfs *fs, uint64_t ino);
+void lfs_inode_free_all(struct logfs *fs);
+void lfs_inode_trim(struct logfs *fs, uint64_t keep);
+
+/* tree.c: the blocks of a file, whatever its class.  lfs_tree_get's
+ * create: 0 = only if it exists (else *out = NULL), 1 = create a hole,
+ * LFS_TREE_OVERWRITE = the caller replaces every byte of this level-0
+ * block, so an uncached old copy need not be read. */
+#define LFS_TREE_OVERWRITE 2
+int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t bix, int create, struct lfs_node **out);
+int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+/* The pointer to node (level, n): 0 for a hole, LFS_PTR_PENDING for a
+ * node only in RAM. */
+int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t n, lfs_ptr *out);
+/* Call fn for every on-flash pointer of the file's tree -- to data and to
+ * indirect blocks -- reading only the indirect blocks (pointers only in
+ * RAM are skipped). */
+int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *ctx);
+/* The first existing level-0 block at or after bix (UINT64_MAX: none). */
+int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
+                  uint64_t *found);
+int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
+                        struct lfs_node *n, lfs_ptr p);
+
+/* The segment file's blocks, for storage (storage.h). */
+extern const struct lfs_tree_hooks lfs_tree_hooks;
+
+/* file.c */
+int64_t lfs_file_pread(struct logfs *fs, struct lfs_inode *in, void *buf,
+                       uint64_t len, uint64_t off);
+int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
+                        uint64_t len, uint64_t off, uint64_t dirty_limit);
+int lfs_file_zero(struct logfs *fs, struct lfs_inode *in, uint64_t from, uint64_t to);
+int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size);
+int lfs_file_free_from(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+
+/* dir.c */
+int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len, uint64_t *ino, uint8_t *type);
+int lfs_dir_add(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                size_t len, uint64_t ino, uint8_t type);
+int lfs_dir_remove(struct logfs *fs, struct lfs_inode *dir, const char *name,
+                   size_t len);
+int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
+                    int (*fn)(void *ctx, const char *name, size_t len,
+                              uint64_t ino, uint8_t type),
+                    void *ctx);
+
+/* gc.c */
+/* Clean until want_free segments are free, taking only victims with at
+ * most max_live live bytes, and stopping when rounds stop paying. */
+int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live);
+/* Static wear leveling's check (a no-op unless LOGFS_WL_STATIC). */
+int lfs_wear_level(struct logfs *fs);
+/* Bytes the fs will hold for users: what the cleaner can always sustain. */
+uint64_t lfs_capacity(const struct logfs *fs);
+/* 0 if new_bytes more may be written (cleaning first if needed), else
+ * -ENOSPC. */
+int lfs_space_check(struct logfs *fs, uint64_t new_bytes);
+
+/* check.c: after a sync, the number of segments whose live count differs
+ * from what the trees hold (first one described), or a negative errno. */
+int lfs_check_live(struct logfs *fs, uint32_t *bad_seg, uint64_t *want, uint32_t *have);
+
+/* commit.c */
+int lfs_commit(struct logfs *fs);
+/* A commit whose anchor carries flags (LFS_ANCHOR_CLEAN at unmount). */
+int lfs_commit_flags(struct logfs *fs, uint32_t flags);
+/* Whether a commit would write anything; a commit only if it would (one
+ * tree: it covers every file). */
+int lfs_anything_dirty(const struct logfs *fs);
+int lfs_sync_all(struct logfs *fs);
+
+#endif
