@@ -15,7 +15,7 @@ INC.gc        := -Isim -Igc
 INC.fs        := $(INC.gc) -Ifs
 INC.fsck      := -Isim -Ifsck
 INC.analysis  := $(INC.gc) -Ianalysis
-INC.workloads := $(INC.fs) -Ianalysis -Iworkloads
+INC.workloads := $(INC.fs) -Ianalysis -Iworkloads -Iworkloads/trace -Iworkloads/experiment
 INC.cli       := $(INC.workloads) -Ifsck -Icli
 INC.tests     := $(INC.cli) -Itests
 INC.bench     := $(INC.cli) -Ibench
@@ -30,7 +30,8 @@ LIBS    := $(PKG_LIBS) -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 BUILD   := build
-LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis workloads
+LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
+            workloads workloads/trace workloads/experiment
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)

@@ -1,5 +1,5 @@
 /*
- * wl_trace.c -- the "trace" kind: replay of a trace (workloads/trace.h).
+ * wl_trace.c -- the "trace" kind: replay of a trace (workloads/trace/trace.h).
  * fs-op records go through as they are.  A block record of disk N goes to
  * the file /diskN of dbytes bytes: the offset wraps modulo dbytes (aligned
  * down to 4096), a request crossing the end is clipped, a discard is a

@@ -21,7 +21,7 @@
  *   "mailserver", "fileserver": churn with filebench-like presets
  *   "rootfs"     churn preset: fill with a root file system's mix of file
  *                sizes, then read and stat
- *   "trace"      replay of a trace file (workloads/trace.h)
+ *   "trace"      replay of a trace file (workloads/trace/trace.h)
  */
 #ifndef FLASHLAB_WORKLOAD_H
 #define FLASHLAB_WORKLOAD_H

@@ -1,5 +1,5 @@
 /*
- * trace_field.c -- helpers every format parser uses: error messages that
+ * field.c -- helpers every format parser uses: error messages that
  * name the line and the field, splitting, checked numbers, and the table
  * that gives disk names dense numbers.
  */

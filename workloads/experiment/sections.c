@@ -1,5 +1,5 @@
 /*
- * exp_sections.c -- the sections of an experiment file, each read from the
+ * sections.c -- the sections of an experiment file, each read from the
  * run's view of the YAML tree into the run's settings: device, fs,
  * workload, stop, sample.  Key tables and messages follow
  * docs/experiments.md.

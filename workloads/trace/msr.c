@@ -1,5 +1,5 @@
 /*
- * trace_msr.c -- MSR Cambridge block traces (SNIA IOTTA), CSV lines
+ * msr.c -- MSR Cambridge block traces (SNIA IOTTA), CSV lines
  *   Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
  * Timestamp is a Windows FILETIME (100 ns ticks since 1601); records get
  * time_ns relative to the first record, so replays start at 0.

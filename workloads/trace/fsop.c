@@ -1,5 +1,5 @@
 /*
- * trace_fsop.c -- reader of flashlab's file-system operation traces
+ * fsop.c -- reader of flashlab's file-system operation traces
  * (docs/traces.md has the grammar):
  *   flashlab-fstrace 1
  *   T_NS OP ARG...        fields separated by one space

@@ -1,5 +1,5 @@
 /*
- * trace_blkparse.c -- blkparse's default text output, one event a line:
+ * blkparse.c -- blkparse's default text output, one event a line:
  *   MAJ,MIN CPU SEQ SECONDS.NANOS PID ACTION RWBS SECTOR + NSECTORS [PROCESS]
  * A request shows up as several events (Q queued, G, I, D issued, C
  * completed); one action kind is replayed (opts.blk_action, default Q) and

@@ -1,5 +1,5 @@
 /*
- * trace_fio.c -- fio iologs (HOWTO "Trace file format v2/v3"):
+ * fio.c -- fio iologs (HOWTO "Trace file format v2/v3"):
  *   fio version 2 iolog              fio version 3 iolog
  *   FILE add|open|close              TIME FILE add|open|close
  *   FILE ACTION OFFSET LENGTH        TIME FILE ACTION OFFSET LENGTH

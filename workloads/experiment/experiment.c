@@ -1,8 +1,8 @@
 /*
  * experiment.c -- an experiment file: its top-level keys, seeds and the
  * sweep; run i is a view of the file with the sweep's values for i as
- * overrides, read by the section readers of exp_sections.c and
- * exp_workload.c.  Run numbering: the sweep's combinations in file order
+ * overrides, read by the section readers of sections.c and
+ * workload_section.c.  Run numbering: the sweep's combinations in file order
  * (the last key varying fastest), then seeds, then repetitions.
  */
 #include "exp_internal.h"

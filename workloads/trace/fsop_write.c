@@ -1,5 +1,5 @@
 /*
- * trace_fsop_write.c -- the writer of fs-op traces, for recorders such as
+ * fsop_write.c -- the writer of fs-op traces, for recorders such as
  * the FUSE mount.  Output is canonical: reading it back and writing the
  * records again gives the same bytes.
  */

@@ -1,5 +1,5 @@
 /*
- * exp_workload.c -- an experiment's `workload:` mapping into a struct
+ * workload_section.c -- an experiment's `workload:` mapping into a struct
  * wl_spec: `kind` picks the defaults (wl_spec_init), every other key sets
  * one field, through a table of (key, type, offset).
  */
