@@ -23,11 +23,18 @@ INC.fuzz      := $(INC.cli) -Ifuzz
 # the include path of a source file: that of its top folder
 incs_of = $(INC.$(firstword $(subst /, ,$(1))))
 CFLAGS  ?= -O2 -g
-VERSION := 0.1.0-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+RELEASE := 0.1.0
+SOVERSION := 0
+VERSION := $(RELEASE)-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
 LIBS    := $(PKG_LIBS) -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The library exports only what its public headers declare: they wrap their
+# declarations in `#pragma GCC visibility push(default)` (docs/api.md).
+LIB_VIS := -fvisibility=hidden
+PUBLIC_HDRS := sim/nand.h fs/fstypes.h fs/fsapi.h fs/logfs/logfs.h fsck/fsck.h \
+               analysis/results.h
 
 BUILD   := build
 LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
@@ -43,12 +50,12 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long deps clean
+.PHONY: all test run bench check-long deps clean install
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(call incs_of,$<) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(LIB_VIS) $(call incs_of,$<) -c $< -o $@
 
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -59,7 +66,7 @@ $(BUILD)/libflashlab.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libflashlab.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS)
+	$(CC) -shared -Wl,-soname,libflashlab.so.$(SOVERSION) -o $@ $^ $(LIBS)
 
 $(BUILD)/flashlab: $(CLI_OBJ) $(BUILD)/libflashlab.a
 	$(CC) -o $@ $(CLI_OBJ) $(BUILD)/libflashlab.a $(LIBS)
@@ -96,6 +103,21 @@ check-long: all $(TESTS)
 deps:
 	@sh .ci/deps.sh
 
+# `make install PREFIX=/usr/local DESTDIR=`: the program, the library with
+# its soname, the public headers in include/flashlab/ and flashlab.pc.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/flashlab
+	install -m 755 $(BUILD)/flashlab $(DESTDIR)$(PREFIX)/bin/flashlab
+	install -m 755 $(BUILD)/libflashlab.so $(LIBDIR)/libflashlab.so.$(RELEASE)
+	ln -sf libflashlab.so.$(RELEASE) $(LIBDIR)/libflashlab.so.$(SOVERSION)
+	ln -sf libflashlab.so.$(SOVERSION) $(LIBDIR)/libflashlab.so
+	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/flashlab/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RELEASE)|' flashlab.pc.in \
+	    > $(LIBDIR)/pkgconfig/flashlab.pc
+
 clean:
 	rm -rf $(BUILD)
 
@@ -129,7 +151,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(call incs_of,$<) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/libfuzzer_main.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(INC.fuzz) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' \
+	$(FUZZ_CC) $(filter-out -MMD -MP,$(FUZZ_CFLAGS)) $(INC.fuzz) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' \
 	    fuzz/libfuzzer_main.c $(FUZZ_OBJ) -o $@ $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -152,17 +174,23 @@ fuzz: fuzz-build
 	    exit 1; \
 	fi
 
-# FLASHLAB_VERSION names the commit: the files that use it are rebuilt
-# when it changes (a stamp file holds the last one built)
+# Stamp files hold what the last build used, so that a change rebuilds
+# what depends on it: the compiler flags (every object), and
+# FLASHLAB_VERSION, which names the commit (only the files that use it).
+FLAGS_STAMP   := $(BUILD)/flags.stamp
 VERSION_STAMP := $(BUILD)/version.stamp
 VERSION_USERS := $(shell grep -l FLASHLAB_VERSION $(LIB_SRC) $(CLI_SRC) $(TEST_SRC) 2>/dev/null)
+stamp = @mkdir -p $(dir $@); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+$(FLAGS_STAMP): FORCE
+	$(call stamp,$(CC) $(CSTD) $(WARN) $(CFLAGS) $(LIB_VIS) $(SAN) $(PKG_CFLAGS))
 $(VERSION_STAMP): FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+	$(call stamp,$(VERSION))
+$(LIB_OBJ) $(SAN_LIB_OBJ) $(CLI_OBJ): $(FLAGS_STAMP)
 $(foreach f,$(filter-out tests/%,$(VERSION_USERS)),$(BUILD)/obj/$(f:.c=.o) $(BUILD)/san/$(f:.c=.o)) \
 $(patsubst tests/%.c,$(BUILD)/tests/%,$(filter tests/%,$(VERSION_USERS))): $(VERSION_STAMP)
 .PHONY: FORCE
 FORCE:
 
 # header dependencies, as the compiler found them (-MMD -MP)
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/bench \
+                       $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

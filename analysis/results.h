@@ -21,6 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* exported from libflashlab (built -fvisibility=hidden): docs/api.md */
+#pragma GCC visibility push(default)
+
+
 #define RESULTS_SCHEMA_VERSION 1 /* PRAGMA user_version of the files we write */
 #define RESULTS_BATCH_ROWS 1000  /* queued rows per write transaction */
 
@@ -144,5 +148,7 @@ int results_merge(struct results *dst, const char *src_path, struct results_merg
 struct sqlite3 *results_db(struct results *r);
 
 const char *results_status_name(enum results_status s);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* exported from libflashlab (built -fvisibility=hidden): docs/api.md */
+#pragma GCC visibility push(default)
+
+
 /* What a mount did besides flash I/O, for the CPU cost model: the bytes
  * whose checksum it computed, and the nodes (objects, inodes, fragments)
  * it put into in-RAM maps. */
@@ -81,5 +85,7 @@ struct fsapi_cpu_model {
 };
 extern const struct fsapi_cpu_model fsapi_cpu_geode_lx;
 double fsapi_cpu_ns(const struct fsapi_cpu_model *m, const struct fsapi_mount_work *w);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,9 @@
 
 #include "nand.h"
 
+/* exported from libflashlab (built -fvisibility=hidden): docs/api.md */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,6 +96,8 @@ void fsck_report_print(FILE *f, const struct fsck_report *r, const char *name,
 /* 1 if the report holds an error (repaired or not) of this kind. */
 int fsck_report_has(const struct fsck_report *r, enum fsck_kind kind);
 const char *fsck_kind_name(enum fsck_kind kind);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

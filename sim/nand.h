@@ -28,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* exported from libflashlab (built -fvisibility=hidden): docs/api.md */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -293,6 +296,8 @@ struct nand_stats {
 };
 void nand_get_stats(const nand_dev *dev, struct nand_stats *st);
 void nand_reset_stats(nand_dev *dev);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,9 @@
 #include "fstypes.h"
 #include "nand.h"
 
+/* exported from libflashlab (built -fvisibility=hidden): docs/api.md */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -198,6 +201,8 @@ void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx);
  * most half live), then let the rest of the time pass.  Returns 0 or a
  * negative errno; the clock has advanced by at least ns either way. */
 int logfs_idle(logfs *fs, uint64_t ns);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
