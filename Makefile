@@ -33,7 +33,7 @@ BUILD   := build
 LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis workloads
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -105,7 +105,7 @@ clean:
 # $(FUZZ_BUILD)/corpus/<target> seeded from fuzz/corpus/<target>; crashes go to
 # $(FUZZ_BUILD)/crashes/, logs to $(FUZZ_BUILD)/<target>.log.  `make fuzz-build`
 # only builds; FUZZ_TARGETS=... picks targets.  Not part of `make test`, which
-# replays fuzz/corpus/ and fuzz/regressions/ (tests/test_fuzz_regress.c).
+# replays fuzz/corpus/ and fuzz/regressions/ (tests/workloads/test_fuzz_regress.c).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 25

@@ -43,10 +43,10 @@ static void preset_path(char *out, size_t n, const char *file)
 {
     const char *src = __FILE__, *slash = strrchr(src, '/');
     if (slash)
-        snprintf(out, n, "%.*s/../configs/devices/%s", (int)(slash - src), src,
+        snprintf(out, n, "%.*s/../../configs/devices/%s", (int)(slash - src), src,
                  file);
     else
-        snprintf(out, n, "../configs/devices/%s", file);
+        snprintf(out, n, "../../configs/devices/%s", file);
 }
 
 /* err is "PATH: msg" or "PATH:LINE:COL: msg" with LINE, COL >= 1. */

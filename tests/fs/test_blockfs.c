@@ -4,7 +4,7 @@
  * and recovery, the wear hot spot of its metadata erase blocks, the data
  * a power cut during a write-back loses (of a file nobody was writing).
  * The random model test of every operation, with blockfs's option sets
- * (block sizes, cache=0) and factory-bad blocks, is tests/test_fsapi_model.c.
+ * (block sizes, cache=0) and factory-bad blocks, is tests/fs/test_fsapi_model.c.
  */
 #include "blockfs/blockfs.h"
 #include "fsapi.h"

@@ -12,12 +12,12 @@
 #include "test.h"
 
 /* the fuzz targets: not part of the library, so compiled in here */
-#include "../fuzz/fuzz_device_yaml.c"
-#include "../fuzz/fuzz_experiment_yaml.c"
-#include "../fuzz/fuzz_image.c"
-#include "../fuzz/fuzz_mount.c"
-#include "../fuzz/fuzz_trace.c"
-#include "../fuzz/fuzz_util.c"
+#include "../../fuzz/fuzz_device_yaml.c"
+#include "../../fuzz/fuzz_experiment_yaml.c"
+#include "../../fuzz/fuzz_image.c"
+#include "../../fuzz/fuzz_mount.c"
+#include "../../fuzz/fuzz_trace.c"
+#include "../../fuzz/fuzz_util.c"
 
 #include <dirent.h>
 #include <signal.h>
@@ -183,7 +183,7 @@ int main(void)
         char *slash = strrchr(dir, '/');
         if (slash) {
             *slash = '\0';
-            strncat(dir, "/..", sizeof dir - strlen(dir) - 1);
+            strncat(dir, "/../..", sizeof dir - strlen(dir) - 1);
             if (chdir(dir))
                 perror(dir);
         }
