@@ -6,7 +6,7 @@
  * docs/validation.md.
  */
 #include "gc_model.h"
-#include "test.h"
+#include "fixture.h"
 
 #define NP 64
 #define BLOCKS 300

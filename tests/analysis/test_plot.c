@@ -11,8 +11,7 @@
 #include "gc_model.h"
 #include "plot.h"
 #include "results.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
 #include <sqlite3.h>
 #include <unistd.h>

@@ -6,8 +6,7 @@
  */
 #include "results.h"
 #include "rng.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
 #include <sqlite3.h>
 #include <sys/wait.h>

@@ -3,8 +3,7 @@
  * hand and against a direct O(n^2) Gini (mean absolute difference).
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 #include "wear_stats.h"
 
 /* Gini as half the relative mean absolute difference: the definition. */
@@ -77,7 +76,7 @@ TEST(histogram_bins)
 TEST(device_counts_skip_bad_blocks)
 {
     struct nand_config c;
-    tu_small_config(&c); /* 2 dies of 64 blocks */
+    fx_small_config(&c); /* 2 dies of 64 blocks */
     c.factory_bad_fraction = 0.1;
     c.seed = 4;
     nand_dev *d;

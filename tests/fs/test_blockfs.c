@@ -8,7 +8,7 @@
  */
 #include "blockfs/blockfs.h"
 #include "fsapi.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,16 +19,7 @@ static const struct fsapi *A;
 /* erase blocks of 16 pages of 2 KiB (256 of them: 8 MiB), no bit errors */
 static nand_dev *mkdev(uint32_t blocks, uint64_t seed)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = 16;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    memset(&c.rber, 0, sizeof c.rber);
-    c.seed = seed;
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    return FX_DEVICE(.blocks = blocks, .pages = 16, .quiet = 1, .seed = seed);
 }
 
 static void pattern(uint8_t *b, size_t n, uint64_t seed)

@@ -21,7 +21,7 @@
  */
 #include "lfs_model.h"
 #include "fsapi.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -560,15 +560,8 @@ static void run_seed(const struct fsapi *api, const struct profile *p, uint64_t 
     r->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
     r->ofd = -1;
     struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = p->blocks;
-    c.geo.pages_per_block = p->pages;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    if (!p->bit_errors)
-        memset(&c.rber, 0, sizeof c.rber);
-    c.factory_bad_fraction = p->bad;
-    c.seed = seed;
+    fx_config(&c, &(struct fx_dev){.blocks = p->blocks, .pages = p->pages,
+                                   .quiet = !p->bit_errors, .bad = p->bad, .seed = seed});
     /* an fs with a fixed layout may refuse a device whose bad blocks fall
      * where it needs good ones (blockfs's metadata; mkfs says -EIO): the
      * test then draws another device */
@@ -577,7 +570,7 @@ static void run_seed(const struct fsapi *api, const struct profile *p, uint64_t 
         if (r->dev)
             nand_close(r->dev);
         r->dev = NULL;
-        rc = nand_create(&c, &r->dev) ? -ENOMEM : api->mkfs(r->dev, p->opts);
+        rc = !(r->dev = fx_create(&c)) ? -ENOMEM : api->mkfs(r->dev, p->opts);
     }
     if (rc || api->mount(r->dev, p->opts, &r->fs)) {
         fprintf(stderr, "%s (%s): mkfs/mount failed\n", api->name, p->opts ? p->opts : "");

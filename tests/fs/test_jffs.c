@@ -8,7 +8,7 @@
  */
 #include "fsapi.h"
 #include "jffs2/jffs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +17,7 @@
 
 static nand_dev *device(uint32_t blocks, uint32_t ppb, uint64_t seed)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = ppb;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.seed = seed;
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    return FX_DEVICE(.blocks = blocks, .pages = ppb, .seed = seed);
 }
 
 static void pattern(uint8_t *b, size_t n, uint32_t seed)

@@ -14,7 +14,7 @@
 #include "fsck.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,20 +25,8 @@
 /* 2 KiB pages, no read noise (damage here is only what a test puts in). */
 static nand_dev *mkdev(uint32_t blocks, uint32_t pages, uint64_t seed, double bad)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = pages;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    memset(&c.rber, 0, sizeof c.rber);
-    c.ecc.codeword_bytes = 512;
-    c.ecc.correct_bits = 4;
-    c.endurance = 1000000;
-    c.factory_bad_fraction = bad;
-    c.seed = seed;
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    return FX_DEVICE(.blocks = blocks, .pages = pages, .quiet = 1, .ecc_bytes = 512,
+                     .ecc_bits = 4, .endurance = 1000000, .bad = bad, .seed = seed);
 }
 
 static uint32_t seg_bytes(nand_dev *d)
@@ -70,14 +58,6 @@ static int has_text(const struct fsck_report *r, const char *s)
         if (strstr(r->msgs[i].text, s))
             return 1;
     return 0;
-}
-
-static uint64_t tu_next_(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 /* ---- file contents ------------------------------------------------------- */
@@ -514,7 +494,7 @@ TEST(after_the_cleaner_is_clean)
                 REQUIRE(put_file(fs, name, f * 1000, c * 4096ull, 4096) == 0);
             }
         for (uint32_t i = 0; i < 4000; i++) {
-            uint64_t r = tu_next_(&s);
+            uint64_t r = fx_next(&s);
             uint32_t f = (uint32_t)(r % GC_FILES), c = (uint32_t)(r >> 8) % GC_CHUNKS;
             snprintf(name, sizeof name, "/f%u", f);
             ver[f][c] = i + 1;
@@ -543,7 +523,7 @@ static void random_ops(logfs *fs, uint64_t *s, int n, int *fds, int *nfds)
 {
     char a[32], b[32];
     for (int i = 0; i < n; i++) {
-        uint64_t r = tu_next_(s);
+        uint64_t r = fx_next(s);
         snprintf(a, sizeof a, "/%s%u", (r >> 8) % 3 ? "" : "d1/", (unsigned)(r >> 16) % 12);
         snprintf(b, sizeof b, "/%s%u", (r >> 24) % 2 ? "" : "d1/", (unsigned)(r >> 32) % 12);
         int fd;
@@ -583,9 +563,9 @@ TEST(random_workloads_are_clean)
         logfs_mkdir(fs, "/d1", 0755);
         for (int round = 0; round < 12; round++) {
             int fds[8], nfds = 0;
-            uint64_t how = tu_next_(&s) % 3;
+            uint64_t how = fx_next(&s) % 3;
             if (how == 2) /* a power cut in the middle of what follows */
-                nand_cut_after_ops(d, tu_next_(&s) % 400, -1);
+                nand_cut_after_ops(d, fx_next(&s) % 400, -1);
             random_ops(fs, &s, 150, fds, &nfds);
             if (how == 0) {
                 for (int i = 0; i < nfds; i++)

@@ -9,7 +9,7 @@
 #include "crc32.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,18 +18,7 @@
 
 static nand_dev *make_dev(uint32_t blocks, uint32_t pages)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = pages;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.factory_bad_fraction = 0.02;
-    c.seed = 99;
-    nand_dev *d = NULL;
-    if (nand_create(&c, &d))
-        return NULL;
-    return d;
+    return FX_DEVICE(.blocks = blocks, .pages = pages, .bad = 0.02, .seed = 99);
 }
 
 static const struct logfs_options small_blocks = {.block_size = 512};

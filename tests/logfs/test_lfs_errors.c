@@ -5,23 +5,15 @@
  * and retention would.
  */
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
 
 TEST(uncorrectable_reads_give_eio_not_wrong_data)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 128;
-    c.geo.pages_per_block = 64;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.ecc.correct_bits = 1;
-    c.seed = 21;
-    nand_dev *d;
-    REQUIRE(nand_create(&c, &d) == 0);
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .ecc_bits = 1, .seed = 21);
+    REQUIRE(d != NULL);
     REQUIRE(logfs_mkfs(d, NULL) == 0);
     logfs *fs;
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
@@ -41,7 +33,7 @@ TEST(uncorrectable_reads_give_eio_not_wrong_data)
     /* age every block far past its rating: a few codewords in a hundred
      * now fail, and erases and programs fail too */
     for (uint32_t b = 0; b < 128; b++)
-        nand_set_wear(d, b, 8 * c.endurance);
+        nand_set_wear(d, b, 8 * nand_get_config(d)->endurance);
     struct logfs_options ro = {.readonly = 1};
     int ok = 0, eio = 0, wrong = 0, mounts = 0;
     for (int round = 0; round < 20; round++) {

@@ -6,7 +6,7 @@
  */
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,16 +19,7 @@
  * cycles */
 static nand_dev *dev_worn_of(uint32_t blocks, uint64_t seed, uint32_t endurance)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = 32;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.endurance = endurance;
-    c.seed = seed;
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    return FX_DEVICE(.blocks = blocks, .pages = 32, .endurance = endurance, .seed = seed);
 }
 
 static nand_dev *dev_of(uint32_t blocks, uint64_t seed)

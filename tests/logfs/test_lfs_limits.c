@@ -4,7 +4,7 @@
  * lookup bounded, names at the length limit, sparse files.
  */
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,15 +12,7 @@
 
 static nand_dev *dev_of(uint32_t blocks)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = 64;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.seed = 11;
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    return FX_DEVICE(.blocks = blocks, .pages = 64, .seed = 11);
 }
 
 /* With 512-byte blocks (64 pointers each), offsets past 16 + 64 + 64^2 +

@@ -8,7 +8,7 @@
 #include "lfs_model.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -319,15 +319,8 @@ static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
     r->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
     r->opt.cache_bytes = cache;
     r->opt.dirty_bytes = 256 << 10;
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 1024; /* 128 MiB */
-    c.geo.pages_per_block = 64;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.factory_bad_fraction = 0.01;
-    c.seed = seed;
-    if (nand_create(&c, &r->dev) || logfs_mkfs(r->dev, NULL) ||
+    r->dev = FX_DEVICE(.blocks = 1024 /* 128 MiB */, .pages = 64, .bad = 0.01, .seed = seed);
+    if (!r->dev || logfs_mkfs(r->dev, NULL) ||
         logfs_mount(r->dev, &r->opt, &r->fs)) {
         (*failures)++;
         goto out;

@@ -4,7 +4,7 @@
  * with a message naming the key, leaving the options as they were.
  */
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 

@@ -8,8 +8,7 @@
  * spec), and lchown/lutimens against chown/utimens.
  */
 #include "logfs/logfs.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,15 +17,8 @@
 
 static nand_dev *mkdev(void)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 128;
-    c.geo.pages_per_block = 64;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.seed = 8;
-    nand_dev *d = NULL;
-    if (nand_create(&c, &d) || logfs_mkfs(d, NULL)) {
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 8);
+    if (!d || logfs_mkfs(d, NULL)) {
         nand_close(d);
         return NULL;
     }

@@ -6,7 +6,7 @@
  */
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,20 +17,8 @@
 /* pair > 0: MLC, upper page p shares cells with p - pair */
 static nand_dev *paired_dev(uint32_t pair)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 128; /* 16 MiB of 128 KiB blocks */
-    c.geo.pages_per_block = 64;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.factory_bad_fraction = 0.02;
-    c.seed = 5;
-    if (pair) {
-        c.cell = NAND_MLC;
-        c.pair_distance = pair;
-    }
-    nand_dev *d = NULL;
-    return nand_create(&c, &d) ? NULL : d;
+    /* 16 MiB of 128 KiB blocks */
+    return FX_DEVICE(.blocks = 128, .pages = 64, .bad = 0.02, .seed = 5, .pair = pair);
 }
 
 static nand_dev *small_dev(void)

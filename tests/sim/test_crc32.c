@@ -5,7 +5,7 @@
  */
 #include "crc32.h"
 #include "rng.h"
-#include "test.h"
+#include "fixture.h"
 
 /* The definition: reflected, polynomial 0xEDB88320, inverted in and out. */
 static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)

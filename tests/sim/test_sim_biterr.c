@@ -5,15 +5,14 @@
  * errors per codeword are Poisson(bits * RBER).
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 
 #define CWB 512u
 #define NS_PER_HOUR 3600000000000ull
 
 static void eps_config(struct nand_config *c, double eps, uint32_t t)
 {
-    tu_small_config(c);
+    fx_small_config(c);
     memset(&c->rber, 0, sizeof c->rber);
     c->rber.eps = eps;
     c->ecc.codeword_bytes = CWB;
@@ -41,7 +40,7 @@ static int raw_reads(nand_dev *d, nand_block_t b, nand_page_t p, int n,
         struct nand_result r;
         if (nand_read_raw(d, b, p, buf, buf + PS, &r) != NAND_OK)
             return -1;
-        if (want && tu_bitdiff(buf, want, PB) != r.raw_bit_errors)
+        if (want && fx_bitdiff(buf, want, PB) != r.raw_bit_errors)
             (*mismatch)++;
         if (r.corrected_bits)
             (*mismatch)++; /* raw reads correct nothing */
@@ -58,7 +57,7 @@ TEST(mean_raw_errors_match_rber)
     for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
         struct nand_config c;
         eps_config(&c, eps[e], 4);
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         uint8_t data[PB];
         struct moments m = {0, 0, 0};
@@ -67,7 +66,7 @@ TEST(mean_raw_errors_match_rber)
         for (int i = 0; i < 4; i++) {
             nand_block_t b = (nand_block_t)(i / 2) * 70;
             nand_page_t p = (nand_page_t)(i % 2);
-            tu_fill(data, PB, 10 + (uint64_t)i);
+            fx_fill(data, PB, 10 + (uint64_t)i);
             REQUIRE(nand_program(d, b, p, data, data + PS, NULL) == NAND_OK);
             REQUIRE(raw_reads(d, b, p, 1500, data, &m, &mismatch) == 0);
         }
@@ -95,7 +94,7 @@ TEST(mean_raw_errors_match_rber)
             struct nand_result r;
             REQUIRE(nand_read_raw(d, 0, 9, buf, NULL, &r) == NAND_OK);
             CHECK_EQ_INT(r.raw_bit_errors, 0);
-            CHECK(tu_all(buf, PS, 0xff));
+            CHECK(fx_all(buf, PS, 0xff));
         }
         nand_close(d);
     }
@@ -107,10 +106,10 @@ TEST(very_high_rber_uses_the_normal_approximation)
      * 31 in the spare codeword (exact inversion) */
     struct nand_config c;
     eps_config(&c, 0.06, 4);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 3);
+    fx_fill(data, PB, 3);
     REQUIRE(nand_program(d, 1, 0, data, data + PS, NULL) == NAND_OK);
     struct moments m = {0, 0, 0};
     double diffsum = 0;
@@ -120,7 +119,7 @@ TEST(very_high_rber_uses_the_normal_approximation)
         m.n++;
         m.sum += r.raw_bit_errors;
         m.sum2 += (double)r.raw_bit_errors * r.raw_bit_errors;
-        uint32_t diff = tu_bitdiff(buf, data, PB);
+        uint32_t diff = fx_bitdiff(buf, data, PB);
         CHECK(diff <= r.raw_bit_errors);
         diffsum += diff;
     }
@@ -137,17 +136,17 @@ TEST(raw_reads_flip_fresh_bits_each_time)
 {
     struct nand_config c;
     eps_config(&c, 1e-3, 4);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB], prev[PB];
-    tu_fill(data, PB, 4);
+    fx_fill(data, PB, 4);
     REQUIRE(nand_program(d, 2, 0, data, data + PS, NULL) == NAND_OK);
     int same_pattern = 0, nonzero = 0;
     memcpy(prev, data, PB);
     for (int i = 0; i < 300; i++) {
         struct nand_result r;
         REQUIRE(nand_read_raw(d, 2, 0, buf, buf + PS, &r) == NAND_OK);
-        CHECK_EQ_INT(tu_bitdiff(buf, data, PB), r.raw_bit_errors);
+        CHECK_EQ_INT(fx_bitdiff(buf, data, PB), r.raw_bit_errors);
         if (r.raw_bit_errors) {
             nonzero++;
             same_pattern += !memcmp(buf, prev, PB);
@@ -161,7 +160,7 @@ TEST(raw_reads_flip_fresh_bits_each_time)
     for (int i = 0; i < 2000; i++) {
         struct nand_result r;
         REQUIRE(nand_read_raw(d, 2, 0, NULL, buf, &r) == NAND_OK);
-        CHECK_EQ_INT(tu_bitdiff(buf, data + PS, OS), r.raw_bit_errors);
+        CHECK_EQ_INT(fx_bitdiff(buf, data + PS, OS), r.raw_bit_errors);
         m.n++;
         m.sum += r.raw_bit_errors;
     }
@@ -175,13 +174,13 @@ TEST(ecc_corrects_up_to_t_bits)
     /* mean 0.5 flips per data codeword, t = 8: P(> 8) ~ 1e-9 */
     struct nand_config c;
     eps_config(&c, 0.5 / (CWB * 8), 8);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
     uint64_t sum = 0;
     int bad = 0;
     for (nand_page_t p = 0; p < 4; p++) {
-        tu_fill(data, PB, 20 + p);
+        fx_fill(data, PB, 20 + p);
         REQUIRE(nand_program(d, 3, p, data, data + PS, NULL) == NAND_OK);
         for (int i = 0; i < 250; i++) {
             struct nand_result r;
@@ -215,10 +214,10 @@ TEST(beyond_t_reads_are_uncorrectable_and_really_corrupt)
     const uint32_t t = 4;
     struct nand_config c;
     eps_config(&c, 5e-3, t);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 5);
+    fx_fill(data, PB, 5);
     REQUIRE(nand_program(d, 4, 0, data, data + PS, NULL) == NAND_OK);
     int n_ecc = 0, bad = 0;
     uint64_t failed_cw = 0, spare_corrected = 0;
@@ -230,7 +229,7 @@ TEST(beyond_t_reads_are_uncorrectable_and_really_corrupt)
         int any = 0;
         for (uint32_t cw = 0; cw <= PS / CWB; cw++) {
             uint32_t off = cw * CWB, len = cw < PS / CWB ? CWB : OS;
-            uint32_t diff = tu_bitdiff(buf + off, data + off, len);
+            uint32_t diff = fx_bitdiff(buf + off, data + off, len);
             /* a codeword is either corrected entirely or left with more
              * than t flips, never with 1..t */
             bad += diff > 0 && diff <= t;
@@ -260,14 +259,14 @@ TEST(beyond_t_reads_are_uncorrectable_and_really_corrupt)
     /* without ECC nothing is detected: the flips reach the caller */
     struct nand_config c0;
     eps_config(&c0, 5e-3, 0);
-    nand_dev *d0 = mk(&c0);
+    nand_dev *d0 = fx_create(&c0);
     REQUIRE(d0);
     REQUIRE(nand_program(d0, 4, 0, data, data + PS, NULL) == NAND_OK);
     struct nand_result r;
     CHECK_EQ_INT(nand_read(d0, 4, 0, buf, buf + PS, &r), NAND_OK);
     CHECK(r.raw_bit_errors > 0);
     CHECK_EQ_INT(r.corrected_bits, 0);
-    CHECK_EQ_INT(tu_bitdiff(buf, data, PB), r.raw_bit_errors);
+    CHECK_EQ_INT(fx_bitdiff(buf, data, PB), r.raw_bit_errors);
     nand_close(d0);
     nand_close(d);
 }
@@ -276,17 +275,17 @@ TEST(reads_never_change_stored_data)
 {
     struct nand_config c;
     eps_config(&c, 1e-4, 4);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 6);
+    fx_fill(data, PB, 6);
     REQUIRE(nand_program(d, 5, 0, data, data + PS, NULL) == NAND_OK);
     int clean = 0, bad = 0;
     for (int i = 0; i < 600; i++) {
         struct nand_result r;
         REQUIRE(nand_read_raw(d, 5, 0, buf, buf + PS, &r) == NAND_OK);
         /* if reads accumulated damage the difference would grow */
-        bad += tu_bitdiff(buf, data, PB) != r.raw_bit_errors;
+        bad += fx_bitdiff(buf, data, PB) != r.raw_bit_errors;
         if (!r.raw_bit_errors) {
             clean++;
             bad += memcmp(buf, data, PB) != 0;
@@ -313,11 +312,11 @@ TEST(retention_errors_grow_with_time)
     c.rber.m = 0.5;
     c.rber.n = 0.5;
     const uint64_t pe = 100;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     REQUIRE(nand_set_wear(d, 6, pe) == NAND_OK);
     uint8_t data[PB];
-    tu_fill(data, PB, 7);
+    fx_fill(data, PB, 7);
     REQUIRE(nand_program(d, 6, 0, data, data + PS, NULL) == NAND_OK);
     static const double hours[] = {0, 10, 1000, 40000};
     double prev = -1;
@@ -361,11 +360,11 @@ TEST(read_disturb_grows_with_reads_of_the_block)
     c.rber.p = 1;
     c.rber.q = 1.5;
     const uint64_t pe = 100;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     REQUIRE(nand_set_wear(d, 8, pe) == NAND_OK);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 8);
+    fx_fill(data, PB, 8);
     REQUIRE(nand_program(d, 8, 0, data, data + PS, NULL) == NAND_OK);
     REQUIRE(nand_program(d, 8, 1, data, data + PS, NULL) == NAND_OK);
     const double g = c.rber.gamma * pow((double)pe, c.rber.p);
@@ -435,11 +434,11 @@ TEST(errors_do_not_depend_on_unrelated_operations)
     enum { N = 40 };
     struct nand_config c;
     eps_config(&c, 1e-3, 4);
-    nand_dev *a = mk(&c), *b = mk(&c);
+    nand_dev *a = fx_create(&c), *b = fx_create(&c);
     REQUIRE(a && b);
     uint8_t data[PB], other[PB], buf[PB];
-    tu_fill(data, PB, 9);
-    tu_fill(other, PB, 10);
+    fx_fill(data, PB, 9);
+    fx_fill(other, PB, 10);
 
     /* a: just the page */
     REQUIRE(nand_program(a, 5, 0, data, data + PS, NULL) == NAND_OK);
@@ -484,12 +483,12 @@ TEST(same_seed_same_errors_other_seed_other_errors)
     uint32_t e[3][N];
     uint64_t h[3][N];
     uint8_t data[PB];
-    tu_fill(data, PB, 11);
+    fx_fill(data, PB, 11);
     for (int k = 0; k < 3; k++) {
         struct nand_config c;
         eps_config(&c, 1e-3, 4);
         c.seed = k == 2 ? 777 : 42;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         REQUIRE(nand_program(d, 12, 3, data, data + PS, NULL) == NAND_OK);
         record(d, 12, 3, N, e[k], h[k]);
@@ -511,10 +510,10 @@ TEST(flip_positions_are_fresh_after_an_erase)
     enum { N = 200 };
     struct nand_config c;
     eps_config(&c, 1e-3, 4);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 12);
+    fx_fill(data, PB, 12);
     static uint8_t flips[N][PB];
     uint64_t total = 0, common = 0;
     for (int cycle = 0; cycle < 2; cycle++) {

@@ -9,9 +9,7 @@
  */
 #include "crc32.h"
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
 #include <glob.h>
 #include <sys/stat.h>
@@ -24,7 +22,7 @@ static void path_in_tmp(char *out, size_t n, const char *name)
 
 static uint32_t rnd(uint64_t *s, uint32_t n)
 {
-    return n ? (uint32_t)(tu_next(s) % n) : 0;
+    return n ? (uint32_t)(fx_next(s) % n) : 0;
 }
 
 /* ---- page contents --------------------------------------------------------
@@ -42,12 +40,12 @@ static void fill_jffs(uint8_t *buf, uint32_t n, uint64_t *s)
     uint32_t hdr = 40 + rnd(s, 60);
     uint8_t v = (uint8_t)rnd(s, 256);
     for (uint32_t i = 0; i < n; i++)
-        buf[i] = i < hdr ? (uint8_t)tu_next(s) : v;
+        buf[i] = i < hdr ? (uint8_t)fx_next(s) : v;
     if (n == PB) {
         memset(buf + PS, 0xff, OS);
         if (rnd(s, 2))
             for (uint32_t i = 0; i < 8; i++)
-                buf[PS + 2 + i] = (uint8_t)tu_next(s);
+                buf[PS + 2 + i] = (uint8_t)fx_next(s);
     }
 }
 
@@ -59,12 +57,12 @@ static void fill(uint8_t *buf, uint32_t n, uint64_t *s, int kind)
         break;
     case C_RANDOM:
         for (uint32_t i = 0; i < n; i++)
-            buf[i] = (uint8_t)tu_next(s);
+            buf[i] = (uint8_t)fx_next(s);
         break;
     case C_RUNS: /* runs of 1..300 bytes, so of every alignment */
         for (uint32_t i = 0; i < n;) {
             uint32_t len = 1 + rnd(s, rnd(s, 2) ? 20 : 300);
-            uint8_t v = (uint8_t)rnd(s, 4) == 0 ? 0xff : (uint8_t)tu_next(s);
+            uint8_t v = (uint8_t)rnd(s, 4) == 0 ? 0xff : (uint8_t)fx_next(s);
             for (uint32_t j = 0; j < len && i < n; j++)
                 buf[i++] = v;
         }
@@ -75,7 +73,7 @@ static void fill(uint8_t *buf, uint32_t n, uint64_t *s, int kind)
     case C_SPARSE: /* mostly erased, a few programmed bits */
         memset(buf, 0xff, n);
         for (uint32_t k = rnd(s, 12); k; k--)
-            buf[rnd(s, n)] &= (uint8_t)tu_next(s);
+            buf[rnd(s, n)] &= (uint8_t)fx_next(s);
         break;
     default: { /* a content seen before: dedup has something to share */
         const uint8_t *p = pool[rnd(s, POOL)];
@@ -383,7 +381,7 @@ static void one_op(struct twin *t, uint64_t *s)
 
 static void twin_config(struct nand_config *c, int mlc, int dedup, uint64_t seed)
 {
-    tu_small_config(c);
+    fx_small_config(c);
     c->nop = mlc ? 1 : 4;
     if (mlc) {
         c->cell = NAND_MLC;
@@ -422,7 +420,7 @@ TEST(differential_compress_on_and_off)
                 for (int k = 0; k < 2; k++) {
                     twin_config(&c, mlc, dedup, seed);
                     c.compress = k;
-                    t.d[k] = mk(&c);
+                    t.d[k] = fx_create(&c);
                 }
                 REQUIRE(t.d[0] && t.d[1]);
                 for (long i = 0; i < ops && !t.fails; i++) {
@@ -469,10 +467,10 @@ TEST(differential_compress_on_and_off)
 TEST(every_pattern_reads_back)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.compress = 1;
     c.nop = 4;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint64_t s = 77;
     uint8_t data[PB], buf[PB];
@@ -499,7 +497,7 @@ TEST(every_pattern_reads_back)
         case 2: /* a form just above or below half the page */
             memset(data, 0, PB);
             for (uint32_t k = 0, lit = 1000 + rnd(&s, 120); k < lit; k++)
-                data[k] = (uint8_t)tu_next(&s);
+                data[k] = (uint8_t)fx_next(&s);
             break;
         case 3:
             fill(data, PB, &s, C_RUNS);
@@ -567,9 +565,9 @@ TEST(bytes_stored_drops_for_run_heavy_pages)
     struct nand_stats st[2][3];
     for (int comp = 0; comp <= 1; comp++) {
         struct nand_config c;
-        tu_small_config(&c);
+        fx_small_config(&c);
         c.compress = comp;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         uint64_t s = 5;
         uint8_t data[PB];
@@ -609,11 +607,11 @@ TEST(bytes_stored_drops_for_run_heavy_pages)
 TEST(compress_and_dedup_share_compact_pages)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.compress = 1;
     c.dedup = 1;
     c.nop = 2;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint64_t s = 9;
     uint8_t a[PB], b[PB], buf[PB];
@@ -633,7 +631,7 @@ TEST(compress_and_dedup_share_compact_pages)
     CHECK_EQ_INT(nand_read(d, 1, 3, buf, buf + PS, NULL), NAND_OK);
     CHECK(!memcmp(buf, a, PB));
     CHECK_EQ_INT(nand_read(d, 1, 15, buf, buf + PS, NULL), NAND_OK);
-    CHECK(tu_all(buf + 100, 8, 0) && !memcmp(buf, a, 100) &&
+    CHECK(fx_all(buf + 100, 8, 0) && !memcmp(buf, a, 100) &&
           !memcmp(buf + 108, a + 108, PB - 108));
     nand_get_stats(d, &st);
     CHECK_EQ_INT(st.pages_stored, 3);
@@ -682,13 +680,13 @@ static size_t contents_at(const uint8_t *img)
 static nand_dev *mixed_device(int compress)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.compress = compress;
     c.nop = 4;
     c.factory_bad_fraction = 0.05;
     c.rber.eps = 1e-5;
     c.seed = 4242;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     if (!d)
         return NULL;
     uint64_t s = 31;
@@ -755,7 +753,7 @@ TEST(image_round_trip_with_compact_pages)
         REQUIRE(d[k]);
         path_in_tmp(path[k], sizeof path[k], k ? "comp.img" : "plain.img");
         REQUIRE(nand_save(d[k], path[k]) == NAND_OK);
-        size[k] = tu_file_size(path[k]);
+        size[k] = fx_file_size(path[k]);
         nand_get_stats(d[k], &st[k]);
     }
     fprintf(stderr, "  image: %lld bytes in full, %lld with compact pages; held %llu "
@@ -839,12 +837,12 @@ TEST(version_2_images_still_open)
     path_in_tmp(v2, sizeof v2, "v2.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
     size_t n, n2;
-    uint8_t *img = tu_slurp(path, &n);
+    uint8_t *img = fx_slurp(path, &n);
     REQUIRE(img);
     CHECK_EQ_INT(rd64(img + 16), 3);
     uint8_t *old = to_v2(img, n, &n2, PB);
     REQUIRE(old);
-    REQUIRE(tu_spit(v2, old, n2) == 0);
+    REQUIRE(fx_spit(v2, old, n2) == 0);
     nand_dev *e = NULL;
     REQUIRE(nand_open(v2, &e, err, sizeof err) == NAND_OK);
     CHECK_EQ_INT(nand_get_config(e)->compress, 0);
@@ -853,7 +851,7 @@ TEST(version_2_images_still_open)
     /* version 2 flags were never read: whatever they hold, compress is off */
     wr64(old + 24, 1);
     fix_crc(old, n2);
-    REQUIRE(tu_spit(v2, old, n2) == 0);
+    REQUIRE(fx_spit(v2, old, n2) == 0);
     REQUIRE(nand_open(v2, &e, err, sizeof err) == NAND_OK);
     CHECK_EQ_INT(nand_get_config(e)->compress, 0);
     nand_close(e);
@@ -866,7 +864,7 @@ TEST(version_2_images_still_open)
     if (!glob("fuzz/corpus/image/*.img", 0, NULL, &g)) {
         for (size_t i = 0; i < g.gl_pathc; i++) {
             size_t m;
-            uint8_t *c = tu_slurp(g.gl_pathv[i], &m);
+            uint8_t *c = fx_slurp(g.gl_pathv[i], &m);
             if (!c || m < 24 || rd64(c + 16) != 2) {
                 free(c);
                 continue;
@@ -913,7 +911,7 @@ TEST(damaged_compact_contents_are_refused)
     path_in_tmp(bad, sizeof bad, "cbad.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
     size_t n;
-    uint8_t *img = tu_slurp(path, &n);
+    uint8_t *img = fx_slurp(path, &n);
     REQUIRE(img);
     CHECK_EQ_INT(rd64(img + 24), 1); /* flags: compress */
     size_t at = contents_at(img);
@@ -938,7 +936,7 @@ TEST(damaged_compact_contents_are_refused)
         memcpy(m, img, n);
         wr64(m + first, lens[i]);
         fix_crc(m, n);
-        REQUIRE(tu_spit(bad, m, n) == 0);
+        REQUIRE(fx_spit(bad, m, n) == 0);
         CHECK(refused(bad, "length"));
     }
     /* every single byte of the form changed in turn: a form that no
@@ -949,7 +947,7 @@ TEST(damaged_compact_contents_are_refused)
             memcpy(m, img, n);
             m[first + 8 + i] ^= (uint8_t)(1u << bit);
             fix_crc(m, n);
-            REQUIRE(tu_spit(bad, m, n) == 0);
+            REQUIRE(fx_spit(bad, m, n) == 0);
             char err[400];
             nand_dev *e = NULL;
             int rc = nand_open(bad, &e, err, sizeof err);
@@ -973,18 +971,18 @@ TEST(damaged_compact_contents_are_refused)
     m[first + 9] = 0xff;
     m[first + 10] = 0x7f; /* len ~ 2^20 */
     fix_crc(m, n);
-    REQUIRE(tu_spit(bad, m, n) == 0);
+    REQUIRE(fx_spit(bad, m, n) == 0);
     CHECK(refused(bad, "compact"));
     /* flags this version does not know */
     memcpy(m, img, n);
     wr64(m + 24, 3);
     fix_crc(m, n);
-    REQUIRE(tu_spit(bad, m, n) == 0);
+    REQUIRE(fx_spit(bad, m, n) == 0);
     CHECK(refused(bad, "flags"));
     /* truncated anywhere in the contents */
     int fails = 0;
     for (size_t len = at; len < first + 8 + flen + 16 && len < n; len++) {
-        REQUIRE(tu_spit(bad, img, len) == 0);
+        REQUIRE(fx_spit(bad, img, len) == 0);
         nand_dev *e = (nand_dev *)(uintptr_t)1;
         char err[400];
         int rc = nand_open(bad, &e, err, sizeof err);
@@ -1014,7 +1012,7 @@ TEST(yaml_compress_key)
         "compres: true\n",
     };
     for (int i = 0; i < 4; i++) {
-        REQUIRE(tu_spit(path, (const uint8_t *)texts[i], strlen(texts[i])) == 0);
+        REQUIRE(fx_spit(path, (const uint8_t *)texts[i], strlen(texts[i])) == 0);
         struct nand_config c;
         nand_config_init(&c);
         int rc = nand_config_load(path, &c, err, sizeof err);

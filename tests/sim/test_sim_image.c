@@ -5,9 +5,7 @@
  * storage of a 64 GiB device.
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,7 +78,7 @@ static int compare_devices(nand_dev *a, nand_dev *b)
 /* A device with a bit of everything. */
 static nand_dev *busy_device(struct nand_config *c, double eps)
 {
-    tu_small_config(c);
+    fx_small_config(c);
     c->nop = 4;
     c->factory_bad_fraction = 0.1;
     c->endurance = 100;
@@ -92,7 +90,7 @@ static nand_dev *busy_device(struct nand_config *c, double eps)
     c->rber.n = 0.5;
     c->seed = 99;
     snprintf(c->name, sizeof c->name, "image-test");
-    nand_dev *d = mk(c);
+    nand_dev *d = fx_create(c);
     if (!d)
         return NULL;
     uint8_t data[PB];
@@ -116,12 +114,12 @@ static nand_dev *busy_device(struct nand_config *c, double eps)
         for (uint32_t i = 0; i < 3 + b; i++)
             nand_erase(d, b, NULL);
         for (nand_page_t p = 0; p < 2 * b + 1; p += 1 + b % 2) {
-            tu_fill(data, PB, b * 100 + p);
+            fx_fill(data, PB, b * 100 + p);
             nand_program(d, b, p, data, data + PS, NULL);
         }
     }
     /* a partially programmed page (2 of 4 programs) */
-    tu_fill(data, PB, 7000);
+    fx_fill(data, PB, 7000);
     nand_program(d, 70, 0, data, data + PS, NULL);
     nand_program_col(d, 70, 0, 0, data + 100, 100, NULL);
     /* wear, marks, grown bad, read counts, time */
@@ -134,7 +132,7 @@ static nand_dev *busy_device(struct nand_config *c, double eps)
     nand_advance(d, 50ull * 3600 * 1000000000ull);
     /* a torn program and a torn erase */
     nand_cut_after_ops(d, 0, 0.5);
-    tu_fill(data, PB, 8000);
+    fx_fill(data, PB, 8000);
     nand_program(d, 74, 0, data, data + PS, NULL);
     nand_power_on(d);
     nand_program(d, 75, 0, data, data + PS, NULL);
@@ -167,7 +165,7 @@ TEST(save_open_round_trip)
         /* the states that matter, spelled out (after the lockstep reads) */
         uint8_t buf[PB], data[PB];
         if (!noisy) {
-            tu_fill(data, PB, 2 * 100 + 2);
+            fx_fill(data, PB, 2 * 100 + 2);
             CHECK_EQ_INT(nand_read(e, 2, 2, buf, buf + PS, NULL), NAND_OK);
             CHECK(!memcmp(buf, data, PB));
         }
@@ -220,11 +218,11 @@ TEST(save_open_round_trip)
 TEST(image_saved_after_a_power_cut)
 {
     struct nand_config c;
-    tu_small_config(&c);
-    nand_dev *d = mk(&c);
+    fx_small_config(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 1);
+    fx_fill(data, PB, 1);
     REQUIRE(nand_program(d, 3, 0, data, data + PS, NULL) == NAND_OK);
     nand_cut_after_ops(d, 0, 0.5);
     CHECK_EQ_INT(nand_program(d, 3, 1, data, data + PS, NULL), NAND_E_POWER);
@@ -264,11 +262,11 @@ static nand_dev *tiny_device(void)
     c.geo.page_size = 512;
     c.geo.oob_size = 16;
     c.ecc.codeword_bytes = 512;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     if (!d)
         return NULL;
     uint8_t data[528];
-    tu_fill(data, sizeof data, 2);
+    fx_fill(data, sizeof data, 2);
     nand_program(d, 1, 0, data, data + 512, NULL);
     nand_program(d, 1, 1, data, NULL, NULL);
     nand_erase(d, 2, NULL);
@@ -302,7 +300,7 @@ TEST(corrupt_images_are_refused)
     path_in_tmp(bad, sizeof bad, "bad.img");
     REQUIRE(nand_save(d, good) == NAND_OK);
     size_t n = 0;
-    uint8_t *img = tu_slurp(good, &n);
+    uint8_t *img = fx_slurp(good, &n);
     REQUIRE(img && n > 100);
     nand_dev *e = NULL;
     char err[512];
@@ -313,7 +311,7 @@ TEST(corrupt_images_are_refused)
     /* truncated at every length */
     int fails = 0, rc;
     for (size_t len = 0; len < n; len++) {
-        REQUIRE(tu_spit(bad, img, len) == 0);
+        REQUIRE(fx_spit(bad, img, len) == 0);
         if (!open_fails(bad, &rc)) {
             fails++;
             fprintf(stderr, "  truncated to %zu: rc %d\n", len, rc);
@@ -327,7 +325,7 @@ TEST(corrupt_images_are_refused)
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 2; k++) {
             img[i] ^= k ? 0x80 : 0x01;
-            REQUIRE(tu_spit(bad, img, n) == 0);
+            REQUIRE(fx_spit(bad, img, n) == 0);
             if (!open_fails(bad, &rc)) {
                 fails++;
                 fprintf(stderr, "  byte %zu ^ %#x: rc %d\n", i, k ? 0x80 : 1, rc);
@@ -342,13 +340,13 @@ TEST(corrupt_images_are_refused)
     REQUIRE(longer);
     memcpy(longer, img, n);
     longer[n] = 0;
-    REQUIRE(tu_spit(bad, longer, n + 1) == 0);
+    REQUIRE(fx_spit(bad, longer, n + 1) == 0);
     CHECK(open_fails(bad, NULL));
     free(longer);
 
     /* the specific header checks, with their messages */
     img[0] ^= 0x20; /* magic */
-    REQUIRE(tu_spit(bad, img, n) == 0);
+    REQUIRE(fx_spit(bad, img, n) == 0);
     memset(err, 0, sizeof err);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) && strstr(err, "not a flashlab"));
@@ -356,16 +354,16 @@ TEST(corrupt_images_are_refused)
     uint8_t version = img[16]; /* a u64 after the 16-byte magic */
     CHECK(version >= 1);
     img[16] = (uint8_t)(version + 1);
-    REQUIRE(tu_spit(bad, img, n) == 0);
+    REQUIRE(fx_spit(bad, img, n) == 0);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) && strstr(err, "version"));
     img[16] = version;
     img[n / 2] ^= 0x10; /* somewhere in the middle */
-    REQUIRE(tu_spit(bad, img, n) == 0);
+    REQUIRE(fx_spit(bad, img, n) == 0);
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) != NULL);
     img[n / 2] ^= 0x10;
-    REQUIRE(tu_spit(bad, img, 0) == 0); /* zero length */
+    REQUIRE(fx_spit(bad, img, 0) == 0); /* zero length */
     CHECK_EQ_INT(nand_open(bad, &e, err, sizeof err), NAND_E_CORRUPT);
     CHECK(strstr(err, bad) != NULL);
 
@@ -379,7 +377,7 @@ TEST(corrupt_images_are_refused)
     CHECK(nand_open(missing, &e, NULL, 0) == NAND_E_IO);
 
     /* the good image still opens */
-    REQUIRE(tu_spit(bad, img, n) == 0);
+    REQUIRE(fx_spit(bad, img, n) == 0);
     REQUIRE(nand_open(bad, &e, err, sizeof err) == NAND_OK);
     nand_close(e);
 
@@ -399,17 +397,17 @@ TEST(save_replaces_atomically_and_leaves_no_temporary)
     REQUIRE(d);
     char path[300];
     path_in_tmp(path, sizeof path, "atomic.img");
-    REQUIRE(tu_spit(path, (const uint8_t *)"old", 3) == 0);
+    REQUIRE(fx_spit(path, (const uint8_t *)"old", 3) == 0);
     REQUIRE(nand_save(d, path) == NAND_OK);
-    CHECK(tu_file_size(path) > 3);
+    CHECK(fx_file_size(path) > 3);
     char tmp[320];
     snprintf(tmp, sizeof tmp, "%s.tmpXXX", path);
-    CHECK_EQ_INT(tu_file_size(tmp), -1);
+    CHECK_EQ_INT(fx_file_size(tmp), -1);
     /* a device saved twice gives the same bytes */
     size_t n1, n2;
-    uint8_t *a = tu_slurp(path, &n1);
+    uint8_t *a = fx_slurp(path, &n1);
     REQUIRE(nand_save(d, path) == NAND_OK);
-    uint8_t *b = tu_slurp(path, &n2);
+    uint8_t *b = fx_slurp(path, &n2);
     REQUIRE(a && b);
     CHECK(n1 == n2 && !memcmp(a, b, n1));
     free(a);
@@ -421,15 +419,15 @@ TEST(save_replaces_atomically_and_leaves_no_temporary)
 TEST(dedup_stores_equal_pages_once)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.nop = 2;
     uint8_t same[PB], other[PB], buf[PB];
-    tu_fill(same, PB, 1);
-    tu_fill(other, PB, 2);
+    fx_fill(same, PB, 1);
+    fx_fill(other, PB, 2);
     long long size[2];
     for (int dd = 0; dd <= 1; dd++) {
         c.dedup = dd;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         for (nand_block_t b = 0; b < 10; b++)
             for (nand_page_t p = 0; p < 10; p++)
@@ -447,7 +445,7 @@ TEST(dedup_stores_equal_pages_once)
         CHECK_EQ_INT(nand_read(d, 4, 9, buf, buf + PS, NULL), NAND_OK);
         CHECK(!memcmp(buf, other, PB));
         CHECK_EQ_INT(nand_read(d, 3, 9, buf, buf + PS, NULL), NAND_OK);
-        CHECK(tu_all(buf, 16, 0));
+        CHECK(fx_all(buf, 16, 0));
         CHECK(!memcmp(buf + 16, other + 16, PB - 16));
         /* erasing sharers keeps the rest */
         REQUIRE(nand_erase(d, 0, NULL) == NAND_OK);
@@ -459,7 +457,7 @@ TEST(dedup_stores_equal_pages_once)
         char path[300], err[400];
         path_in_tmp(path, sizeof path, dd ? "dedup.img" : "nodedup.img");
         REQUIRE(nand_save(d, path) == NAND_OK);
-        size[dd] = tu_file_size(path);
+        size[dd] = fx_file_size(path);
         nand_dev *e = NULL;
         REQUIRE(nand_open(path, &e, err, sizeof err) == NAND_OK);
         CHECK(nand_get_config(e)->dedup == dd);
@@ -493,13 +491,13 @@ TEST(sparse_64gib_device)
     c.geo.pages_per_block = 64;
     c.geo.page_size = PS;
     c.geo.oob_size = OS;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     CHECK_EQ_INT(nand_capacity_bytes(nand_get_config(d)), 64ull << 30);
     uint8_t data[PB], buf[PB];
     static const nand_block_t blocks[] = {0, 1, 262143, 262144, 524287};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
-        tu_fill(data, PB, blocks[i]);
+        fx_fill(data, PB, blocks[i]);
         REQUIRE(nand_program(d, blocks[i], 0, data, data + PS, NULL) == NAND_OK);
         REQUIRE(nand_program(d, blocks[i], 63, data, data + PS, NULL) == NAND_OK);
     }
@@ -511,14 +509,14 @@ TEST(sparse_64gib_device)
     char path[300], err[400];
     path_in_tmp(path, sizeof path, "big.img");
     REQUIRE(nand_save(d, path) == NAND_OK);
-    long long sz = tu_file_size(path);
+    long long sz = fx_file_size(path);
     fprintf(stderr, "  64 GiB image with 10 pages: %lld bytes\n", sz);
     CHECK(sz > 10ll * PB);
     CHECK(sz < 4ll << 20);
     nand_dev *e = NULL;
     REQUIRE(nand_open(path, &e, err, sizeof err) == NAND_OK);
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
-        tu_fill(data, PB, blocks[i]);
+        fx_fill(data, PB, blocks[i]);
         CHECK_EQ_INT(nand_read(e, blocks[i], 63, buf, buf + PS, NULL), NAND_OK);
         CHECK(!memcmp(buf, data, PB));
     }

@@ -5,8 +5,7 @@
  * paired-page corruption; snapshots.
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 
 #define CWB 512u
 
@@ -33,12 +32,12 @@ static int all_calls_fail(nand_dev *d)
 
 TEST(cut_after_ops_tears_the_next_program)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[4][PB], buf[PB];
     for (int i = 0; i < 4; i++)
-        tu_fill(data[i], PB, 1 + (uint64_t)i);
+        fx_fill(data[i], PB, 1 + (uint64_t)i);
     nand_cut_after_ops(d, 3, 0.5);
     for (nand_page_t p = 0; p < 3; p++) {
         CHECK_EQ_INT(nand_program(d, 2, p, data[p], data[p] + PS, NULL), NAND_OK);
@@ -72,7 +71,7 @@ TEST(cut_after_ops_tears_the_next_program)
      * the old and the new content */
     CHECK_EQ_INT(nand_read(d, 2, 3, buf, buf + PS, NULL), NAND_E_ECC);
     CHECK(memcmp(buf, data[3], PB) != 0);
-    CHECK(!tu_all(buf, PS, 0xff));
+    CHECK(!fx_all(buf, PS, 0xff));
     /* the raw content lies between: only bits the program meant to clear
      * are cleared, about half of them */
     REQUIRE(nand_read_raw(d, 2, 3, buf, buf + PS, NULL) == NAND_OK);
@@ -106,15 +105,15 @@ static int tear_program(nand_dev *d, nand_block_t b, nand_page_t p,
 
 TEST(torn_program_outcome_follows_the_fraction)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 5);
+    fx_fill(data, PB, 5);
 
     /* nothing of the array time done: reads as erased, yet is not */
     CHECK_EQ_INT(tear_program(d, 3, 0, data, 0.0), NAND_E_POWER);
     CHECK_EQ_INT(nand_read(d, 3, 0, buf, buf + PS, NULL), NAND_OK);
-    CHECK(tu_all(buf, PB, 0xff));
+    CHECK(fx_all(buf, PB, 0xff));
     CHECK_EQ_INT(nand_program(d, 3, 0, data, NULL, NULL), NAND_E_NOT_ERASED);
 
     /* all of it: the intended data */
@@ -140,9 +139,9 @@ TEST(torn_program_outcome_follows_the_fraction)
     CHECK_EQ_INT(nand_read_col(d, 3, 3, CWB, cw, CWB, NULL), NAND_OK);
     CHECK(!memcmp(cw, mix + CWB, CWB));
     CHECK_EQ_INT(nand_read_col(d, 3, 3, 2 * CWB, cw, CWB, NULL), NAND_OK);
-    CHECK(tu_all(cw, CWB, 0xff));
+    CHECK(fx_all(cw, CWB, 0xff));
     CHECK_EQ_INT(nand_read(d, 3, 3, NULL, buf + PS, NULL), NAND_OK);
-    CHECK(tu_all(buf + PS, OS, 0xff));
+    CHECK(fx_all(buf + PS, OS, 0xff));
     /* the damage is persistent: every read of codeword 0 fails */
     for (int i = 0; i < 20; i++)
         CHECK_EQ_INT(nand_read_col(d, 3, 3, 10, cw, 10, NULL), NAND_E_ECC);
@@ -160,12 +159,12 @@ TEST(torn_program_outcome_follows_the_fraction)
     CHECK_EQ_INT(nand_read_col(d, 3, 4, 0, cw, CWB, NULL), NAND_OK);
     CHECK(!memcmp(cw, edge, CWB));
     CHECK_EQ_INT(nand_read_col(d, 3, 4, CWB, cw, CWB, NULL), NAND_OK);
-    CHECK(tu_all(cw, CWB, 0xff));
+    CHECK(fx_all(cw, CWB, 0xff));
 
     /* frac < 0: drawn from the seed, in (0, 1), reproducibly */
     nand_time_t at[2];
     for (int k = 0; k < 2; k++) {
-        nand_dev *e = mk_small();
+        nand_dev *e = fx_small_dev();
         REQUIRE(e);
         REQUIRE(nand_program(e, 1, 0, data, NULL, NULL) == NAND_OK);
         nand_time_t t0 = nand_now(e);
@@ -185,13 +184,13 @@ TEST(torn_erase_leaves_the_block_unprogrammable)
 {
     for (int nop = 1; nop <= 4; nop += 3) {
         struct nand_config c;
-        tu_small_config(&c);
+        fx_small_config(&c);
         c.nop = (uint32_t)nop;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         uint8_t data[PB], buf[PB];
         for (nand_page_t p = 0; p < 16; p++) {
-            tu_fill(data, PB, 50 + p);
+            fx_fill(data, PB, 50 + p);
             REQUIRE(nand_program(d, 7, p, data, data + PS, NULL) == NAND_OK);
         }
         nand_cut_after_ops(d, 0, 0.5);
@@ -218,7 +217,7 @@ TEST(torn_erase_leaves_the_block_unprogrammable)
         REQUIRE(nand_block_info(d, 7, &bi) == NAND_OK);
         CHECK(!bi.erase_torn);
         CHECK_EQ_INT(nand_read(d, 7, 5, buf, buf + PS, NULL), NAND_OK);
-        CHECK(tu_all(buf, PB, 0xff));
+        CHECK(fx_all(buf, PB, 0xff));
         CHECK_EQ_INT(nand_program(d, 7, 0, data, NULL, NULL), NAND_OK);
 
         /* nearly done (frac 1): reads as erased but is still unsafe */
@@ -226,7 +225,7 @@ TEST(torn_erase_leaves_the_block_unprogrammable)
         CHECK_EQ_INT(nand_erase(d, 7, NULL), NAND_E_POWER);
         nand_power_on(d);
         CHECK_EQ_INT(nand_read(d, 7, 0, buf, buf + PS, NULL), NAND_OK);
-        CHECK(tu_all(buf, PB, 0xff));
+        CHECK(fx_all(buf, PB, 0xff));
         CHECK(nand_program(d, 7, 0, data, NULL, NULL) < 0);
         CHECK(nand_program(d, 7, 1, data, NULL, NULL) < 0);
         /* a torn erase of an empty block too */
@@ -242,12 +241,12 @@ TEST(torn_erase_leaves_the_block_unprogrammable)
 
 TEST(cut_at_time_inside_and_before_the_array_phase)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint64_t in = (2ull + t->addr_cycles) * t->t_cycle_ns + PB * t->t_cycle_ns;
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 6);
+    fx_fill(data, PB, 6);
     nand_advance(d, 1000000);
 
     /* inside tPROG: torn */
@@ -273,7 +272,7 @@ TEST(cut_at_time_inside_and_before_the_array_phase)
     CHECK_EQ_INT(st.torn_programs, 1);
     nand_power_on(d);
     CHECK_EQ_INT(nand_read(d, 4, 1, buf, buf + PS, NULL), NAND_OK);
-    CHECK(tu_all(buf, PB, 0xff));
+    CHECK(fx_all(buf, PB, 0xff));
     CHECK_EQ_INT(nand_program(d, 4, 1, data, data + PS, NULL), NAND_OK);
 
     /* after the end: the program completes, the next call finds the
@@ -349,10 +348,10 @@ static int cut_cb(void *ctx, const struct nand_op *op, double *frac)
 
 TEST(callback_chooses_the_operation_to_cut)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 7);
+    fx_fill(data, PB, 7);
     struct cb_state s = {.cut_at = 4, .frac = 0.5};
     nand_cut_callback(d, cut_cb, &s);
     CHECK_EQ_INT(nand_program(d, 20, 0, data, data + PS, NULL), NAND_OK);
@@ -392,13 +391,13 @@ TEST(callback_chooses_the_operation_to_cut)
 TEST(queued_operations_and_power_on)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.channels = 2;
     c.geo.dies_per_channel = 1;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 8);
+    fx_fill(data, PB, 8);
     nand_cut_after_ops(d, 1, 0.5);
     struct nand_op a = {.kind = NAND_OP_PROGRAM, .block = 1, .data = data,
                         .oob = data + PS};
@@ -423,14 +422,14 @@ TEST(queued_operations_and_power_on)
 TEST(mlc_torn_upper_page_corrupts_its_lower_page)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.cell = NAND_MLC;
     c.pair_distance = 2;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[8][PB], buf[PB];
     for (int i = 0; i < 8; i++)
-        tu_fill(data[i], PB, 80 + (uint64_t)i);
+        fx_fill(data[i], PB, 80 + (uint64_t)i);
     /* lower pages 0 and 1, written "long before" */
     REQUIRE(nand_program(d, 30, 0, data[0], data[0] + PS, NULL) == NAND_OK);
     REQUIRE(nand_program(d, 30, 1, data[1], data[1] + PS, NULL) == NAND_OK);
@@ -474,7 +473,7 @@ TEST(mlc_torn_upper_page_corrupts_its_lower_page)
 
     /* the same on SLC: pair_distance has no effect */
     c.cell = NAND_SLC;
-    d = mk(&c);
+    d = fx_create(&c);
     REQUIRE(d);
     REQUIRE(nand_program(d, 30, 0, data[0], data[0] + PS, NULL) == NAND_OK);
     nand_cut_after_ops(d, 0, 0.5);
@@ -526,12 +525,12 @@ static int same_state(const struct state *a, const struct state *b)
 
 TEST(snapshot_restore_returns_to_the_snapshot)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PB];
     for (int i = 0; i < 4; i++)
         for (nand_page_t p = 0; p < 3; p++) {
-            tu_fill(data, PB, 100 + (uint64_t)i * 10 + p);
+            fx_fill(data, PB, 100 + (uint64_t)i * 10 + p);
             REQUIRE(nand_program(d, sblocks[i], p, data, data + PS, NULL) == NAND_OK);
         }
     REQUIRE(nand_erase(d, 1, NULL) == NAND_OK);
@@ -549,7 +548,7 @@ TEST(snapshot_restore_returns_to_the_snapshot)
     nand_time_t snap_now = nand_now(d);
 
     /* modify: program into a shared block, erase, wear, time, a cut */
-    tu_fill(data, PB, 999);
+    fx_fill(data, PB, 999);
     REQUIRE(nand_program(d, 0, 3, data, data + PS, NULL) == NAND_OK);
     struct nand_stats st;
     nand_get_stats(d, &st);
@@ -572,10 +571,10 @@ TEST(snapshot_restore_returns_to_the_snapshot)
     CHECK_EQ_INT(s1.pe[1], 1);
     CHECK_EQ_INT(s1.pe[2], 0);
     CHECK_EQ_INT(s1.pe[3], 0);
-    CHECK(tu_all(s1.pages[0][3], PB, 0xff));
-    tu_fill(data, PB, 100 + 2 * 10 + 0);
+    CHECK(fx_all(s1.pages[0][3], PB, 0xff));
+    fx_fill(data, PB, 100 + 2 * 10 + 0);
     CHECK(!memcmp(s1.pages[2][0], data, PB));
-    CHECK(tu_all(s1.pages[1][1], PB, 0xff));
+    CHECK(fx_all(s1.pages[1][1], PB, 0xff));
     /* page 1 of block 1 is really erased again: programmable */
     struct nand_block_info bi;
     REQUIRE(nand_block_info(d, 1, &bi) == NAND_OK);
@@ -592,7 +591,7 @@ TEST(snapshot_restore_returns_to_the_snapshot)
     CHECK_EQ_INT(st.bytes_stored, before.bytes_stored);
 
     /* a snapshot of another device is refused */
-    nand_dev *other = mk_small();
+    nand_dev *other = fx_small_dev();
     REQUIRE(other);
     CHECK_EQ_INT(nand_snapshot_restore(other, snap), NAND_E_INVAL);
     nand_close(other);
@@ -608,12 +607,12 @@ TEST(snapshot_restore_returns_to_the_snapshot)
 
 TEST(snapshots_share_storage)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PB];
     for (nand_block_t b = 0; b < 32; b++)
         for (nand_page_t p = 0; p < 16; p++) {
-            tu_fill(data, PB, b * 100 + p);
+            fx_fill(data, PB, b * 100 + p);
             REQUIRE(nand_program(d, b, p, data, data + PS, NULL) == NAND_OK);
         }
     struct nand_stats st0, st;
@@ -641,12 +640,12 @@ TEST(snapshots_share_storage)
 TEST(restored_snapshot_replays_the_same_physics)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.rber.eps = 1e-3;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, PB, 3);
+    fx_fill(data, PB, 3);
     REQUIRE(nand_program(d, 5, 0, data, data + PS, NULL) == NAND_OK);
     nand_snapshot *snap;
     REQUIRE(nand_snapshot_take(d, &snap) == NAND_OK);

@@ -4,38 +4,37 @@
  * violation counters and bad blocks.
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 
 
 TEST(fresh_page_reads_erased)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PS], oob[OS];
     memset(data, 0x5a, sizeof data);
     memset(oob, 0x5a, sizeof oob);
     struct nand_result r;
     CHECK_EQ_INT(nand_read(d, 7, 3, data, oob, &r), NAND_OK);
-    CHECK(tu_all(data, PS, 0xff));
-    CHECK(tu_all(oob, OS, 0xff));
+    CHECK(fx_all(data, PS, 0xff));
+    CHECK(fx_all(oob, OS, 0xff));
     CHECK_EQ_INT(r.raw_bit_errors, 0);
     CHECK_EQ_INT(r.corrected_bits, 0);
     /* the last page of the last block too */
     memset(data, 0, sizeof data);
     CHECK_EQ_INT(nand_read(d, 127, 15, data, NULL, NULL), NAND_OK);
-    CHECK(tu_all(data, PS, 0xff));
+    CHECK(fx_all(data, PS, 0xff));
     nand_close(d);
 }
 
 TEST(erase_sets_block_to_ff)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PS], oob[OS], buf[PS], obuf[OS];
     for (uint32_t p = 0; p < 16; p++) {
-        tu_fill(data, PS, 100 + p);
-        tu_fill(oob, OS, 200 + p);
+        fx_fill(data, PS, 100 + p);
+        fx_fill(oob, OS, 200 + p);
         REQUIRE(nand_program(d, 9, p, data, oob, NULL) == NAND_OK);
     }
     struct nand_block_info bi;
@@ -52,13 +51,13 @@ TEST(erase_sets_block_to_ff)
         memset(buf, 0, sizeof buf);
         memset(obuf, 0, sizeof obuf);
         CHECK_EQ_INT(nand_read(d, 9, p, buf, obuf, NULL), NAND_OK);
-        CHECK(tu_all(buf, PS, 0xff));
-        CHECK(tu_all(obuf, OS, 0xff));
+        CHECK(fx_all(buf, PS, 0xff));
+        CHECK(fx_all(obuf, OS, 0xff));
     }
     REQUIRE(nand_block_info(d, 9, &bi) == NAND_OK);
     CHECK_EQ_INT(bi.reads_since_erase, 16);
     /* erased pages are programmable again, in order from page 0 */
-    tu_fill(data, PS, 7);
+    fx_fill(data, PS, 7);
     CHECK_EQ_INT(nand_program(d, 9, 0, data, NULL, NULL), NAND_OK);
     CHECK_EQ_INT(nand_read(d, 9, 0, buf, NULL, NULL), NAND_OK);
     CHECK(!memcmp(buf, data, PS));
@@ -72,11 +71,11 @@ TEST(erase_sets_block_to_ff)
 
 TEST(program_read_round_trip)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PS], oob[OS], buf[PS], obuf[OS];
-    tu_fill(data, PS, 1);
-    tu_fill(oob, OS, 2);
+    fx_fill(data, PS, 1);
+    fx_fill(oob, OS, 2);
 
     /* together */
     REQUIRE(nand_program(d, 3, 0, data, oob, NULL) == NAND_OK);
@@ -95,20 +94,20 @@ TEST(program_read_round_trip)
     REQUIRE(nand_program(d, 3, 1, data, NULL, NULL) == NAND_OK);
     CHECK_EQ_INT(nand_read(d, 3, 1, buf, obuf, NULL), NAND_OK);
     CHECK(!memcmp(buf, data, PS));
-    CHECK(tu_all(obuf, OS, 0xff));
+    CHECK(fx_all(obuf, OS, 0xff));
 
     /* spare only: the data stays erased */
     REQUIRE(nand_program(d, 3, 2, NULL, oob, NULL) == NAND_OK);
     CHECK_EQ_INT(nand_read(d, 3, 2, buf, obuf, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS, 0xff));
+    CHECK(fx_all(buf, PS, 0xff));
     CHECK(!memcmp(obuf, oob, OS));
 
     /* neighbours untouched */
     CHECK_EQ_INT(nand_read(d, 3, 3, buf, obuf, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS, 0xff));
-    CHECK(tu_all(obuf, OS, 0xff));
+    CHECK(fx_all(buf, PS, 0xff));
+    CHECK(fx_all(obuf, OS, 0xff));
     CHECK_EQ_INT(nand_read(d, 4, 0, buf, obuf, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS, 0xff));
+    CHECK(fx_all(buf, PS, 0xff));
 
     struct nand_stats st;
     nand_get_stats(d, &st);
@@ -119,24 +118,24 @@ TEST(program_read_round_trip)
 
 TEST(column_access_across_the_spare_boundary)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t pat[40], buf[PS], obuf[OS], cbuf[64];
-    tu_fill(pat, sizeof pat, 3);
+    fx_fill(pat, sizeof pat, 3);
     /* 24 bytes of data area and 16 of spare */
     REQUIRE(nand_program_col(d, 5, 0, PS - 24, pat, 40, NULL) == NAND_OK);
     CHECK_EQ_INT(nand_read(d, 5, 0, buf, obuf, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS - 24, 0xff));
+    CHECK(fx_all(buf, PS - 24, 0xff));
     CHECK(!memcmp(buf + PS - 24, pat, 24));
     CHECK(!memcmp(obuf, pat + 24, 16));
-    CHECK(tu_all(obuf + 16, OS - 16, 0xff));
+    CHECK(fx_all(obuf + 16, OS - 16, 0xff));
 
     /* a column read across the boundary, offset from the write */
     memset(cbuf, 0, sizeof cbuf);
     CHECK_EQ_INT(nand_read_col(d, 5, 0, PS - 30, cbuf, 50, NULL), NAND_OK);
-    CHECK(tu_all(cbuf, 6, 0xff));
+    CHECK(fx_all(cbuf, 6, 0xff));
     CHECK(!memcmp(cbuf + 6, pat, 40));
-    CHECK(tu_all(cbuf + 46, 4, 0xff));
+    CHECK(fx_all(cbuf + 46, 4, 0xff));
 
     /* the very end of the byte space is addressable */
     uint8_t tail[4] = {1, 2, 3, 4}, t2[4];
@@ -156,10 +155,10 @@ TEST(column_access_across_the_spare_boundary)
 
 TEST(reprogram_with_nop1_is_not_erased)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t a[PS], b[PS], buf[PS];
-    tu_fill(a, PS, 10);
+    fx_fill(a, PS, 10);
     memset(b, 0, PS);
     REQUIRE(nand_program(d, 2, 0, a, NULL, NULL) == NAND_OK);
     nand_time_t t0 = nand_now(d);
@@ -184,14 +183,14 @@ TEST(reprogram_with_nop1_is_not_erased)
 TEST(nop4_partial_programs_and_the_fifth)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.nop = 4;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t pat[4][PB], want[PB], got[PB];
     memset(want, 0xff, PB);
     for (int i = 0; i < 4; i++) {
-        tu_fill(pat[i], PB, 40 + (uint64_t)i);
+        fx_fill(pat[i], PB, 40 + (uint64_t)i);
         /* keep plenty of ones so that the AND is not trivially zero */
         for (uint32_t j = 0; j < PB; j++)
             pat[i][j] |= (uint8_t)(0x11u << (i % 4));
@@ -201,7 +200,7 @@ TEST(nop4_partial_programs_and_the_fifth)
         CHECK_EQ_INT(nand_read(d, 6, 2, got, got + PS, NULL), NAND_OK);
         CHECK(!memcmp(got, want, PB));
     }
-    CHECK(!tu_all(want, PB, 0));
+    CHECK(!fx_all(want, PB, 0));
     nand_time_t t0 = nand_now(d);
     uint8_t zeros[PS];
     memset(zeros, 0, PS);
@@ -218,16 +217,16 @@ TEST(nop4_partial_programs_and_the_fifth)
     /* the usual use of NOP: one 512-byte sector per partial program */
     uint8_t sec[512];
     for (int i = 0; i < 4; i++) {
-        tu_fill(sec, sizeof sec, 60 + (uint64_t)i);
+        fx_fill(sec, sizeof sec, 60 + (uint64_t)i);
         CHECK_EQ_INT(nand_program_col(d, 6, 3, (uint32_t)i * 512, sec, 512, NULL),
                      NAND_OK);
     }
     CHECK_EQ_INT(nand_read(d, 6, 3, got, got + PS, NULL), NAND_OK);
     for (int i = 0; i < 4; i++) {
-        tu_fill(sec, sizeof sec, 60 + (uint64_t)i);
+        fx_fill(sec, sizeof sec, 60 + (uint64_t)i);
         CHECK(!memcmp(got + i * 512, sec, 512));
     }
-    CHECK(tu_all(got + PS, OS, 0xff));
+    CHECK(fx_all(got + PS, OS, 0xff));
     CHECK_EQ_INT(nand_program_col(d, 6, 3, PS, sec, 4, NULL), NAND_E_NOP);
     nand_close(d);
 }
@@ -235,12 +234,12 @@ TEST(nop4_partial_programs_and_the_fifth)
 TEST(program_order_within_a_block)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.nop = 4;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PS], buf[PS];
-    tu_fill(data, PS, 5);
+    fx_fill(data, PS, 5);
 
     /* skipping upward is allowed */
     CHECK_EQ_INT(nand_program(d, 1, 0, data, NULL, NULL), NAND_OK);
@@ -257,7 +256,7 @@ TEST(program_order_within_a_block)
     CHECK_EQ_INT(nand_program(d, 1, 5, data, NULL, NULL), NAND_E_ORDER);
     CHECK_EQ_INT(nand_now(d), t0);
     CHECK_EQ_INT(nand_read(d, 1, 3, buf, NULL, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS, 0xff));
+    CHECK(fx_all(buf, PS, 0xff));
 
     /* the highest page may take more partial programs */
     CHECK_EQ_INT(nand_program(d, 1, 9, data, NULL, NULL), NAND_OK);
@@ -274,8 +273,8 @@ TEST(program_order_within_a_block)
 
     /* a lower page after a higher one with NOP 1 too */
     struct nand_config c1;
-    tu_small_config(&c1);
-    nand_dev *d1 = mk(&c1);
+    fx_small_config(&c1);
+    nand_dev *d1 = fx_create(&c1);
     REQUIRE(d1);
     CHECK_EQ_INT(nand_program(d1, 0, 4, data, NULL, NULL), NAND_OK);
     CHECK_EQ_INT(nand_program(d1, 0, 2, data, NULL, NULL), NAND_E_ORDER);
@@ -287,10 +286,10 @@ TEST(program_order_within_a_block)
 
 TEST(addresses_out_of_range)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PB], b1[8];
-    tu_fill(data, sizeof data, 9);
+    fx_fill(data, sizeof data, 9);
     uint32_t nb = (uint32_t)nand_blocks(nand_get_config(d));
     CHECK_EQ_INT(nb, 128);
     nand_time_t t0 = nand_now(d);
@@ -350,7 +349,7 @@ TEST(addresses_out_of_range)
     CHECK_EQ_INT(nand_read(d, nb - 1, 15, buf, NULL, NULL), NAND_OK);
     CHECK(!memcmp(buf, data, PS));
     CHECK_EQ_INT(nand_read(d, 0, 0, buf, NULL, NULL), NAND_OK);
-    CHECK(tu_all(buf, PS, 0xff));
+    CHECK(fx_all(buf, PS, 0xff));
     CHECK_EQ_INT(nand_read_col(d, 0, 0, PB, b1, 0, NULL), NAND_OK);
     nand_close(d);
 }
@@ -358,12 +357,12 @@ TEST(addresses_out_of_range)
 TEST(violations_are_counted_and_never_abort)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.nop = 2;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     uint8_t data[PS], buf[PS];
-    tu_fill(data, PS, 77);
+    fx_fill(data, PS, 77);
     /* a hundred violations of each kind, interleaved with real work */
     for (int i = 0; i < 100; i++) {
         nand_block_t b = (nand_block_t)(i % 50);
@@ -394,7 +393,7 @@ TEST(violations_are_counted_and_never_abort)
 
 TEST(mark_bad_and_is_bad)
 {
-    nand_dev *d = mk_small();
+    nand_dev *d = fx_small_dev();
     REQUIRE(d);
     uint8_t data[PS], oob[OS], buf[PS], obuf[OS];
     for (nand_block_t b = 0; b < 128; b++)
@@ -405,7 +404,7 @@ TEST(mark_bad_and_is_bad)
     CHECK_EQ_INT(nand_is_bad(d, 3), 0);
     CHECK(nand_now(d) > t0);
 
-    tu_fill(data, PS, 1);
+    fx_fill(data, PS, 1);
     memset(oob, 0xff, OS); /* the marker position stays 0xff */
     oob[1] = 0x12;
     REQUIRE(nand_program(d, 3, 0, data, oob, NULL) == NAND_OK);
@@ -464,7 +463,7 @@ static uint64_t count_factory_bad(nand_dev *d, uint64_t nb, int *block0_bad)
 TEST(factory_bad_fraction)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.blocks_per_plane = 2048; /* 4096 blocks */
     c.factory_bad_fraction = 0.05;
     const double f = c.factory_bad_fraction;
@@ -472,7 +471,7 @@ TEST(factory_bad_fraction)
     int block0_bad = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
         c.seed = seed;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         uint64_t n = count_factory_bad(d, nb, &block0_bad);
         /* block 0 is never a candidate: nb - 1 Bernoulli(f) trials */
@@ -506,7 +505,7 @@ TEST(factory_bad_fraction)
     for (uint64_t seed = 1; seed <= 20; seed++) {
         c.seed = seed;
         c.geo.blocks_per_plane = 8;
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         struct nand_block_info bi;
         REQUIRE(nand_block_info(d, 0, &bi) == NAND_OK);
@@ -517,7 +516,7 @@ TEST(factory_bad_fraction)
     /* zero fraction: none */
     c.factory_bad_fraction = 0;
     c.geo.blocks_per_plane = 2048;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     CHECK_EQ_INT(count_factory_bad(d, nb, &block0_bad), 0);
     nand_close(d);
@@ -526,13 +525,13 @@ TEST(factory_bad_fraction)
 TEST(factory_bad_blocks_behave_bad)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.factory_bad_fraction = 0.2;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     int nbad = 0;
     uint8_t data[PS], buf[PS], obuf[OS];
-    tu_fill(data, PS, 3);
+    fx_fill(data, PS, 3);
     for (nand_block_t b = 0; b < 128; b++) {
         struct nand_block_info bi;
         REQUIRE(nand_block_info(d, b, &bi) == NAND_OK);
@@ -543,8 +542,8 @@ TEST(factory_bad_blocks_behave_bad)
         CHECK(bi.marked_bad);
         /* the vendor marker: page 0 programmed to zeros */
         CHECK_EQ_INT(nand_read(d, b, 0, buf, obuf, NULL), NAND_OK);
-        CHECK(tu_all(buf, PS, 0));
-        CHECK(tu_all(obuf, OS, 0));
+        CHECK(fx_all(buf, PS, 0));
+        CHECK(fx_all(obuf, OS, 0));
         CHECK_EQ_INT(nand_erase(d, b, NULL), NAND_E_ERASE_FAIL);
         CHECK_EQ_INT(nand_is_bad(d, b), 1);  /* the marker survives */
         CHECK_EQ_INT(nand_program(d, b, 1, data, NULL, NULL), NAND_E_PROGRAM_FAIL);
@@ -572,47 +571,47 @@ TEST(config_validation)
     CHECK_EQ_INT(nand_create(&c, &d), NAND_E_INVAL);
     CHECK(d == (nand_dev *)&c);
 
-    tu_small_config(&c);
+    fx_small_config(&c);
     CHECK_EQ_INT(nand_config_finish(&c, err, sizeof err), NAND_OK);
     CHECK_EQ_INT(nand_blocks(&c), 128);
     CHECK_EQ_INT(nand_dies(&c), 2);
     CHECK_EQ_INT(nand_capacity_bytes(&c), 128ull * 16 * 2048);
 
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.ecc.codeword_bytes = 1000; /* does not divide 2048 */
     CHECK_EQ_INT(nand_config_finish(&c, err, sizeof err), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.oob_size = 0;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.pair_distance = 16;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.factory_bad_fraction = 0.5;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance = 0;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
     /* NaN compares false with everything: it must not slip through */
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.factory_bad_fraction = NAN;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance_sigma = NAN;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance_scale = NAN;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.rber.eps = NAN;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.rber.beta = INFINITY;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.rber.q = NAN;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance_scale = -1;
     CHECK_EQ_INT(nand_config_finish(&c, NULL, 0), NAND_E_INVAL);
     CHECK(strcmp(nand_strerror(NAND_E_NOP), nand_strerror(NAND_E_ORDER)));
@@ -625,7 +624,7 @@ TEST(config_validation)
 TEST(impossible_device_is_refused_not_allocated)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.channels = 8;
     c.geo.dies_per_channel = 16;
     c.geo.planes_per_die = 4;

@@ -5,8 +5,7 @@
  * nand_advance.  Expectations are computed from the configuration fields.
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 
 
 /* The documented model, from the finished configuration. */
@@ -49,13 +48,13 @@ static void distinct_timing(struct nand_config *c)
 TEST(single_operations_take_the_formula_time)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PB], buf[PB];
-    tu_fill(data, sizeof data, 1);
+    fx_fill(data, sizeof data, 1);
     struct nand_result r;
 
     nand_time_t t0 = nand_now(d);
@@ -100,19 +99,19 @@ TEST(single_operations_take_the_formula_time)
 TEST(wide_bus_and_other_parameters)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.timing.t_r_ns = 40000;
     c.timing.t_prog_ns = 600000;
     c.timing.t_bers_ns = 3000000;
     c.timing.t_cycle_ns = 10;
     c.timing.bus_bytes = 2;
     c.timing.addr_cycles = 4;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     CHECK_EQ_INT(t->bus_bytes, 2);
     uint8_t data[PB], buf[PB];
-    tu_fill(data, sizeof data, 2);
+    fx_fill(data, sizeof data, 2);
     struct nand_result r;
     REQUIRE(nand_program(d, 70, 0, data, data + PS, &r) == NAND_OK);
     CHECK_EQ_INT(r.done - r.start, t_program(t, PB, 0));
@@ -128,17 +127,17 @@ TEST(wide_bus_and_other_parameters)
 TEST(mlc_upper_pages_use_upper_times)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.cell = NAND_MLC;
     c.pair_distance = 2;
     c.timing.t_r_upper_ns = 60000;
     c.timing.t_prog_upper_ns = 1800000;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PS], buf[PS];
-    tu_fill(data, sizeof data, 3);
+    fx_fill(data, sizeof data, 3);
     struct nand_result r;
     /* d = 2: pages 0,1 lower; 2,3 upper; 4,5 lower; 6,7 upper ... */
     static const int upper[8] = {0, 0, 1, 1, 0, 0, 1, 1};
@@ -151,11 +150,11 @@ TEST(mlc_upper_pages_use_upper_times)
         CHECK_EQ_INT(r.done - r.start, t_read(t, PS, upper[p]));
     }
     /* zero upper times default to the lower ones */
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.cell = NAND_MLC;
     c.pair_distance = 2;
-    nand_dev *d2 = mk(&c);
+    nand_dev *d2 = fx_create(&c);
     REQUIRE(d2);
     t = &nand_get_config(d2)->timing;
     CHECK_EQ_INT(t->t_prog_upper_ns, t->t_prog_ns);
@@ -167,13 +166,13 @@ TEST(mlc_upper_pages_use_upper_times)
 TEST(synchronous_operations_follow_each_other)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PS];
-    tu_fill(data, sizeof data, 4);
+    fx_fill(data, sizeof data, 4);
     struct nand_result r;
     uint64_t expect = 0;
     /* alternate dies: synchronous calls never overlap */
@@ -197,9 +196,9 @@ TEST(synchronous_operations_follow_each_other)
 TEST(nand_advance_moves_the_clock)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     nand_advance(d, 123456789);
@@ -242,15 +241,15 @@ TEST(separate_channels_overlap_everything)
 {
     enum { N = 4 };
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.geo.channels = N;
     c.geo.dies_per_channel = 1;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PB];
-    tu_fill(data, sizeof data, 5);
+    fx_fill(data, sizeof data, 5);
     nand_advance(d, 1000);
     struct nand_op ops[N];
     uint64_t el = queued_programs(d, N, ops, data);
@@ -278,15 +277,15 @@ TEST(shared_channel_serialises_transfers)
 {
     enum { N = 4 };
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.geo.channels = 1;
     c.geo.dies_per_channel = N;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PB];
-    tu_fill(data, sizeof data, 6);
+    fx_fill(data, sizeof data, 6);
     struct nand_op ops[N];
     uint64_t el = queued_programs(d, N, ops, data);
     uint64_t one = t_program(t, PB, 0), in = t_prog_in(t, PB);
@@ -339,15 +338,15 @@ TEST(one_die_does_one_thing_at_a_time)
 {
     enum { N = 4 };
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.geo.channels = 2;
     c.geo.dies_per_channel = 1;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint8_t data[PB];
-    tu_fill(data, sizeof data, 7);
+    fx_fill(data, sizeof data, 7);
     struct nand_op ops[N];
     for (int i = 0; i < N; i++) {
         ops[i] = (struct nand_op){.kind = NAND_OP_PROGRAM, .block = 10,
@@ -385,16 +384,16 @@ TEST(one_die_does_one_thing_at_a_time)
 TEST(bus_transfers_fill_gaps_in_order_of_time)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     distinct_timing(&c);
     c.geo.channels = 1;
     c.geo.dies_per_channel = 3;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     const struct nand_timing *t = &nand_get_config(d)->timing;
     uint32_t bpd = c.geo.blocks_per_plane;
     uint8_t buf[PB], oob[OS];
-    tu_fill(oob, sizeof oob, 8);
+    fx_fill(oob, sizeof oob, 8);
     /* die 0 reads: the bus is busy for its command, free during tR,
      * busy again for its data out */
     struct nand_op rd = {.kind = NAND_OP_READ, .block = 1, .data = buf,

@@ -4,8 +4,7 @@
  * "Wear") and the endurance_scale acceleration.
  */
 #include "nand.h"
-#include "sim_testutil.h"
-#include "test.h"
+#include "fixture.h"
 
 
 static uint64_t pe_of(nand_dev *d, nand_block_t b)
@@ -19,8 +18,8 @@ static uint64_t pe_of(nand_dev *d, nand_block_t b)
 TEST(pe_counter_counts_erases_per_block)
 {
     struct nand_config c;
-    tu_small_config(&c);
-    nand_dev *d = mk(&c);
+    fx_small_config(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     for (int i = 0; i < 10; i++)
         REQUIRE(nand_erase(d, 5, NULL) == NAND_OK);
@@ -32,7 +31,7 @@ TEST(pe_counter_counts_erases_per_block)
     CHECK_EQ_INT(pe_of(d, 6), 0);
     /* programs and reads do not count as cycles */
     uint8_t data[PS];
-    tu_fill(data, PS, 1);
+    fx_fill(data, PS, 1);
     REQUIRE(nand_program(d, 5, 0, data, NULL, NULL) == NAND_OK);
     REQUIRE(nand_read(d, 5, 0, data, NULL, NULL) == NAND_OK);
     CHECK_EQ_INT(pe_of(d, 5), 10);
@@ -47,9 +46,9 @@ TEST(pe_counter_counts_erases_per_block)
 TEST(initial_pe_and_set_wear)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.initial_pe = 500;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     for (nand_block_t b = 0; b < 128; b++)
         CHECK_EQ_INT(pe_of(d, b), 500);
@@ -64,7 +63,7 @@ TEST(initial_pe_and_set_wear)
     CHECK_EQ_INT(pe_of(d, 9), 500);
     /* set_wear keeps the contents: it is bookkeeping, not an erase */
     uint8_t data[PS], buf[PS];
-    tu_fill(data, PS, 2);
+    fx_fill(data, PS, 2);
     REQUIRE(nand_program(d, 9, 0, data, NULL, NULL) == NAND_OK);
     REQUIRE(nand_set_wear(d, 9, 900) == NAND_OK);
     REQUIRE(nand_read(d, 9, 0, buf, NULL, NULL) == NAND_OK);
@@ -75,11 +74,11 @@ TEST(initial_pe_and_set_wear)
 TEST(endurance_is_drawn_around_the_rated_value)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.blocks_per_plane = 1024; /* 2048 blocks */
     c.endurance = 100000;
     c.endurance_sigma = 0;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     for (nand_block_t b = 0; b < 2048; b += 97) {
         struct nand_block_info bi;
@@ -94,7 +93,7 @@ TEST(endurance_is_drawn_around_the_rated_value)
     double first[2048];
     for (uint64_t seed = 1; seed <= 2; seed++) {
         c.seed = seed;
-        d = mk(&c);
+        d = fx_create(&c);
         REQUIRE(d);
         double sum = 0, sum2 = 0, lo = 1e300, hi = 0;
         uint64_t differ = 0;
@@ -132,15 +131,15 @@ static int wear_trials(int erase, double E, uint64_t x, int nblocks,
                        int *fails)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.geo.blocks_per_plane = (uint32_t)nblocks / 2;
     c.endurance = (uint64_t)E;
     c.seed = 1000 + x + (uint64_t)erase;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     if (!d)
         return -1;
     uint8_t data[PB];
-    tu_fill(data, sizeof data, 3);
+    fx_fill(data, sizeof data, 3);
     *fails = 0;
     int bad_flags = 0;
     for (nand_block_t b = 0; b < (nand_block_t)nblocks; b++) {
@@ -206,9 +205,9 @@ TEST(wear_out_past_endurance_with_rising_probability)
 TEST(a_worn_block_stays_grown_bad)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance = 40;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     int first_fail = 0;
     for (int i = 1; i <= 200 && !first_fail; i++) {
@@ -228,7 +227,7 @@ TEST(a_worn_block_stays_grown_bad)
     CHECK_EQ_INT(bi.pe_cycles, (uint64_t)first_fail);
     /* until an erase succeeds the block cannot be programmed */
     uint8_t data[PS];
-    tu_fill(data, PS, 9);
+    fx_fill(data, PS, 9);
     int rc = nand_program(d, 20, 0, data, NULL, NULL);
     CHECK(rc == NAND_E_NOT_ERASED || rc == NAND_E_NOP);
     /* a later successful erase clears erase_torn but not grown_bad */
@@ -247,10 +246,10 @@ TEST(a_worn_block_stays_grown_bad)
 TEST(endurance_scale_accelerates_wear_out)
 {
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.endurance = 1000;
     c.endurance_scale = 0.01;
-    nand_dev *d = mk(&c);
+    nand_dev *d = fx_create(&c);
     REQUIRE(d);
     struct nand_block_info bi;
     REQUIRE(nand_block_info(d, 0, &bi) == NAND_OK);
@@ -273,7 +272,7 @@ TEST(endurance_scale_accelerates_wear_out)
 
     /* the same part unscaled survives those erases easily */
     c.endurance_scale = 1;
-    d = mk(&c);
+    d = fx_create(&c);
     REQUIRE(d);
     for (nand_block_t b = 0; b < 16; b++)
         for (int i = 0; i < 15; i++)
@@ -302,19 +301,19 @@ TEST(endurance_scale_also_scales_bit_errors)
 {
     /* alpha term only: RBER = alpha * (PE / scale)^k */
     struct nand_config c;
-    tu_small_config(&c);
+    fx_small_config(&c);
     c.rber.alpha = 1e-10;
     c.rber.k = 2;
     c.endurance = 100000;
     uint8_t data[PB];
-    tu_fill(data, sizeof data, 4);
+    fx_fill(data, sizeof data, 4);
     const int reads = 2000;
     const double bits = PB * 8.0;
     double mean[2];
     for (int i = 0; i < 2; i++) {
         c.endurance_scale = i ? 0.01 : 1;
         uint64_t pe = i ? 100 : 10000; /* same effective wear */
-        nand_dev *d = mk(&c);
+        nand_dev *d = fx_create(&c);
         REQUIRE(d);
         REQUIRE(nand_set_wear(d, 3, pe) == NAND_OK);
         REQUIRE(nand_program(d, 3, 0, data, data + PS, NULL) == NAND_OK);
@@ -327,7 +326,7 @@ TEST(endurance_scale_also_scales_bit_errors)
             REQUIRE(nand_program(d, 4, 0, data, data + PS, NULL) == NAND_OK);
             nand_close(d);
             c.endurance_scale = 1;
-            d = mk(&c);
+            d = fx_create(&c);
             REQUIRE(d);
             REQUIRE(nand_set_wear(d, 4, pe) == NAND_OK);
             REQUIRE(nand_program(d, 4, 0, data, data + PS, NULL) == NAND_OK);

@@ -3,7 +3,7 @@
  * in configs/devices/.
  */
 #include "nand.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,9 +5,8 @@
  * key for every kind of mistake, before anything runs.
  */
 #include "experiment.h"
-#include "test.h"
+#include "fixture.h"
 
-#include "tmpdir.h"
 
 #define BASE                                                                   \
     "device: configs/devices/test-64m.yaml\n"                                  \

@@ -9,7 +9,7 @@
  * is done once, before forking.  Run from the repository root (make test
  * does); the experiment seeds name configs/devices/ relative to it.
  */
-#include "test.h"
+#include "fixture.h"
 
 /* the fuzz targets: not part of the library, so compiled in here */
 #include "../../fuzz/fuzz_device_yaml.c"

@@ -10,11 +10,10 @@
 #include "experiment.h"
 #include "powercut.h"
 #include "results.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <sqlite3.h>
 
-#include "tmpdir.h"
 
 /* A small device: 128 blocks of 64 pages (16 MiB), churn of small files with an
  * fsync after every 3rd write and a sync every 10 calls; fs is the `fs:`

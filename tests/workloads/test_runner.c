@@ -11,12 +11,11 @@
 #include "experiment.h"
 #include "results.h"
 #include "runner.h"
-#include "test.h"
+#include "fixture.h"
 
 #include <sqlite3.h>
 #include <string.h>
 
-#include "tmpdir.h"
 
 struct mount_row {
     int64_t device_bytes, latency, flash, cpu, pages, ram;

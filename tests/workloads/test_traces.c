@@ -7,8 +7,7 @@
  * records, give back the same records and the same bytes.
  */
 #include "rng.h"
-#include "test.h"
-#include "tmpdir.h"
+#include "fixture.h"
 #include "trace.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "fsdigest.h"
 #include "logfs/logfs.h"
 #include "rng.h"
-#include "test.h"
+#include "fixture.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -30,17 +30,10 @@ struct env {
 /* 128 blocks of 32 pages of 2 KiB: 8 MiB, as in test_lfs_gc.c */
 static int env_open(struct env *e)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 128;
-    c.geo.pages_per_block = 32;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.endurance = 1000000;
-    c.seed = 5;
     struct logfs_options o = {.reserve_segments = 4, .dirty_bytes = 256 << 10};
     memset(e, 0, sizeof *e);
-    if (nand_create(&c, &e->d) || logfs_mkfs(e->d, &o) || logfs_mount(e->d, &o, &e->fs))
+    e->d = FX_DEVICE(.blocks = 128, .pages = 32, .endurance = 1000000, .seed = 5);
+    if (!e->d || logfs_mkfs(e->d, &o) || logfs_mount(e->d, &o, &e->fs))
         return -1;
     e->m = (struct fsapi_fs){fsapi_find("logfs"), e->fs};
     return wl_exec_create(&e->m, &e->x);
@@ -720,17 +713,10 @@ TEST(one_workload_every_fs_same_state)
     uint64_t want = 0;
     for (size_t i = 0; fsapi_at(i); i++) {
         const struct fsapi *api = fsapi_at(i);
-        struct nand_config c;
-        nand_config_init(&c);
-        c.geo.blocks_per_plane = 256;
-        c.geo.pages_per_block = 32;
-        c.geo.page_size = 2048;
-        c.geo.oob_size = 64;
-        c.factory_bad_fraction = 0; /* blockfs wants its metadata blocks good */
-        c.seed = 5;
-        nand_dev *d;
+        /* no factory bad blocks: blockfs wants its metadata blocks good */
+        nand_dev *d = FX_DEVICE(.blocks = 256, .pages = 32, .seed = 5);
         struct fsapi_fs m = {api, NULL};
-        REQUIRE(nand_create(&c, &d) == 0);
+        REQUIRE(d != NULL);
         REQUIRE(api->mkfs(d, NULL) == 0);
         REQUIRE(api->mount(d, NULL, &m.fs) == 0);
         struct wl_spec s;
