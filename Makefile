@@ -66,7 +66,8 @@ $(BUILD)/flashlab: $(CLI_OBJ) $(BUILD)/libflashlab.a
 $(BUILD)/libflashlab-san.a: $(SAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# Unit tests: one executable each, built with ASan+UBSan.
+# Unit tests: one executable each (tests/<layer>/test_x.c ->
+# build/tests/<layer>/test_x), built with ASan+UBSan.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libflashlab-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(INC.tests) -O1 $(SAN) $< -o $@ $(BUILD)/libflashlab-san.a $(LIBS)
@@ -76,10 +77,12 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a
 	$(CC) $(ALL_CFLAGS) $(INC.bench) -O2 $< -o $@ $(BUILD)/libflashlab.a $(LIBS)
 
 # `make test` and `make run` install missing packages first, so that each
-# is the one command a fresh machine needs.
+# is the one command a fresh machine needs.  `make test T=PATTERN` runs only
+# the test cases (C) and suites (shell, Python) whose name matches PATTERN
+# (tests/run.sh, README.md).
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
-	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+	@BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -90,7 +93,7 @@ bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b || exit 1; done
 
 check-long: all $(TESTS)
-	@FLASHLAB_LONG=1 BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
 
 deps:
 	@sh .ci/deps.sh

@@ -145,7 +145,7 @@ TEST(bad_configs_refused)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(models_match_references);
     RUN(harness_matches_models);
     RUN(hot_cold);

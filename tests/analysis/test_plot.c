@@ -769,7 +769,7 @@ TEST(bad_files_and_empty_databases)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("plot")) {
         perror("mkdtemp");
         return 1;

@@ -677,7 +677,7 @@ TEST(parallel_writers)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("results")) {
         perror("mkdtemp");
         return 1;

@@ -102,7 +102,7 @@ TEST(device_counts_skip_bad_blocks)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(summary_by_hand);
     RUN(gini_matches_the_definition);
     RUN(histogram_bins);

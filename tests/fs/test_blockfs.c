@@ -340,7 +340,7 @@ TEST(power_cut_loses_other_files)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     A = fsapi_find("blockfs");
     RUN(table_entry);
     RUN(round_trip);

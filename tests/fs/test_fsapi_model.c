@@ -660,7 +660,7 @@ TEST(profiles_name_real_fses)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(profiles_name_real_fses);
     RUN(model_every_fs);
     return test_summary(argv[0]);

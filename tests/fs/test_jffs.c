@@ -288,7 +288,7 @@ TEST(mount_reads_64mib)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(scan_reads_every_used_page);
     RUN(torn_node_ignored);
     RUN(flipped_data_bit_is_eio);

@@ -945,7 +945,7 @@ TEST(partial_repair_leaves_the_rest)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(crc_is_the_format_crc);
     RUN(fresh_mkfs_is_clean);
     RUN(every_shape_is_clean);

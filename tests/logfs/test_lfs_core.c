@@ -413,7 +413,7 @@ TEST(power_cut_every_op_of_a_commit)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(crc32_check_value);
     RUN(mkfs_mount_empty);
     RUN(mount_rejects_garbage);

@@ -75,7 +75,7 @@ TEST(uncorrectable_reads_give_eio_not_wrong_data)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(uncorrectable_reads_give_eio_not_wrong_data);
     return test_summary(argv[0]);
 }

@@ -476,7 +476,7 @@ TEST(greedy_index_picks_what_the_scan_picks)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(every_policy_keeps_data_through_device_fills);
     RUN(bad_gc_options_are_refused);
     RUN(static_wear_leveling_narrows_the_spread);

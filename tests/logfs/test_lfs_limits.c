@@ -148,7 +148,7 @@ TEST(hundred_thousand_names)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(deepest_level_sparse_file);
     RUN(name_length_limit);
     RUN(hundred_thousand_names);

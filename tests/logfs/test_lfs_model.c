@@ -378,7 +378,7 @@ TEST(model_tiny_cache)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(model_many_seeds);
     RUN(model_tiny_cache);
     return test_summary(argv[0]);

@@ -81,7 +81,7 @@ TEST(bad_input_is_refused_by_name)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(every_key_sets_its_field);
     RUN(bad_input_is_refused_by_name);
     return test_summary(argv[0]);

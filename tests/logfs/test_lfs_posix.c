@@ -662,7 +662,7 @@ TEST(lchown_lutimens_change_the_link)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(open_flags_and_seek);
     RUN(attributes_survive_remount);
     RUN(punch_hole_frees_and_reads_zero);

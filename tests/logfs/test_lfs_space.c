@@ -301,7 +301,7 @@ TEST(failed_upper_page_rewrites_its_lower_page)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(worn_segments_relocate);
     RUN(worn_paired_segments_relocate);
     RUN(failed_upper_page_rewrites_its_lower_page);

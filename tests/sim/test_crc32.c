@@ -59,7 +59,7 @@ TEST(continuation_equals_whole)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(check_values);
     RUN(every_length_and_alignment);
     RUN(continuation_equals_whole);

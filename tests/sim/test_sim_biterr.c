@@ -540,7 +540,7 @@ TEST(flip_positions_are_fresh_after_an_erase)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(mean_raw_errors_match_rber);
     RUN(very_high_rber_uses_the_normal_approximation);
     RUN(raw_reads_flip_fresh_bits_each_time);

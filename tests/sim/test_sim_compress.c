@@ -1031,7 +1031,7 @@ TEST(yaml_compress_key)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("compress")) {
         perror("mkdtemp");
         return 1;

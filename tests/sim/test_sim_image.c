@@ -532,7 +532,7 @@ TEST(sparse_64gib_device)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("image")) {
         perror("mkdtemp");
         return 1;

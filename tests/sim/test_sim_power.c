@@ -684,7 +684,7 @@ TEST(restored_snapshot_replays_the_same_physics)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(cut_after_ops_tears_the_next_program);
     RUN(torn_program_outcome_follows_the_fraction);
     RUN(torn_erase_leaves_the_block_unprogrammable);

@@ -636,7 +636,7 @@ TEST(impossible_device_is_refused_not_allocated)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(fresh_page_reads_erased);
     RUN(erase_sets_block_to_ff);
     RUN(program_read_round_trip);

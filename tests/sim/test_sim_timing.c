@@ -421,7 +421,7 @@ TEST(bus_transfers_fill_gaps_in_order_of_time)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(single_operations_take_the_formula_time);
     RUN(wide_bus_and_other_parameters);
     RUN(mlc_upper_pages_use_upper_times);

@@ -339,7 +339,7 @@ TEST(endurance_scale_also_scales_bit_errors)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(pe_counter_counts_erases_per_block);
     RUN(initial_pe_and_set_wear);
     RUN(endurance_is_drawn_around_the_rated_value);

@@ -525,7 +525,7 @@ TEST(truncated_and_mutated_presets)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(presets_load);
     RUN(every_key_round_trips);
     RUN(absent_keys_keep_defaults);

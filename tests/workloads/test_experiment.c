@@ -203,7 +203,7 @@ TEST(fs_kind_selects_the_file_system)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("exp"))
         return 1;
     RUN(sweep_seeds_and_repetitions_number_the_runs);

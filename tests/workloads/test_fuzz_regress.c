@@ -173,8 +173,9 @@ TEST(every_target_has_seeds)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_init(argc, argv);
     /* find the repository root: the inputs and the device files they
      * name are relative to it */
     if (access("fuzz/corpus", F_OK)) {

@@ -249,7 +249,7 @@ TEST(baselines_in_campaigns)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("pc"))
         return 1;
     RUN(exhaustive_campaign_passes_at_every_operation);

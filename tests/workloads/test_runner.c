@@ -195,7 +195,7 @@ TEST(the_in_place_baseline_writes_more_on_fewer_blocks)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("runner"))
         return 1;
     RUN(mounts_of_every_fs_at_two_sizes);

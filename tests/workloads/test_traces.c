@@ -886,7 +886,7 @@ TEST(long_lines)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     if (tmp_dir_make("traces")) {
         perror("mkdtemp");
         return 2;

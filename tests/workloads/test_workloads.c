@@ -1016,8 +1016,9 @@ TEST(trace_bad_line_names_it)
     unlink(put("bad.csv", ""));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_init(argc, argv);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
