@@ -5,106 +5,26 @@
  * last completed sync and the cut (never older than that sync, never a
  * mixture: a renamed file is under one name), and must go on working.
  */
+#include "fixture.h"
+#include "fsdigest.h"
 #include "logfs/logfs.h"
-#include "test.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #define MAXCALLS 4096
-#define DUMP_MAX 8192
 
-/* A canonical text of the whole namespace: one line per entry, sorted by
- * the walk order of a sorted name list, with type, links, size and a hash
- * of the content. */
-struct dump { char *buf; size_t len; int err; };
-
-static void dump_add(struct dump *d, const char *s)
+/* The whole visible state of the fs (workloads/fsdigest.c: every path,
+ * its type and mode, links, size and a hash of its content); 0 if it
+ * could not be read.  text (may be NULL) gets the state as text. */
+static int digest_fs(logfs *fs, uint64_t *h, char **text)
 {
-    size_t n = strlen(s);
-    if (d->len + n + 1 > DUMP_MAX) {
-        fprintf(stderr, "dump: too long\n");
-        d->err = 1;
-        return;
-    }
-    memcpy(d->buf + d->len, s, n + 1);
-    d->len += n;
-}
-
-struct names { char name[40][64]; int n; };
-static int collect(void *ctx, const char *name, uint64_t ino, uint32_t type)
-{
-    struct names *l = ctx;
-    (void)ino;
-    (void)type;
-    if (l->n < 40)
-        snprintf(l->name[l->n++], 64, "%s", name);
-    return 0;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-static void dump_dir(logfs *fs, const char *path, struct dump *d)
-{
-    struct names l = {.n = 0};
-    uint64_t cookie = 0;
-    int rrc = logfs_readdir(fs, *path ? path : "/", &cookie, collect, &l);
-    if (rrc) {
-        fprintf(stderr, "dump: readdir %s: %d\n", *path ? path : "/", rrc);
-        d->err = 1;
-        return;
-    }
-    qsort(l.name, (size_t)l.n, sizeof l.name[0], cmp_names);
-    for (int i = 0; i < l.n && !d->err; i++) {
-        char p[256], line[400];
-        snprintf(p, sizeof p, "%s/%s", path, l.name[i]);
-        struct fs_stat st;
-        int src = logfs_lstat(fs, p, &st);
-        if (src) {
-            fprintf(stderr, "dump: lstat %s: %d\n", p, src);
-            d->err = 1;
-            return;
-        }
-        uint32_t h = 2166136261u;
-        if (S_ISREG(st.mode)) {
-            int fd = logfs_open(fs, p, O_RDONLY, 0);
-            uint8_t buf[4096];
-            for (uint64_t off = 0; fd >= 0 && off < st.size; off += sizeof buf) {
-                int64_t n = logfs_pread(fs, fd, buf, sizeof buf, off);
-                for (int64_t k = 0; k < n; k++)
-                    h = (h ^ buf[k]) * 16777619u;
-                if (n <= 0) {
-                    fprintf(stderr, "dump: read %s: %d\n", p, (int)n);
-                    d->err = 1;
-                }
-            }
-            if (fd < 0)
-                d->err = 1;
-            else
-                logfs_close(fs, fd);
-        }
-        snprintf(line, sizeof line, "%s %o %u %" PRIu64 " %08x\n", p, st.mode, st.nlink,
-                 st.size, h);
-        dump_add(d, line);
-        if (S_ISDIR(st.mode))
-            dump_dir(fs, p, d);
-    }
-}
-
-static char *dump_fs(logfs *fs)
-{
-    struct dump d = {malloc(DUMP_MAX), 0, 0};
-    d.buf[0] = 0;
-    dump_dir(fs, "", &d);
-    if (d.err) {
-        free(d.buf);
-        return NULL;
-    }
-    return d.buf;
+    struct fsapi_fs f = {&fsapi_logfs, fs};
+    int rc = fs_digest(&f, h, text);
+    if (rc)
+        fprintf(stderr, "digest: %d\n", rc);
+    return rc == 0;
 }
 
 /* The workload, one file-system call at a time.  Calls are numbered as
@@ -116,10 +36,9 @@ struct wl {
     logfs *fs;
     nand_dev *dev;
     int done, stop, last_sync, cut;
-    char **record; /* if set: the state after every call */
+    uint64_t *record; /* if set: the state after every call */
+    char *record_ok;  /* ... and whether it could be read */
 };
-
-static char *dump_fs(logfs *fs);
 
 /* After each call: 1 if the workload must stop. */
 static int next(struct wl *w, int is_sync, int rc)
@@ -131,10 +50,10 @@ static int next(struct wl *w, int is_sync, int rc)
     w->done++;
     if (is_sync && rc == 0)
         w->last_sync = w->done;
-    /* dumping only reads: read-only calls never write flash, so the
+    /* the digest only reads: read-only calls never write flash, so the
      * reference run does the same flash operations as the cut runs */
     if (w->record && w->done <= MAXCALLS)
-        w->record[w->done] = dump_fs(w->fs);
+        w->record_ok[w->done] = (char)digest_fs(w->fs, &w->record[w->done], NULL);
     return w->done >= w->stop;
 }
 
@@ -193,31 +112,21 @@ static void workload(struct wl *w, int ops)
 static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
                      uint32_t pair)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = blocks;
-    c.geo.pages_per_block = 16;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.factory_bad_fraction = 0.02;
-    c.seed = 3;
-    if (pair) {
-        c.cell = NAND_MLC;
-        c.pair_distance = pair;
-    }
-    nand_dev *d;
-    REQUIRE(nand_create(&c, &d) == 0);
+    nand_dev *d = FX_DEVICE(.blocks = blocks, .pages = 16, .bad = 0.02, .seed = 3, .pair = pair);
+    REQUIRE(d != NULL);
     struct logfs_options opt = {.block_size = 1024, .dirty_bytes = 16 << 10};
     REQUIRE(logfs_mkfs(d, &opt) == 0);
     nand_snapshot *start;
     REQUIRE(nand_snapshot_take(d, &start) == 0);
 
     /* the reference run: the state after every call */
-    static char *after[MAXCALLS + 1];
+    static uint64_t after[MAXCALLS + 1];
+    static char after_ok[MAXCALLS + 1];
+    memset(after_ok, 0, sizeof after_ok);
     logfs *fs;
     REQUIRE(logfs_mount(d, &opt, &fs) == 0);
-    REQUIRE((after[0] = dump_fs(fs)) != NULL);
-    struct wl w = {.fs = fs, .dev = d, .stop = 1 << 30, .record = after};
+    REQUIRE((after_ok[0] = (char)digest_fs(fs, &after[0], NULL)));
+    struct wl w = {.fs = fs, .dev = d, .stop = 1 << 30, .record = after, .record_ok = after_ok};
     struct nand_stats s0, s1;
     nand_get_stats(d, &s0);
     workload(&w, ops);
@@ -225,7 +134,7 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
     int ncalls = w.done;
     REQUIRE(ncalls <= MAXCALLS);
     for (int n = 0; n <= ncalls; n++)
-        REQUIRE(after[n] != NULL);
+        REQUIRE(after_ok[n]);
     REQUIRE(logfs_unmount(fs) == 0);
 
     int checked = 0, bad = 0;
@@ -255,14 +164,16 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
         }
         /* allowed: after the last completed sync, up to and including the
          * call that was running when the power went */
-        char *got = dump_fs(fs);
+        uint64_t got;
+        char *text = NULL;
+        int got_ok = digest_fs(fs, &got, &text);
         int match = 0;
-        for (int j = w.last_sync; got && j <= w.done + 1 && j <= ncalls && !match; j++)
-            match = !strcmp(got, after[j]);
+        for (int j = w.last_sync; got_ok && j <= w.done + 1 && j <= ncalls && !match; j++)
+            match = got == after[j];
         if (!match) {
             fprintf(stderr, "cut %" PRIu64 " (during call %d, last sync after %d): state "
                     "matches no commit point\n%s", cut, w.done + 1, w.last_sync,
-                    got ? got : "(unreadable)\n");
+                    text ? text : "(unreadable)\n");
             bad++;
         }
         /* and it goes on working */
@@ -279,7 +190,7 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
         }
         if (fs)
             logfs_unmount(fs);
-        free(got);
+        free(text);
         checked++;
     }
     fprintf(stderr, "power cuts: %d checked (%" PRIu64 " flash operations, %d calls, %"
@@ -293,8 +204,6 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
     /* the reuse campaign must really erase segments it wrote before */
     if (want_reuse)
         CHECK(s1.erases - s0.erases > blocks);
-    for (int i = 0; i <= ncalls; i++)
-        free(after[i]);
     nand_snapshot_free(start);
     nand_close(d);
 }
@@ -331,23 +240,15 @@ TEST(cut_with_paired_pages_during_cleaning)
  * of the next: LogFS refuses such parts rather than lose commits. */
 TEST(adjacent_pairs_refused)
 {
-    struct nand_config c;
-    nand_config_init(&c);
-    c.geo.blocks_per_plane = 64;
-    c.geo.pages_per_block = 16;
-    c.geo.page_size = 2048;
-    c.geo.oob_size = 64;
-    c.cell = NAND_MLC;
-    c.pair_distance = 1;
-    nand_dev *d;
-    REQUIRE(nand_create(&c, &d) == 0);
+    nand_dev *d = FX_DEVICE(.blocks = 64, .pages = 16, .seed = 1, .pair = 1);
+    REQUIRE(d != NULL);
     CHECK_EQ_INT(logfs_mkfs(d, NULL), -EINVAL);
     nand_close(d);
 }
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(cut_at_every_operation);
     RUN(cut_during_cleaning);
     RUN(cut_with_paired_pages);
