@@ -41,7 +41,7 @@ LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
             workloads workloads/trace workloads/experiment
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -74,7 +74,8 @@ $(BUILD)/flashlab: $(CLI_OBJ) $(BUILD)/libflashlab.a
 $(BUILD)/libflashlab-san.a: $(SAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# Unit tests: one executable each, built with ASan+UBSan.
+# Unit tests: one executable each (tests/<layer>/test_x.c ->
+# build/tests/<layer>/test_x), built with ASan+UBSan.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libflashlab-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(INC.tests) -O1 $(SAN) $< -o $@ $(BUILD)/libflashlab-san.a $(LIBS)
@@ -84,10 +85,12 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a
 	$(CC) $(ALL_CFLAGS) $(INC.bench) -O2 $< -o $@ $(BUILD)/libflashlab.a $(LIBS)
 
 # `make test` and `make run` install missing packages first, so that each
-# is the one command a fresh machine needs.
+# is the one command a fresh machine needs.  `make test T=PATTERN` runs only
+# the test cases (C) and suites (shell, Python) whose name matches PATTERN
+# (tests/run.sh, README.md).
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
-	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+	@BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -98,7 +101,7 @@ bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b || exit 1; done
 
 check-long: all $(TESTS)
-	@FLASHLAB_LONG=1 BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
 
 deps:
 	@sh .ci/deps.sh
@@ -128,7 +131,7 @@ clean:
 # $(FUZZ_BUILD)/corpus/<target> seeded from fuzz/corpus/<target>; crashes go to
 # $(FUZZ_BUILD)/crashes/, logs to $(FUZZ_BUILD)/<target>.log.  `make fuzz-build`
 # only builds; FUZZ_TARGETS=... picks targets.  Not part of `make test`, which
-# replays fuzz/corpus/ and fuzz/regressions/ (tests/test_fuzz_regress.c).
+# replays fuzz/corpus/ and fuzz/regressions/ (tests/workloads/test_fuzz_regress.c).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 25

@@ -7,7 +7,7 @@
  * Crashes and sanitizer reports are found by the sanitizers themselves.
  *
  * fuzz/libfuzzer_main.c wraps one target (chosen with -DFUZZ_TARGET) into
- * LLVMFuzzerTestOneInput; tests/test_fuzz_regress.c replays the committed
+ * LLVMFuzzerTestOneInput; tests/workloads/test_fuzz_regress.c replays the committed
  * corpora and regressions through the same functions.  See fuzz/README.md.
  */
 #ifndef FLASHLAB_FUZZ_HARNESS_H

@@ -3,7 +3,7 @@
 # pdfcairo), with the right file signatures; --data tables; clear errors
 # with exit 1 (missing or foreign DB, no rows) and 2 (bad usage); awkward
 # output names; the DB left byte-identical.  The results DB comes from
-# tests/plot_fixture.c, built here against the flashlab library beside $FL.
+# tests/analysis/plot_fixture.c, built here against the flashlab library beside $FL.
 . "$(dirname "$0")/lib.sh"
 skipped=0
 KINDS="erase-hist erase-cdf wa-util wa-time mount-size lifetime"
@@ -22,9 +22,9 @@ drawn() {
 
 # ---- the fixture ---------------------------------------------------------------
 LIBS=$(pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
-if ! ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Ianalysis tests/plot_fixture.c \
+if ! ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Ianalysis tests/analysis/plot_fixture.c \
         "$(dirname "$FL")/libflashlab.a" $LIBS -lm -o "$T/fixture" 2>"$T/cc.err"; then
-    bad "build tests/plot_fixture.c: $(cat "$T/cc.err")"
+    bad "build tests/analysis/plot_fixture.c: $(cat "$T/cc.err")"
     echo "test_plot_cli: $passed passed, $failed failed, $skipped skipped"; exit 1
 fi
 DB="$T/results.db"

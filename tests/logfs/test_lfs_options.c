@@ -1,0 +1,88 @@
+/*
+ * test_lfs_options.c -- LogFS options by name (fs/logfs/options.c): every key
+ * sets its field, sizes take binary suffixes, and bad input is refused
+ * with a message naming the key, leaving the options as they were.
+ */
+#include "logfs/logfs.h"
+#include "fixture.h"
+
+#include <errno.h>
+
+TEST(every_key_sets_its_field)
+{
+    struct logfs_options o = {0};
+    char err[256] = "";
+    REQUIRE(logfs_options_parse(&o, "block_size=8K,anchor_blocks=6,reserve=12,cache=16M,"
+                                    "dirty=512KiB,readonly=yes,gc_policy=cost-benefit,"
+                                    "gc_window=32,gc_choices=4,gc_seed=0x1234567890,"
+                                    "gc_free_min=7,gc_idle_free=9,gc_separate=1,"
+                                    "wear_leveling=static,wl_threshold=50",
+                                err, sizeof err) == 0);
+    CHECK_EQ_INT(o.block_size, 8192);
+    CHECK_EQ_INT(o.anchor_blocks, 6);
+    CHECK_EQ_INT(o.reserve_segments, 12);
+    CHECK_EQ_INT(o.cache_bytes, 16u << 20);
+    CHECK_EQ_INT(o.dirty_bytes, 512u << 10);
+    CHECK_EQ_INT(o.readonly, 1);
+    CHECK(o.gc_policy && !strcmp(o.gc_policy, "cost-benefit"));
+    CHECK_EQ_INT(o.gc_window, 32);
+    CHECK_EQ_INT(o.gc_choices, 4);
+    CHECK_EQ_INT(o.gc_seed, 0x1234567890ull);
+    CHECK_EQ_INT(o.gc_free_min, 7);
+    CHECK_EQ_INT(o.gc_idle_free, 9);
+    CHECK_EQ_INT(o.gc_separate, 1);
+    CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_STATIC);
+    CHECK_EQ_INT(o.wl_threshold, 50);
+    /* every listed key is settable, and the list ends */
+    const char *key, *help;
+    unsigned n = 0;
+    for (; (key = logfs_option_help(n, &help)); n++)
+        CHECK(help && *help);
+    CHECK_EQ_INT(n, 15);
+    REQUIRE(logfs_option_set(&o, "wear_leveling", "none", err, sizeof err) == 0);
+    CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_NONE);
+    REQUIRE(logfs_options_parse(&o, "", err, sizeof err) == 0); /* empty list */
+    REQUIRE(logfs_options_parse(&o, ",gc_separate=false,", err, sizeof err) == 0);
+    CHECK_EQ_INT(o.gc_separate, 0);
+}
+
+/* A bad item gives -EINVAL and a message containing `names`. */
+static int refused(const char *list, const char *names)
+{
+    struct logfs_options o = {0};
+    char err[256] = "";
+    int rc = logfs_options_parse(&o, list, err, sizeof err);
+    if (rc != -EINVAL || !strstr(err, names)) {
+        fprintf(stderr, "'%s': rc %d, message '%s'\n", list, rc, err);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(bad_input_is_refused_by_name)
+{
+    CHECK(refused("nosuch=1", "nosuch"));
+    CHECK(refused("gc_policy=lru", "lru"));
+    CHECK(refused("wear_leveling=sometimes", "wear_leveling"));
+    CHECK(refused("block_size=3000", "power of two"));
+    CHECK(refused("block_size=64K", "block_size"));
+    CHECK(refused("anchor_blocks=1", "anchor_blocks"));
+    CHECK(refused("anchor_blocks=17", "anchor_blocks"));
+    CHECK(refused("cache=-1", "cache"));
+    CHECK(refused("cache=4X", "cache"));
+    CHECK(refused("cache=99999999999G", "cache"));
+    CHECK(refused("gc_window=4294967296", "gc_window"));
+    CHECK(refused("gc_window=12abc", "gc_window"));
+    CHECK(refused("gc_window=", "gc_window"));
+    CHECK(refused("readonly=maybe", "readonly"));
+    CHECK(refused("gc_separate", "KEY=VALUE"));
+    CHECK(refused("reserve=0", "reserve"));
+}
+
+int main(int argc, char **argv)
+{
+    test_init(argc, argv);
+    RUN(every_key_sets_its_field);
+    RUN(bad_input_is_refused_by_name);
+    return test_summary(argv[0]);
+}

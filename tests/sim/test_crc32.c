@@ -1,0 +1,67 @@
+/*
+ * test_crc32.c -- the CRC every on-flash object and image carries: known
+ * check values, and the fast path against a bit-at-a-time reference on
+ * every length up to 1 KiB at every alignment, plus continuation.
+ */
+#include "crc32.h"
+#include "rng.h"
+#include "fixture.h"
+
+/* The definition: reflected, polynomial 0xEDB88320, inverted in and out. */
+static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+    crc = ~crc;
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++)
+            crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return ~crc;
+}
+
+TEST(check_values)
+{
+    CHECK_EQ_INT(flashlab_crc32(0, "123456789", 9), 0xCBF43926u);
+    CHECK_EQ_INT(flashlab_crc32(0, "hello world", 11), 0x0D4A1185u);
+    CHECK_EQ_INT(flashlab_crc32(0, "", 0), 0);
+    static uint8_t zeros[4096];
+    CHECK_EQ_INT(flashlab_crc32(0, zeros, sizeof zeros), crc_bitwise(0, zeros, sizeof zeros));
+    fprintf(stderr, "  (carry-less multiply path %s)\n",
+            flashlab_crc32_accelerated() ? "in use" : "off or not available");
+}
+
+TEST(every_length_and_alignment)
+{
+    static uint8_t buf[1024 + 16];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)rng_key(7, 1, i, 0, 0, 0);
+    int bad = 0;
+    for (size_t align = 0; align < 16; align++)
+        for (size_t len = 0; len <= 1024; len++) {
+            uint32_t seed = (uint32_t)rng_key(7, 2, align, len, 0, 0);
+            if (flashlab_crc32(seed, buf + align, len) != crc_bitwise(seed, buf + align, len) &&
+                bad++ < 5)
+                fprintf(stderr, "  mismatch at align %zu len %zu\n", align, len);
+        }
+    CHECK_EQ_INT(bad, 0);
+}
+
+TEST(continuation_equals_whole)
+{
+    static uint8_t buf[70000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)rng_key(9, 1, i, 0, 0, 0);
+    uint32_t whole = flashlab_crc32(0, buf, sizeof buf);
+    CHECK_EQ_INT(whole, crc_bitwise(0, buf, sizeof buf));
+    for (size_t cut = 0; cut < sizeof buf; cut += 4099)
+        CHECK_EQ_INT(flashlab_crc32(flashlab_crc32(0, buf, cut), buf + cut, sizeof buf - cut), whole);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(argc, argv);
+    RUN(check_values);
+    RUN(every_length_and_alignment);
+    RUN(continuation_equals_whole);
+    return test_summary(argv[0]);
+}

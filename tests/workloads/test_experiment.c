@@ -1,0 +1,215 @@
+/*
+ * test_experiment.c -- the experiment loader (workloads/experiment/experiment.c):
+ * sweep expansion and run numbering, seeds and repetitions, the settings
+ * each run sees, the params JSON, and errors naming file, line, column and
+ * key for every kind of mistake, before anything runs.
+ */
+#include "experiment.h"
+#include "fixture.h"
+
+
+#define BASE                                                                   \
+    "device: configs/devices/test-64m.yaml\n"                                  \
+    "workload:\n"                                                              \
+    "  kind: uniform\n"                                                        \
+    "  fill: 0.5\n"                                                            \
+    "stop:\n"                                                                  \
+    "  ops: 1000\n"
+
+TEST(sweep_seeds_and_repetitions_number_the_runs)
+{
+    const char *p = tmp_write("sweep.yaml", "name: sw\n" BASE
+                               "fs: {reserve: 6}\n"
+                               "seeds: [10, 20]\n"
+                               "repetitions: 2\n"
+                               "sweep:\n"
+                               "  fs.gc_policy: [greedy, fifo, cost-benefit]\n"
+                               "  workload.fill: [0.3, 0.6]\n");
+    char err[1024] = "";
+    struct experiment *e;
+    REQUIRE(p && experiment_load(p, &e, err, sizeof err) == 0);
+    CHECK(!strcmp(experiment_name(e), "sw"));
+    REQUIRE(experiment_runs(e) == 3 * 2 * 2 * 2);
+    static const char *const pol[] = {"greedy", "fifo", "cost-benefit"};
+    static const double fill[] = {0.3, 0.6};
+    for (uint32_t k = 0; k < experiment_runs(e); k++) {
+        struct exp_run r;
+        REQUIRE(experiment_run(e, k, &r, err, sizeof err) == 0);
+        /* combinations first (last key fastest), then seeds, then reps */
+        uint32_t rep = k % 2, seed = k / 2 % 2, combo = k / 4;
+        CHECK_EQ_INT(r.index, k);
+        CHECK_EQ_INT(r.seed, (seed ? 20 : 10) + rep);
+        CHECK(!strcmp(r.fs.gc_policy, pol[combo / 2]));
+        CHECK_NEAR(r.wl.fill, fill[combo % 2], 1e-12);
+        CHECK_EQ_INT(r.fs.reserve_segments, 6); /* the file's own setting stays */
+        CHECK(r.stop.ops == 1000 && r.dev.geo.blocks_per_plane == 512);
+        char want[128];
+        snprintf(want, sizeof want, "\"sweep\":{\"fs.gc_policy\":\"%s\",\"workload.fill\":%s}}",
+                 pol[combo / 2], combo % 2 ? "0.6" : "0.3");
+        CHECK(strstr(r.params_json, want) != NULL);
+        CHECK(strstr(r.params_json, "\"fs\":{\"reserve\":6,\"gc_policy\":") != NULL);
+        exp_run_free(&r);
+    }
+    struct exp_run r;
+    CHECK(experiment_run(e, experiment_runs(e), &r, err, sizeof err) == -1);
+    experiment_free(e);
+}
+
+TEST(sections_are_read)
+{
+    const char *p = tmp_write("full.yaml",
+        "device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 256, seed: 9, dedup: true}\n"
+        "fs: {gc_policy: window, gc_window: 16, wear_leveling: static, cache: 2M}\n"
+        "age:\n"
+        "  workload: {kind: sequential, fill: 0.7}\n"
+        "  stop: {device_fills: 1}\n"
+        "workload:\n"
+        "  kind: hotcold\n"
+        "  hot_writes: 0.9\n"
+        "  hot_data: 0.1\n"
+        "  request_size: {sizes: [4K, 16K], weights: [3, 1]}\n"
+        "  op_mix: {create: 1, delete: 2}\n"
+        "stop: {host_bytes: 64M, sim_time: 30s, wear_out: true}\n"
+        "sample: {every_ops: 500, erase_snapshots: 4}\n");
+    char err[1024] = "";
+    struct experiment *e;
+    REQUIRE(p && experiment_load(p, &e, err, sizeof err) == 0);
+    CHECK(!strcmp(experiment_name(e), "full")); /* from the file name */
+    struct exp_run r;
+    REQUIRE(experiment_run(e, 0, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.dev.geo.blocks_per_plane, 256);
+    CHECK_EQ_INT(r.dev.seed, 9);
+    CHECK_EQ_INT(r.dev.dedup, 1);
+    CHECK(!strcmp(r.fs.gc_policy, "window") && r.fs.gc_window == 16);
+    CHECK_EQ_INT(r.fs.wear_leveling, LOGFS_WL_STATIC);
+    CHECK_EQ_INT(r.fs.cache_bytes, 2u << 20);
+    CHECK(r.has_age && !strcmp(r.age.kind, "sequential"));
+    CHECK_NEAR(r.age.fill, 0.7, 1e-12);
+    CHECK_NEAR(r.age_stop.device_fills, 1, 1e-12);
+    CHECK(!strcmp(r.wl.kind, "hotcold"));
+    CHECK_NEAR(r.wl.hot_writes, 0.9, 1e-12);
+    CHECK(r.wl.req.n == 2 && r.wl.req.size[0] == 4096 && r.wl.req.size[1] == 16384);
+    CHECK_NEAR(r.wl.req.weight[0], 3, 1e-12);
+    CHECK_NEAR(r.wl.op_create, 1, 1e-12);
+    CHECK_NEAR(r.wl.op_delete, 2, 1e-12);
+    CHECK_EQ_INT(r.stop.host_bytes, 64u << 20);
+    CHECK_EQ_INT(r.stop.sim_ns, 30ull * 1000000000);
+    CHECK_EQ_INT(r.stop.wear_out, 1);
+    CHECK_EQ_INT(r.sample_ops, 500);
+    CHECK_EQ_INT(r.erase_snapshots, 4);
+    exp_run_free(&r);
+    experiment_free(e);
+}
+
+/* The file fails to load with a message containing want. */
+static int refused(const char *text, const char *want)
+{
+    const char *p = tmp_write("bad.yaml", text);
+    char err[1024] = "";
+    struct experiment *e = NULL;
+    int rc = experiment_load(p, &e, err, sizeof err);
+    experiment_free(e);
+    if (rc == 0 || !strstr(err, want)) {
+        fprintf(stderr, "wanted '%s', got rc %d: %s\n", want, rc, err);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(mistakes_are_named_with_their_place)
+{
+    CHECK(refused(BASE "colour: red\n", "bad.yaml:7:1: unknown key 'colour'"));
+    CHECK(refused(BASE "fs: {gc_policy: lru}\n", "bad.yaml:7:17: fs.gc_policy: unknown policy 'lru'"));
+    CHECK(refused(BASE "fs: {nosuch: 1}\n", "bad.yaml:7:6: unknown key 'nosuch' in fs"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform, fill: lots}\n"
+                  "stop: {ops: 1}\n", "bad.yaml:2:33: workload.fill: expected a number, got 'lots'"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform, fill: 1.5}\n"
+                  "stop: {ops: 1}\n", "workload.fill: 1.5 is outside 0..1"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: nope}\n"
+                  "stop: {ops: 1}\n", "bad.yaml:2:18: workload.kind: unknown workload kind 'nope'"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\n",
+                  "stop: missing"));
+    CHECK(refused(BASE "stop: {ops: 0}\n", "duplicate key 'stop'"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\n"
+                  "stop: {ops: 0}\n", "stop: give at least one nonzero condition"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\n"
+                  "stop: {sim_time: 30}\n", "stop.sim_time: '30' needs a unit"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\n"
+                  "stop: {host_bytes: 4Q}\n", "stop.host_bytes: unknown unit 'Q'"));
+    CHECK(refused("device: nowhere.yaml\nworkload: {kind: uniform}\nstop: {ops: 1}\n",
+                  "nowhere.yaml: cannot open"));
+    CHECK(refused(BASE "device: {file: configs/devices/test-64m.yaml, blocks: 4}\n",
+                  "duplicate key 'device'"));
+    CHECK(refused("device: {file: configs/devices/test-64m.yaml, blocks: 4}\n"
+                  "workload: {kind: uniform}\nstop: {ops: 1}\n", "unknown key 'blocks' in device"));
+    CHECK(refused(BASE "sweep:\n  fs.gc_polcy: [greedy]\n",
+                  "sweep: 'fs.gc_polcy' is not a setting (unknown key 'gc_polcy' in fs)"));
+    CHECK(refused(BASE "sweep:\n  workload.size: [1]\n", "unknown key 'size' in workload"));
+    CHECK(refused(BASE "sweep:\n  fs.gc_policy: greedy\n", "sweep.fs.gc_policy: expected a non-empty list"));
+    /* run 1 of the sweep is the bad one: still nothing runs */
+    CHECK(refused(BASE "sweep:\n  fs.gc_policy: [greedy, nope]\n", "bad.yaml:8:26: fs.gc_policy: unknown policy 'nope'"));
+    CHECK(refused(BASE "seed: 1\nseeds: [2]\n", "give seed or seeds, not both"));
+    CHECK(refused(BASE "seeds: [1, x]\n", "seeds: expected a whole number, got 'x'"));
+    CHECK(refused(BASE "x: &a 1\ny: *a\n", "aliases (*name) are not allowed"));
+    CHECK(refused(BASE "---\nname: two\n", "only one document is allowed"));
+    CHECK(refused("device: [unclosed\n", "bad.yaml:2:1:"));
+    CHECK(refused("", "empty file"));
+    CHECK(refused("- a list\n", "the top level must be a mapping"));
+    CHECK(refused(BASE "workload: {kind: trace}\n", "duplicate key 'workload'"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: trace}\nstop: {ops: 1}\n",
+                  "workload.trace: a trace kind needs the file"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\n"
+                  "workload: {kind: uniform, request_size: {min: 8K, max: 4K}}\nstop: {ops: 1}\n",
+                  "workload.request_size: need 0 < min <= max"));
+    CHECK(refused(BASE "fs: {kind: ext4}\n", "bad.yaml:7:12: fs.kind: unknown file system "
+                  "\"ext4\" (one of: logfs, blockfs, jffs2-scan, jffs2-summary)"));
+    CHECK(refused(BASE "fs: {kind: jffs2-scan, reserve: 4}\n", "unknown key 'reserve' in fs"));
+    CHECK(refused(BASE "fs: {kind: blockfs, options: \"block_size=4096,colour=red\"}\n",
+                  "bad.yaml:7:30: fs.options: \"block_size=4096,colour=red\" is not valid for blockfs"));
+    CHECK(refused(BASE "fs: {options: \"x=1\"}\n", "fs.options: \"x=1\" is not valid for logfs: "));
+    CHECK(refused(BASE "mount: {unclean: maybe}\n", "mount.unclean"));
+    CHECK(refused(BASE "mount: {dirty: true}\n", "unknown key 'dirty' in mount"));
+    char err[256];
+    struct experiment *e = NULL;
+    CHECK(experiment_load("/nonexistent/x.yaml", &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "/nonexistent/x.yaml: cannot open") != NULL);
+}
+
+/* fs.kind picks the file system; a baseline takes its options string. */
+TEST(fs_kind_selects_the_file_system)
+{
+    const char *p = tmp_write("kinds.yaml", BASE
+        "fs: {kind: jffs2-summary, options: \"reserve=6\"}\n"
+        "mount: {unclean: true}\n"
+        "sweep:\n  fs.kind: [logfs, jffs2-scan, jffs2-summary]\n");
+    char err[1024] = "";
+    struct experiment *e;
+    REQUIRE(experiment_load(p, &e, err, sizeof err) == 0);
+    static const char *const want[] = {"logfs", "jffs2-scan", "jffs2-summary"};
+    CHECK_EQ_INT(experiment_runs(e), 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        struct exp_run r;
+        REQUIRE(experiment_run(e, i, &r, err, sizeof err) == 0);
+        CHECK(!strcmp(r.fs_api->name, want[i]));
+        CHECK_EQ_INT(exp_run_is_logfs(&r), i == 0);
+        CHECK(!strcmp(r.fs_options, "reserve=6"));
+        CHECK_EQ_INT(r.fs.reserve_segments, i ? 0 : 6); /* LogFS parses it too */
+        CHECK_EQ_INT(r.unclean_mount, 1);
+        CHECK(strstr(r.params_json, want[i]) != NULL);
+        exp_run_free(&r);
+    }
+    experiment_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(argc, argv);
+    if (tmp_dir_make("exp"))
+        return 1;
+    RUN(sweep_seeds_and_repetitions_number_the_runs);
+    RUN(sections_are_read);
+    RUN(mistakes_are_named_with_their_place);
+    RUN(fs_kind_selects_the_file_system);
+    tmp_dir_remove();
+    return test_summary(argv[0]);
+}
