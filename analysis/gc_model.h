@@ -4,7 +4,7 @@
  * runs the fs/gcp_*.c modules on an idealised page-mapped log, so that the
  * policies can be checked against the models before LogFS is.
  *
- * Symbols as in shared/REFERENCES.md section 3: T physical pages the
+ * Symbols as in docs/references.md section 3: T physical pages the
  * cleaner can use, U logical pages, alpha = T/U, spare factor
  * Sf = (T-U)/T (so alpha = 1/(1-Sf)), Np pages per block,
  * A = flash page writes / host page writes.

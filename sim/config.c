@@ -6,7 +6,7 @@
 #include <string.h>
 
 /*
- * Default bit-error model: the power-law form of shared/REFERENCES.md s.2
+ * Default bit-error model: the power-law form of docs/references.md section 2
  * with exponents from the published 72-layer TLC fit, and magnitudes scaled
  * down to SLC (about 1e-9 fresh, 1e-6 at 100k cycles, 1e-6 after ten years
  * of retention or 1e5 reads at rated wear) -- an assumption, documented in

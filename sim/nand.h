@@ -86,7 +86,7 @@ struct nand_timing {
 };
 
 /*
- * Raw bit error rate per bit, as in shared/REFERENCES.md section 2:
+ * Raw bit error rate per bit, as in docs/references.md section 2:
  *   RBER = eps + alpha*PE^k + beta*PE^m*t^n + gamma*PE^p*R^q
  * with PE the block's effective P/E cycles, t the hours since the page was
  * programmed and R the reads of the block since its last erase.

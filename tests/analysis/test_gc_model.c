@@ -1,8 +1,8 @@
 /*
  * test_gc_model.c -- the cleaner's policy modules in the page-level harness
  * (analysis/gc_model.c) against Desnoyers' write-amplification models, the
- * models against the numbers in REFERENCES section 3, and every registered
- * policy for sanity and determinism.  Numbers are printed for
+ * models against the numbers in docs/references.md section 3, and every
+ * registered policy for sanity and determinism.  Numbers are printed for
  * docs/validation.md.
  */
 #include "gc_model.h"
@@ -12,7 +12,7 @@
 #define BLOCKS 300
 #define SEEDS 3
 
-/* The models: REFERENCES section 3 examples (given to two decimals). */
+/* The models: docs/references.md section 3 examples (two decimals). */
 TEST(models_match_references)
 {
     CHECK_NEAR(gc_model_fifo_wa(gc_model_alpha(0.1)), 5.18, 0.01);
