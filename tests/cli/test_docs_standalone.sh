@@ -1,8 +1,10 @@
 #!/bin/sh
 # The repository stands alone: no tracked file cites material kept outside
-# it (a shared folder beside the project, or its REFERENCES file), and every
-# citation of docs/references.md -- "docs/references.md §N", "... section N"
-# or a link "references.md#anchor" -- names a section that exists there.
+# it (a shared folder beside the project, or the reference list kept
+# there), and every citation of docs/references.md -- "docs/references.md §N",
+# "... section N" or a link to one of its headings' anchors -- names a
+# section that exists there.  (Patterns are split below so that this file
+# does not match them itself.)
 # Needs git (to list the tracked files); skipped without it.
 . "$(dirname "$0")/lib.sh"
 skipped=0
@@ -38,11 +40,11 @@ for pat in "$SHARED_REF" "$DOTDOT_SHARED" "$WORK_SHARED"; do
     [ -z "$hits" ] && ok || bad "files cite outside the repository ($pat):
 $hits"
 done
-# The bare word of that file's name, as a citation ("REFERENCES section 3",
-# "REFERENCES.md", "REFERENCES says"); SQL foreign keys (REFERENCES runs(id))
-# are not citations.
+# The bare upper-case name of that list, as a citation ("... section 3",
+# "....md", "... says"); SQL foreign keys ("... runs(id)") are not
+# citations.
 hits=$(grep_files 'REF''ERENCES' | grep -v -E 'REF''ERENCES [A-Za-z_][A-Za-z0-9_]* ?\(')
-[ -z "$hits" ] && ok || bad "files cite the outside REFERENCES file:
+[ -z "$hits" ] && ok || bad "files cite the outside reference list:
 $hits"
 
 # ---- every cited section of docs/references.md exists ------------------------------
@@ -70,7 +72,7 @@ while IFS= read -r n; do
     fi
 done < "$T/cited"
 
-# Anchors cited as "references.md#anchor" (from docs/ or from the root).
+# Anchors cited as links to the page plus "#anchor" (from docs/ or the root).
 grep_files 'references\.md#' | grep -o -E 'references\.md#[A-Za-z0-9_-]+' \
     | sed 's/.*#//' | sort -u > "$T/links"
 while IFS= read -r a; do
@@ -91,7 +93,7 @@ one=$(sed -n -E 's/^#{2,6} ([0-9]+(\.[0-9]+)*)[. ].*/\1/p' "$T/ref.md" | tr '\n'
 [ "$one" = "1 1.2 " ] && ok || bad "heading numbers parsed as '$one'"
 anc=$(sed -n -E 's/^#{1,6} +//p' "$T/ref.md" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g' | tr '\n' ' ')
 [ "$anc" = "x 1-one 12-sub " ] && ok || bad "heading anchors made as '$anc'"
-printf 'see docs/references.md §7 and %s.md s.2\n' "../sha""red/REF""ERENCES" > "$T/bad.txt"
+printf 'see docs/ref''erences.md §7 and %s.md s.2\n' "../sha""red/REF""ERENCES" > "$T/bad.txt"
 grep -q -E "$DOTDOT_SHARED" "$T/bad.txt" && grep -q -E "$SHARED_REF" "$T/bad.txt" && ok \
     || bad "the outside-citation patterns miss a plain citation"
 printf 'run_id INTEGER NOT NULL %s runs(id),\n' "REF""ERENCES" \
