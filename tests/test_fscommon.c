@@ -2,9 +2,11 @@
  * test_fscommon.c -- the pieces every fs shares (fs/fscommon.h): the fd
  * table (lowest free fd, growth, EBADF, EMFILE, the RAM it reports), the
  * path component iterator (repeated slashes, "." and "..", trailing
- * slashes, the 255- and 4095-byte limits) and the open-flag checks.
+ * slashes, the 255- and 4095-byte limits) and the open-flag checks; and
+ * the same errors from every baseline that uses them (jffs2, blockfs).
  */
 #include "fscommon.h"
+#include "fsapi.h"
 #include "test.h"
 
 #include <errno.h>
@@ -171,6 +173,60 @@ TEST(open_flags)
     CHECK(!fs_fd_writable(O_RDONLY) && fs_fd_writable(O_RDWR) && fs_fd_writable(O_WRONLY));
 }
 
+static nand_dev *device(void)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = 64;
+    c.geo.pages_per_block = 32;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    nand_dev *d = NULL;
+    return nand_create(&c, &d) ? NULL : d;
+}
+
+/* Each baseline through the table: what the shared pieces decide. */
+TEST(baselines_share_the_errors)
+{
+    static const char *names[] = {"jffs2-scan", "blockfs"};
+    static char longpath[FS_PATH_MAX + 1], longname[FS_NAME_MAX + 3];
+    for (size_t i = 0; i < FS_PATH_MAX; i++)
+        longpath[i] = i % 200 ? 'p' : '/';
+    longname[0] = '/';
+    memset(longname + 1, 'n', FS_NAME_MAX + 1);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const struct fsapi *A = fsapi_find(names[k]);
+        nand_dev *d = device();
+        void *fs;
+        REQUIRE(A && d);
+        REQUIRE(A->mkfs(d, NULL) == 0 && A->mount(d, NULL, &fs) == 0);
+        CHECK_EQ_INT(A->mkdir(fs, "/d", 0755), 0);
+        int fd0 = A->open(fs, "//d//f", O_RDWR | O_CREAT, 0644);
+        CHECK_EQ_INT(fd0, 0);
+        CHECK_EQ_INT(A->open(fs, "/d/f", O_ACCMODE, 0), -EINVAL);
+        CHECK_EQ_INT(A->open(fs, "/d/f", O_WRONLY | O_CREAT | O_EXCL, 0644), -EEXIST);
+        CHECK_EQ_INT(A->open(fs, "/d", O_WRONLY, 0), -EISDIR);
+        CHECK_EQ_INT(A->symlink(fs, "/d/f", "/l"), 0);
+        CHECK_EQ_INT(A->open(fs, "/l", O_RDONLY | O_NOFOLLOW, 0), -ELOOP);
+        CHECK_EQ_INT(A->open(fs, "d/f", O_RDONLY, 0), -EINVAL);
+        CHECK_EQ_INT(A->open(fs, "/d/./f", O_RDONLY, 0), -EINVAL); /* canonical only */
+        CHECK_EQ_INT(A->open(fs, longname, O_RDONLY, 0), -ENAMETOOLONG);
+        CHECK_EQ_INT(A->open(fs, longpath, O_RDONLY, 0), -ENAMETOOLONG);
+        /* lowest free fd; a read-only fd refuses writes, a write-only one reads */
+        int fd1 = A->open(fs, "/l", O_RDONLY, 0), fd2 = A->open(fs, "/d/f", O_WRONLY, 0);
+        CHECK(fd1 == 1 && fd2 == 2);
+        CHECK_EQ_INT(A->pwrite(fs, fd1, "x", 1, 0), -EBADF);
+        char b[4];
+        CHECK_EQ_INT(A->pread(fs, fd2, b, 1, 0), -EBADF);
+        CHECK_EQ_INT(A->close(fs, fd1), 0);
+        CHECK_EQ_INT(A->close(fs, fd1), -EBADF);
+        CHECK_EQ_INT(A->open(fs, "/d/f", O_RDONLY, 0), 1);
+        CHECK_EQ_INT(A->close(fs, 99), -EBADF);
+        CHECK_EQ_INT(A->unmount(fs), 0);
+        nand_close(d);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -180,5 +236,6 @@ int main(int argc, char **argv)
     RUN(path_components);
     RUN(path_limits);
     RUN(open_flags);
+    RUN(baselines_share_the_errors);
     return test_summary(argv[0]);
 }
