@@ -3,10 +3,12 @@
  * table (lowest free fd, growth, EBADF, EMFILE, the RAM it reports), the
  * path component iterator (repeated slashes, "." and "..", trailing
  * slashes, the 255- and 4095-byte limits) and the open-flag checks; and
- * the same errors from every baseline that uses them (jffs2, blockfs).
+ * the same errors from every baseline that uses them (jffs2, blockfs);
+ * and sim/le.h, the one copy of the little-endian field helpers.
  */
 #include "fscommon.h"
 #include "fsapi.h"
+#include "le.h"
 #include "test.h"
 
 #include <errno.h>
@@ -173,6 +175,21 @@ TEST(open_flags)
     CHECK(!fs_fd_writable(O_RDONLY) && fs_fd_writable(O_RDWR) && fs_fd_writable(O_WRONLY));
 }
 
+TEST(le_fields)
+{
+    uint8_t b[10] = {0};
+    le16_put(b, 0xA1B2);
+    CHECK(b[0] == 0xB2 && b[1] == 0xA1);
+    CHECK_EQ_INT(le16_get(b), 0xA1B2);
+    le32_put(b + 1, 0x01020304u);
+    CHECK(b[1] == 4 && b[2] == 3 && b[3] == 2 && b[4] == 1);
+    CHECK_EQ_INT(le32_get(b + 1), 0x01020304u);
+    le64_put(b + 2, 0xF0E0D0C0B0A09080ull);
+    CHECK(b[2] == 0x80 && b[9] == 0xF0);
+    CHECK(le64_get(b + 2) == 0xF0E0D0C0B0A09080ull);
+    CHECK_EQ_INT(le32_get(b + 6), 0xF0E0D0C0u); /* the high half */
+}
+
 static nand_dev *device(void)
 {
     struct nand_config c;
@@ -237,5 +254,6 @@ int main(int argc, char **argv)
     RUN(path_limits);
     RUN(open_flags);
     RUN(baselines_share_the_errors);
+    RUN(le_fields);
     return test_summary(argv[0]);
 }

@@ -12,6 +12,7 @@
 
 #include "fsapi.h"
 #include "fscommon.h"
+#include "le.h"
 #include "fstypes.h"
 #include "nand.h"
 
@@ -26,7 +27,7 @@ int jffs_options_parse(struct jffs_options *o, const char *list);
 
 /* ======================= internal ======================================= */
 
-/* ---- on-flash format (little-endian; docs/jffs2-baseline.md) ---------- */
+/* ---- on-flash format (little-endian, sim/le.h; docs/jffs2-baseline.md) */
 #define JFFS_MAGIC 0x1985u
 #define JFFS_T_DIRENT 0xE001u
 #define JFFS_T_INODE 0xE002u
@@ -59,8 +60,6 @@ struct jffs_raw_dirent {
 
 /* node.c: encode (CRCs filled in) and decode.  decode checks the
  * header and node CRCs unless trusted (a summary copy); 0 or -EINVAL. */
-uint32_t jffs_get32(const uint8_t *p);
-void jffs_put32(uint8_t *p, uint32_t v);
 void jffs_encode_inode(uint8_t *buf, const struct jffs_raw_inode *ri, const void *data);
 uint32_t jffs_encode_dirent(uint8_t *buf, const struct jffs_raw_dirent *rd);
 /* the type and total length of the header at p, after checking magic and
