@@ -53,19 +53,6 @@ static int path_fail(const char *cmd, int rc, const char *path)
     return fs_fail(cmd, "%s: %s", errmsg(rc), path);
 }
 
-static int parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || v > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
 /* ---- IMAGE:/path --------------------------------------------------------- */
 
 struct target {
@@ -343,22 +330,19 @@ int cmd_mkfs(int argc, char **argv)
                 printf("  %-14s %s\n", key, help);
             return CLI_OK;
         }
+        /* the flags are LogFS options by another name: LogFS checks them */
         case 'b':
-            if (parse_u32(optarg, &o.block_size) || o.block_size < 512 ||
-                o.block_size > 32768 || (o.block_size & (o.block_size - 1)))
-                return cli_usage_error("mkfs", "bad block size '%s' (a power of "
-                                       "two, 512..32768)", optarg);
+            if (logfs_option_set(&o, "block_size", optarg, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad block size '%s' (%s)", optarg, oerr);
             break;
         case 'a':
-            if (parse_u32(optarg, &o.anchor_blocks) || o.anchor_blocks < 2 ||
-                o.anchor_blocks > 16)
-                return cli_usage_error("mkfs", "bad anchor block count '%s' "
-                                       "(2..16)", optarg);
+            if (logfs_option_set(&o, "anchor_blocks", optarg, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad anchor block count '%s' (%s)", optarg,
+                                       oerr);
             break;
         case 'r':
-            if (parse_u32(optarg, &o.reserve_segments) || !o.reserve_segments)
-                return cli_usage_error("mkfs", "bad reserve '%s' (at least 1)",
-                                       optarg);
+            if (logfs_option_set(&o, "reserve", optarg, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad reserve '%s' (%s)", optarg, oerr);
             break;
         case 'h': fputs(mkfs_help, stdout); return CLI_OK;
         default: return cli_usage_error("mkfs", "bad option");

@@ -34,7 +34,7 @@ static int old_node(struct fk *k, int cls, uint64_t ino, const struct fk_inode *
         if (fk_obj_load(k, p, cls, ino, (uint8_t)lv, n / pw(k, lv - level), &len) ||
             len != k->bs)
             return -1;
-        p = fk_get64(k->obj + FK_HDR + 8 * (n / pw(k, lv - 1 - level) % k->P));
+        p = le64_get(k->obj + FK_HDR + 8 * (n / pw(k, lv - 1 - level) % k->P));
     }
     *old = p;
     if (!p) {
@@ -81,10 +81,10 @@ int fk_cow(struct fk_writer *w, int cls, uint64_t ino, struct fk_inode *in,
                 break;
             for (; i < m && ch[i].bix / k->P == node; i++) {
                 uint8_t *slot = buf + 8 * (ch[i].bix % k->P);
-                uint64_t was = fk_get64(slot);
+                uint64_t was = le64_get(slot);
                 if (was && was != ch[i].ptr)
                     fk_drop_ref(k, was);
-                fk_put64(slot, ch[i].ptr);
+                le64_put(slot, ch[i].ptr);
             }
             uint64_t p = 0;
             if (!fk_all(buf, k->bs, 0))

@@ -42,7 +42,7 @@ static int bad_name(const uint8_t *s, size_t n)
 static int entry(struct fk *k, struct fk_file_walk *c, uint64_t bix, uint64_t ptr,
                  const uint8_t *e, uint32_t off)
 {
-    uint64_t dir = c->ie->d.ino, ino = fk_get64(e);
+    uint64_t dir = c->ie->d.ino, ino = le64_get(e);
     uint8_t type = e[8], nl = e[9];
     const uint8_t *name = e + 10;
     char shown[96];

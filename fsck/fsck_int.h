@@ -8,6 +8,7 @@
 
 #include "fsck.h"
 #include "crc32.h"
+#include "le.h"
 #include "nand.h"
 
 #include <stdint.h>
@@ -52,26 +53,7 @@ enum fk_cls { FK_CLS_FILE = 0, FK_CLS_INODEFILE = 1, FK_CLS_SEGFILE = 2 };
 #define FK_IFDIR 0040000u
 #define FK_IFLNK 0120000u
 
-/* ---- little endian (section 1) ----------------------------------------- */
-static inline uint32_t fk_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-static inline uint64_t fk_get64(const uint8_t *p)
-{
-    return (uint64_t)fk_get32(p) | (uint64_t)fk_get32(p + 4) << 32;
-}
-static inline void fk_put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void fk_put64(uint8_t *p, uint64_t v)
-{
-    fk_put32(p, (uint32_t)v);
-    fk_put32(p + 4, (uint32_t)(v >> 32));
-}
+/* little endian (section 1): sim/le.h */
 static inline uint32_t fk_crc(const void *p, size_t n)
 {
     return flashlab_crc32(0, p, n);

@@ -45,9 +45,9 @@ static int seg_leaf(struct fk *k, void *ctx, uint64_t bix, uint64_t ptr,
             continue;
         }
         k->seg[s] = (struct fk_segent){
-            .erases = fk_get32(e), .live = fk_get32(e + 4), .state = e[8],
-            .area = e[9], .resv = (uint16_t)(e[10] | e[11] << 8),
-            .stamp = fk_get32(e + 12)};
+            .erases = le32_get(e), .live = le32_get(e + 4), .state = e[8],
+            .area = e[9], .resv = le16_get(e + 10),
+            .stamp = le32_get(e + 12)};
     }
     return 0;
 }

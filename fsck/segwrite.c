@@ -109,11 +109,11 @@ int fk_write_segfile(struct fk *k, struct fk_writer *w, struct fk_anchor *na,
         for (uint32_t i = 0; i < k->E && b * k->E + i < k->nblocks; i++) {
             const struct fk_segent *e = &k->seg[b * k->E + i];
             uint8_t *p = buf + i * FK_SEGENT;
-            fk_put32(p, e->erases);
-            fk_put32(p + 4, e->live);
+            le32_put(p, e->erases);
+            le32_put(p + 4, e->live);
             p[8] = e->state;
             p[9] = e->area;
-            fk_put32(p + 12, e->stamp);
+            le32_put(p + 12, e->stamp);
         }
         uint64_t p;
         rc = fk_writer_put(w, FK_AREA_SEGFILE, FK_DATA, 0, 1, b, buf, k->bs, &p);
@@ -129,7 +129,7 @@ int fk_write_segfile(struct fk *k, struct fk_writer *w, struct fk_anchor *na,
         for (uint64_t n = 0; n < up && !rc; n++) {
             memset(buf, 0, k->bs);
             for (uint64_t s = 0; s < k->P && n * k->P + s < cnt; s++)
-                fk_put64(buf + 8 * s, ptrs[n * k->P + s]);
+                le64_put(buf + 8 * s, ptrs[n * k->P + s]);
             rc = fk_writer_put(w, FK_AREA_SEGFILE, FK_INDIRECT, (uint8_t)l, 1, n,
                                buf, k->bs, &ptrs[n]);
         }

@@ -8,21 +8,21 @@
 /* 0 a superblock (magic and CRC right), -1 not. */
 static int sb_decode(const uint8_t *b, struct fk_super *s)
 {
-    if (memcmp(b, "FLLOGFS\0", 8) || fk_get32(b + 252) != fk_crc(b, 252))
+    if (memcmp(b, "FLLOGFS\0", 8) || le32_get(b + 252) != fk_crc(b, 252))
         return -1;
-    s->read_version = fk_get32(b + 8);
-    s->write_version = fk_get32(b + 12);
-    s->block_size = fk_get32(b + 16);
-    s->page_size = fk_get32(b + 20);
-    s->pages_per_block = fk_get32(b + 24);
-    s->anchor_count = fk_get32(b + 28);
-    s->nblocks = fk_get64(b + 32);
-    s->reserve_segments = fk_get32(b + 40);
-    s->backup_block = fk_get32(b + 44);
+    s->read_version = le32_get(b + 8);
+    s->write_version = le32_get(b + 12);
+    s->block_size = le32_get(b + 16);
+    s->page_size = le32_get(b + 20);
+    s->pages_per_block = le32_get(b + 24);
+    s->anchor_count = le32_get(b + 28);
+    s->nblocks = le64_get(b + 32);
+    s->reserve_segments = le32_get(b + 40);
+    s->backup_block = le32_get(b + 44);
     for (unsigned i = 0; i < FK_MAX_ANCHORS; i++)
-        s->anchor_blocks[i] = fk_get32(b + 48 + 4 * i);
-    s->fs_id = fk_get64(b + 112);
-    s->segments = fk_get32(b + 120);
+        s->anchor_blocks[i] = le32_get(b + 48 + 4 * i);
+    s->fs_id = le64_get(b + 112);
+    s->segments = le32_get(b + 120);
     memcpy(s->raw, b, FK_SB_SIZE);
     return 0;
 }

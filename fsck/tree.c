@@ -70,7 +70,7 @@ static int node(struct walk *w, uint8_t level, uint64_t n, uint64_t p)
     }
     int rc = 0;
     for (uint32_t s = 0; s < k->P && !rc; s++) {
-        uint64_t c = fk_get64(buf + 8 * s), child = n * k->P + s;
+        uint64_t c = le64_get(buf + 8 * s), child = n * k->P + s;
         if (!c)
             continue;
         rc = level == 1 ? leaf_at(w, FK_NDIRECT + child, c)

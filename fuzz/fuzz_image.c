@@ -14,6 +14,7 @@
  * fuzzer's memory limit does not allow (see fuzz/README.md, "known").
  */
 #include "crc32.h"
+#include "le.h"
 #include "harness.h"
 #include "logfs/logfs.h"
 #include "nand.h"
@@ -28,14 +29,6 @@
  * in the order of cfg_fields[] in sim/image.c. */
 #define FI_OFF_GEO 96u
 
-static uint64_t fi_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 /* 1 if the geometry in the header is small enough to open here. */
 static int fi_small(const uint8_t *d, size_t n)
 {
@@ -43,7 +36,7 @@ static int fi_small(const uint8_t *d, size_t n)
         return 1; /* truncated header: nand_open refuses it early */
     unsigned __int128 prod = 1;
     for (int i = 0; i < 4; i++) {
-        uint64_t v = fi_u64(d + FI_OFF_GEO + 8 * i);
+        uint64_t v = le64_get(d + FI_OFF_GEO + 8 * i);
         if (!v)
             v = 1; /* 0 takes the default, 1 */
         if (v > FI_MAX_BLOCKS)
@@ -63,15 +56,15 @@ static double fi_record_endurance(const uint8_t *d, size_t n, uint64_t i, uint64
     size_t off = 96 + FI_CFG_FIELDS * 8 + 8 + sizeof(struct nand_stats) + 8;
     if (off + 8 > n)
         return -1;
-    uint64_t nrec = fi_u64(d + off);
+    uint64_t nrec = le64_get(d + off);
     off += 8;
     if (i >= nrec || i > (n - off) / 48 || off + (i + 1) * 48 > n)
         return -1;
     const uint8_t *r = d + off + i * 48;
-    uint64_t bits = fi_u64(r + 40);
+    uint64_t bits = le64_get(r + 40);
     double e;
     memcpy(&e, &bits, sizeof e);
-    *blk = fi_u64(r);
+    *blk = le64_get(r);
     return e;
 }
 
@@ -84,8 +77,7 @@ int fuzz_image(const uint8_t *data, size_t size)
         return 0;
     memcpy(img, data, size);
     uint32_t crc = flashlab_crc32(0, img, size - 8);
-    for (int i = 0; i < 8; i++)
-        img[size - 8 + i] = i < 4 ? (uint8_t)(crc >> (8 * i)) : 0;
+    le64_put(img + size - 8, crc);
     const char *path = fuzz_file(FUZZ_FILE_INPUT, img, size);
     free(img);
     if (!path)

@@ -353,8 +353,8 @@ static void fm_damage(const struct fm_base *b, const uint8_t *rec, size_t nrec,
     memset(touched, 0, FM_BLOCKS);
     for (size_t i = 0; i < nrec; i++, rec += 6) {
         uint8_t op = rec[0], val = rec[5];
-        uint32_t sel = (uint32_t)rec[1] | (uint32_t)rec[2] << 8;
-        uint32_t off = ((uint32_t)rec[3] | (uint32_t)rec[4] << 8) % FM_PAGE_BYTES;
+        uint32_t sel = le16_get(rec + 1);
+        uint32_t off = le16_get(rec + 3) % FM_PAGE_BYTES;
         uint32_t gp;
         if ((op & 8) || !b->npages)
             gp = sel % (FM_BLOCKS * FM_PPB);

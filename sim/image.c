@@ -24,6 +24,7 @@
  */
 #include "nand_internal.h"
 #include "crc32.h"
+#include "le.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,8 +59,7 @@ static void put(struct stream *s, const void *p, size_t n)
 static void put_u64(struct stream *s, uint64_t v)
 {
     uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
+    le64_put(b, v);
     put(s, b, 8);
 }
 
@@ -84,11 +84,8 @@ static void get(struct stream *s, void *p, size_t n)
 static uint64_t get_u64(struct stream *s)
 {
     uint8_t b[8];
-    uint64_t v = 0;
     get(s, b, 8);
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)b[i] << (8 * i);
-    return v;
+    return le64_get(b);
 }
 
 static uint32_t get_u32(struct stream *s)

@@ -88,8 +88,10 @@ static inline int test_match(const char *pattern, const char *name)
 }
 
 /* Read the arguments: patterns and --list.  Exits on a bad argument. */
+static int test_inited;
 static inline void test_init(int argc, char **argv)
 {
+    test_inited = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--list")) {
             test_listing = 1;
@@ -111,6 +113,10 @@ static inline void test_init(int argc, char **argv)
 /* Run (or list) the case fn if it matches the patterns. */
 static inline void test_run_one(void (*fn)(void), const char *name)
 {
+    if (!test_inited) { /* else names and --list would be ignored */
+        fprintf(stderr, "%s: main() must call test_init(argc, argv) first\n", name);
+        exit(2);
+    }
     int want = !test_npatterns;
     for (int i = 0; i < test_npatterns; i++)
         if (test_match(test_patterns[i], name))

@@ -17,6 +17,7 @@
 #define FLASHLAB_BLOCKFS_H
 
 #include "fsapi.h"
+#include "fscommon.h"
 
 #include <stdint.h>
 
@@ -52,9 +53,9 @@ const char *blockfs_block_role(void *fs, uint32_t eb);
 #define BF_VERSION 1u
 #define BF_NDIRECT 12u
 #define BF_NAME_MAX 255u
+_Static_assert(BF_NAME_MAX == FS_NAME_MAX, "the shared walk bounds names");
 #define BF_ROOT 1u
 #define BF_OOB_BYTES 8u   /* 0xFF (bad-block byte), 'B', 'F', flag, crc32 */
-#define BF_MAX_FDS 65536u
 #define BF_MAX_LINKS 65000u
 
 /* On flash in host byte order (little-endian everywhere flashlab runs). */
@@ -89,11 +90,6 @@ _Static_assert(sizeof(struct bf_dirent) == 264, "dirent is 264 bytes");
 
 enum { BF_PG_OK, BF_PG_ERASED, BF_PG_CORRUPT };
 
-struct bf_fd {
-    uint32_t ino;
-    int flags, used;
-};
-
 struct blockfs {
     nand_dev *dev;
     uint32_t ps, ppb, oob;         /* device page size, pages per eb, spare */
@@ -109,8 +105,7 @@ struct blockfs {
     int sbdirty;
     uint32_t bscan;                /* no free block below this */
     uint32_t *opens;               /* open fds per inode */
-    struct bf_fd *fds;
-    uint32_t nfds;
+    struct fs_fdtab fds;
     /* the erase-block buffer: one erase block, held dirty when caching */
     int use_cache;
     int64_t ceb;

@@ -13,92 +13,56 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int fd_get(struct blockfs *fs, int fd, struct bf_fd **f)
-{
-    if (fd < 0 || (uint32_t)fd >= fs->nfds || !fs->fds[fd].used)
-        return -EBADF;
-    *f = &fs->fds[fd];
-    return 0;
-}
-
-static int fd_new(struct blockfs *fs)
-{
-    for (uint32_t i = 0; i < fs->nfds; i++)
-        if (!fs->fds[i].used)
-            return (int)i;
-    uint32_t n = fs->nfds ? fs->nfds * 2 : 16;
-    if (n > BF_MAX_FDS)
-        return -EMFILE;
-    struct bf_fd *v = realloc(fs->fds, n * sizeof *v);
-    if (!v)
-        return -ENOMEM;
-    memset(v + fs->nfds, 0, (n - fs->nfds) * sizeof *v);
-    fs->fds = v;
-    int fd = (int)fs->nfds;
-    fs->nfds = n;
-    return fd;
-}
-
 int bf_open(void *vfs, const char *path, int flags, uint32_t mode)
 {
     struct blockfs *fs = vfs;
     struct bf_path r;
-    int acc = flags & O_ACCMODE;
-    if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
-        return -EINVAL;
-    int rc = bf_resolve(fs, path, !(flags & O_NOFOLLOW), &r);
-    if (rc)
+    int rc = fs_open_check(flags);
+    if (rc || (rc = bf_resolve(fs, path, !(flags & O_NOFOLLOW), &r)))
         return rc;
-    if (r.ino && (flags & O_CREAT) && (flags & O_EXCL))
-        return -EEXIST;
     uint32_t ino = r.ino;
     if (!ino) {
         if (!(flags & O_CREAT))
             return -ENOENT;
         rc = bf_create(fs, &r, S_IFREG | (mode & 07777), &ino);
     } else {
-        uint32_t m = fs->itab[ino].mode;
-        if (S_ISDIR(m) && acc != O_RDONLY)
-            rc = -EISDIR;
-        else if (S_ISLNK(m))
-            rc = -ELOOP;
-        else if ((flags & O_TRUNC) && acc != O_RDONLY && fs->itab[ino].size)
+        rc = fs_open_existing(flags, fs->itab[ino].mode);
+        if (!rc && fs_open_truncates(flags) && fs->itab[ino].size)
             rc = bf_file_truncate(fs, ino, 0);
     }
     if (rc)
         return bf_op_end(fs, rc);
-    int fd = fd_new(fs);
-    if (fd >= 0) {
-        fs->fds[fd] = (struct bf_fd){.ino = ino, .flags = flags, .used = 1};
+    int fd = fs_fd_alloc(&fs->fds, ino, flags);
+    if (fd >= 0)
         fs->opens[ino]++;
-    } else {
+    else
         bf_release(fs, ino);
-    }
     return bf_op_end(fs, fd);
 }
 
 int bf_close(void *vfs, int fd)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (rc)
         return rc;
-    f->used = 0;
-    fs->opens[f->ino]--;
-    if (!fs->itab[f->ino].nlink && !fs->opens[f->ino]) /* the last of an orphan */
-        return bf_op_end(fs, bf_release(fs, f->ino));
+    uint32_t ino = (uint32_t)f->ino;
+    fs_fd_release(&fs->fds, fd);
+    fs->opens[ino]--;
+    if (!fs->itab[ino].nlink && !fs->opens[ino]) /* the last of an orphan */
+        return bf_op_end(fs, bf_release(fs, ino));
     return 0;
 }
 
 int64_t bf_pread(void *vfs, int fd, void *buf, uint64_t len, uint64_t off)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_WRONLY)
+    if (!fs_fd_readable(f->flags))
         return -EBADF;
     if (S_ISDIR(fs->itab[f->ino].mode))
         return -EISDIR;
@@ -108,11 +72,11 @@ int64_t bf_pread(void *vfs, int fd, void *buf, uint64_t len, uint64_t off)
 int64_t bf_pwrite(void *vfs, int fd, const void *buf, uint64_t len, uint64_t off)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
+    if (!fs_fd_writable(f->flags))
         return -EBADF;
     if (fs->failed)
         return -EIO;
@@ -124,11 +88,11 @@ int64_t bf_pwrite(void *vfs, int fd, const void *buf, uint64_t len, uint64_t off
 int bf_ftruncate(void *vfs, int fd, uint64_t size)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
+    if (!fs_fd_writable(f->flags))
         return -EBADF;
     if (S_ISDIR(fs->itab[f->ino].mode))
         return -EISDIR;
@@ -140,11 +104,11 @@ int bf_ftruncate(void *vfs, int fd, uint64_t size)
 int bf_punch(void *vfs, int fd, uint64_t off, uint64_t len)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
+    if (!fs_fd_writable(f->flags))
         return -EBADF;
     if (fs->failed)
         return -EIO;
@@ -154,8 +118,8 @@ int bf_punch(void *vfs, int fd, uint64_t off, uint64_t len)
 int bf_fsync(void *vfs, int fd)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     return rc ? rc : bf_sync(fs); /* one erase-block buffer: sync it all */
 }
 
@@ -198,8 +162,8 @@ int bf_lstat(void *fs, const char *path, struct fs_stat *st)
 int bf_fstat(void *vfs, int fd, struct fs_stat *st)
 {
     struct blockfs *fs = vfs;
-    struct bf_fd *f;
-    int rc = fd_get(fs, fd, &f);
+    struct fs_fd *f;
+    int rc = fs_fd_get(&fs->fds, fd, &f);
     if (!rc)
         fill_stat(fs, f->ino, st);
     return rc;

@@ -19,7 +19,7 @@ static void fs_free(struct blockfs *fs)
     free(fs->idirty);
     free(fs->bdirty);
     free(fs->opens);
-    free(fs->fds);
+    fs_fdtab_free(&fs->fds);
     free(fs->cdata);
     free(fs->cstate);
     free(fs->oobbuf);
@@ -154,9 +154,8 @@ int bf_sync(void *vfs)
 int bf_unmount(void *vfs)
 {
     struct blockfs *fs = vfs;
-    for (uint32_t i = 0; i < fs->nfds; i++)
-        if (fs->fds[i].used)
-            bf_close(fs, (int)i);
+    for (int fd = fs_fd_next(&fs->fds, 0); fd >= 0; fd = fs_fd_next(&fs->fds, fd + 1))
+        bf_close(fs, fd);
     int rc = fs->failed ? -EIO : bf_sync(fs);
     fs_free(fs);
     return rc;
@@ -167,7 +166,7 @@ uint64_t bf_mem_bytes(void *vfs)
     struct blockfs *fs = vfs;
     return sizeof *fs + (uint64_t)fs->inode_blocks * fs->bs +
            (uint64_t)fs->bitmap_blocks * fs->bs + fs->inode_blocks + fs->bitmap_blocks +
-           (uint64_t)fs->sb.inodes * sizeof *fs->opens + (uint64_t)fs->nfds * sizeof *fs->fds +
+           (uint64_t)fs->sb.inodes * sizeof *fs->opens + fs_fdtab_bytes(&fs->fds) +
            (uint64_t)fs->ps * fs->ppb + fs->ppb + fs->oob + fs->bs;
 }
 

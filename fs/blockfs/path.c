@@ -1,8 +1,9 @@
 /*
  * path.c -- path resolution with LogFS's rules (fs/logfs/logfs.h):
  * absolute canonical paths (no "." or ".."), names of at most 255 bytes,
- * absolute symlink targets followed in every component but the last
- * unless asked, at most 40 of them.
+ * paths of at most 4095 (fs/pathwalk.c splits them), absolute symlink
+ * targets followed in every component but the last unless asked, at most
+ * 40 of them.
  */
 #define BLOCKFS_INTERNAL
 #include "blockfs.h"
@@ -41,23 +42,16 @@ static char *splice_link(struct blockfs *fs, uint32_t ino, const char *rest, int
 static int walk(struct blockfs *fs, const char *p, int follow, int depth,
                 struct bf_path *r)
 {
-    if (*p != '/')
-        return -EINVAL;
+    int rc = fs_path_check(p);
+    if (rc)
+        return rc;
     r->dir = BF_ROOT;
     r->ino = BF_ROOT;
     r->slot = 0;
     r->len = 0;
     r->name[0] = 0;
-    while (*p == '/')
-        p++;
-    while (*p) {
-        const char *end = p;
-        while (*end && *end != '/')
-            end++;
-        size_t len = (size_t)(end - p);
-        const char *next = end + strspn(end, "/");
-        if (len > BF_NAME_MAX)
-            return -ENAMETOOLONG;
+    struct fs_comp c;
+    for (size_t pos = 0; (rc = fs_path_comp(p, pos, &c)) == 1; pos = c.next) {
         if (r->len) { /* step into the component resolved last */
             if (!r->ino)
                 return -ENOENT;
@@ -65,30 +59,29 @@ static int walk(struct blockfs *fs, const char *p, int follow, int depth,
                 return -ENOTDIR;
             r->dir = r->ino;
         }
-        if ((len == 1 && p[0] == '.') || (len == 2 && !memcmp(p, "..", 2)))
+        if (c.kind != FS_COMP_NAME)
             return -EINVAL;
-        memcpy(r->name, p, len);
-        r->name[len] = 0;
-        r->len = len;
+        memcpy(r->name, c.name, c.len);
+        r->name[c.len] = 0;
+        r->len = c.len;
         r->ino = 0;
-        int rc = bf_dir_lookup(fs, r->dir, p, len, &r->ino, &r->slot);
+        rc = bf_dir_lookup(fs, r->dir, c.name, c.len, &r->ino, &r->slot);
         if (rc && rc != -ENOENT)
             return rc;
         if (r->ino && !fs->itab[r->ino].mode)
             return -EIO; /* a name of a free inode: corrupt */
-        if (r->ino && (*next || follow) && S_ISLNK(fs->itab[r->ino].mode)) {
+        if (r->ino && (!c.last || follow) && S_ISLNK(fs->itab[r->ino].mode)) {
             if (depth >= MAX_SYMLINKS)
                 return -ELOOP;
-            char *np = splice_link(fs, r->ino, end, &rc);
+            char *np = splice_link(fs, r->ino, p + c.end, &rc);
             if (!np)
                 return rc;
             rc = walk(fs, np, follow, depth + 1, r);
             free(np);
             return rc;
         }
-        p = next;
     }
-    return 0;
+    return rc;
 }
 
 int bf_resolve(struct blockfs *fs, const char *path, int follow, struct bf_path *r)

@@ -25,7 +25,7 @@ int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
         .atime = in->atime, .mtime = in->mtime, .ctime = in->ctime,
     };
     jffs_encode_inode(buf, &ri, data);
-    ri.dcrc = jffs_get32(buf + 84);
+    ri.dcrc = le32_get(buf + 84);
     uint32_t len = JFFS_INODE_HDR + (hole ? 0 : (uint32_t)dsize);
     uint64_t addr;
     int rc = jffs_write_node(fs, buf, len, &addr);

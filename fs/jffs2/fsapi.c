@@ -44,11 +44,16 @@ static int opts(const char *list, int summary, struct jffs_options *o)
 }
 
 /* ---- open files ------------------------------------------------------ */
-static int fd_get(struct jffs *fs, int fd, struct jffs_inode **in)
+/* The inode open as fd, and its fd's slot when f is not NULL. */
+static int fd_get(struct jffs *fs, int fd, struct jffs_inode **in, struct fs_fd **f)
 {
-    if (fd < 0 || (uint32_t)fd >= fs->nfds || !fs->fds[fd].used)
-        return -EBADF;
-    *in = jffs_inode_get(fs, fs->fds[fd].ino);
+    struct fs_fd *slot;
+    int rc = fs_fd_get(&fs->fds, fd, &slot);
+    if (rc)
+        return rc;
+    if (f)
+        *f = slot;
+    *in = jffs_inode_get(fs, (uint32_t)slot->ino);
     return *in ? 0 : -EBADF;
 }
 
@@ -57,14 +62,9 @@ static int j_open(void *v, const char *path, int flags, uint32_t mode)
     struct jffs *fs = v;
     struct jffs_path r;
     struct jffs_inode *in;
-    int acc = flags & O_ACCMODE;
-    if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
-        return -EINVAL;
-    int rc = jffs_resolve(fs, path, !(flags & O_NOFOLLOW), &r);
-    if (rc)
+    int rc = fs_open_check(flags);
+    if (rc || (rc = jffs_resolve(fs, path, !(flags & O_NOFOLLOW), &r)))
         return rc;
-    if (r.ino && (flags & O_CREAT) && (flags & O_EXCL))
-        return -EEXIST;
     if (!r.ino) {
         if (!(flags & O_CREAT))
             return -ENOENT;
@@ -73,11 +73,9 @@ static int j_open(void *v, const char *path, int flags, uint32_t mode)
             return rc;
     } else {
         in = jffs_inode_get(fs, r.ino);
-        if (S_ISDIR(in->mode) && acc != O_RDONLY)
-            return -EISDIR;
-        if (S_ISLNK(in->mode))
-            return -ELOOP;
-        if ((flags & O_TRUNC) && acc != O_RDONLY && in->size) {
+        if ((rc = fs_open_existing(flags, in->mode)))
+            return rc;
+        if (fs_open_truncates(flags) && in->size) {
             fs->deleting = 1;
             rc = jffs_file_truncate(fs, in, 0);
             fs->deleting = 0;
@@ -85,25 +83,20 @@ static int j_open(void *v, const char *path, int flags, uint32_t mode)
                 return rc;
         }
     }
-    uint32_t fd = 0;
-    while (fd < fs->nfds && fs->fds[fd].used)
-        fd++;
-    if (fd == fs->nfds &&
-        jffs_grow(fs, (void **)&fs->fds, &fs->nfds, fs->nfds + 1, sizeof *fs->fds))
-        return -ENOMEM;
-    fs->fds[fd] = (struct jffs_fd){in->ino, flags, 1};
-    in->opens++;
-    return (int)fd;
+    int fd = fs_fd_alloc(&fs->fds, in->ino, flags);
+    if (fd >= 0)
+        in->opens++;
+    return fd;
 }
 
 static int j_close(void *v, int fd)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    int rc = fd_get(fs, fd, &in, NULL);
     if (rc)
         return rc;
-    fs->fds[fd].used = 0;
+    fs_fd_release(&fs->fds, fd);
     in->opens--;
     jffs_inode_put(fs, in); /* the last close of an unlinked file frees it */
     return 0;
@@ -113,10 +106,11 @@ static int64_t j_pread(void *v, int fd, void *buf, uint64_t len, uint64_t off)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    struct fs_fd *f;
+    int rc = fd_get(fs, fd, &in, &f);
     if (rc)
         return rc;
-    if ((fs->fds[fd].flags & O_ACCMODE) == O_WRONLY)
+    if (!fs_fd_readable(f->flags))
         return -EBADF;
     if (S_ISDIR(in->mode))
         return -EISDIR;
@@ -127,10 +121,11 @@ static int64_t j_pwrite(void *v, int fd, const void *buf, uint64_t len, uint64_t
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    struct fs_fd *f;
+    int rc = fd_get(fs, fd, &in, &f);
     if (rc)
         return rc;
-    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY)
+    if (!fs_fd_writable(f->flags))
         return -EBADF;
     uint64_t grow = off > in->size ? off - in->size : 0;
     if ((rc = jffs_space_check(fs, len + (grow ? JFFS_INODE_HDR : 0))))
@@ -142,10 +137,11 @@ static int j_ftruncate(void *v, int fd, uint64_t size)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    struct fs_fd *f;
+    int rc = fd_get(fs, fd, &in, &f);
     if (rc)
         return rc;
-    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY || !S_ISREG(in->mode))
+    if (!fs_fd_writable(f->flags) || !S_ISREG(in->mode))
         return S_ISDIR(in->mode) ? -EISDIR : -EINVAL;
     fs->deleting = size <= in->size;
     rc = fs->deleting ? 0 : jffs_space_check(fs, 0);
@@ -159,10 +155,11 @@ static int j_punch(void *v, int fd, uint64_t off, uint64_t len)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    struct fs_fd *f;
+    int rc = fd_get(fs, fd, &in, &f);
     if (rc)
         return rc;
-    if ((fs->fds[fd].flags & O_ACCMODE) == O_RDONLY || !S_ISREG(in->mode))
+    if (!fs_fd_writable(f->flags) || !S_ISREG(in->mode))
         return S_ISDIR(in->mode) ? -EISDIR : -EINVAL;
     fs->deleting = 1;
     rc = jffs_file_punch(fs, in, off, len);
@@ -200,7 +197,7 @@ static int j_lstat(void *v, const char *p, struct fs_stat *st) { return do_stat(
 static int j_fstat(void *v, int fd, struct fs_stat *st)
 {
     struct jffs_inode *in;
-    int rc = fd_get(v, fd, &in);
+    int rc = fd_get(v, fd, &in, NULL);
     if (!rc)
         fill_stat(in, st);
     return rc;
@@ -257,7 +254,7 @@ static int j_sync(void *fs) { return jffs_sync(fs); }
 static int j_fsync(void *fs, int fd)
 {
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in);
+    int rc = fd_get(fs, fd, &in, NULL);
     return rc ? rc : jffs_flush(fs); /* a node is durable once its page is */
 }
 static int j_mkdir(void *fs, const char *p, uint32_t m) { return jffs_mkdir(fs, p, m); }

@@ -11,6 +11,8 @@
 #define FLASHLAB_JFFS_H
 
 #include "fsapi.h"
+#include "fscommon.h"
+#include "le.h"
 #include "fstypes.h"
 #include "nand.h"
 
@@ -25,7 +27,7 @@ int jffs_options_parse(struct jffs_options *o, const char *list);
 
 /* ======================= internal ======================================= */
 
-/* ---- on-flash format (little-endian; docs/jffs2-baseline.md) ---------- */
+/* ---- on-flash format (little-endian, sim/le.h; docs/jffs2-baseline.md) */
 #define JFFS_MAGIC 0x1985u
 #define JFFS_T_DIRENT 0xE001u
 #define JFFS_T_INODE 0xE002u
@@ -38,6 +40,7 @@ int jffs_options_parse(struct jffs_options *o, const char *list);
 #define JFFS_F_HOLE 1u      /* inode node without data: reads as zeros */
 #define JFFS_DATA_MAX 4096u /* data per node; nodes never cross a 4 KiB file page */
 #define JFFS_NAME_MAX 255u
+_Static_assert(JFFS_NAME_MAX == FS_NAME_MAX, "the shared walk bounds names");
 #define JFFS_INO_ROOT 1u
 #define JFFS_ALIGN(x) (((x) + 3u) & ~3u)
 
@@ -57,8 +60,6 @@ struct jffs_raw_dirent {
 
 /* node.c: encode (CRCs filled in) and decode.  decode checks the
  * header and node CRCs unless trusted (a summary copy); 0 or -EINVAL. */
-uint32_t jffs_get32(const uint8_t *p);
-void jffs_put32(uint8_t *p, uint32_t v);
 void jffs_encode_inode(uint8_t *buf, const struct jffs_raw_inode *ri, const void *data);
 uint32_t jffs_encode_dirent(uint8_t *buf, const struct jffs_raw_dirent *rd);
 /* the type and total length of the header at p, after checking magic and
@@ -121,11 +122,6 @@ struct jffs_block {
     uint8_t state, has_sum;
 };
 
-struct jffs_fd {
-    uint32_t ino;
-    int flags, used;
-};
-
 struct jffs {
     nand_dev *dev;
     struct jffs_options opt;
@@ -146,8 +142,7 @@ struct jffs {
     uint64_t next_version, live_bytes;
     uint64_t live_sum; /* what the live nodes' summary entries take */
     int deleting;      /* the op frees space: it may use half the reserve */
-    struct jffs_fd *fds;
-    uint32_t nfds;
+    struct fs_fdtab fds; /* counted in mem */
     uint8_t *page;  /* a page-sized scratch buffer */
     /* one decoded node's data, to spare rereads of a node */
     uint8_t *rbuf;

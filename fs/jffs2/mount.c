@@ -13,7 +13,7 @@ static void fs_free(struct jffs *fs)
         if (fs->inodes[i])
             jffs_inode_free(fs, fs->inodes[i]);
     jffs_free(fs, fs->inodes, (size_t)fs->capino * sizeof *fs->inodes);
-    jffs_free(fs, fs->fds, (size_t)fs->nfds * sizeof *fs->fds);
+    fs_fdtab_free(&fs->fds);
     jffs_free(fs, fs->sum, fs->sumcap);
     jffs_free(fs, fs->blk, (size_t)fs->nblocks * sizeof *fs->blk);
     jffs_free(fs, fs->himg, fs->bs);
@@ -41,6 +41,7 @@ static int fs_new(nand_dev *dev, const struct jffs_options *o, struct jffs **out
     fs->next_ino = JFFS_INO_ROOT + 1;
     fs->next_version = 1;
     fs->mem = sizeof *fs;
+    fs->fds.mem = &fs->mem;
     fs->blk = jffs_alloc(fs, (size_t)fs->nblocks * sizeof *fs->blk);
     fs->himg = jffs_alloc(fs, fs->bs);
     fs->page = jffs_alloc(fs, fs->ps);

@@ -18,22 +18,15 @@ void jffs_inode_put(struct jffs *fs, struct jffs_inode *in)
 
 static int walk(struct jffs *fs, const char *p, int follow, int depth, struct jffs_path *r)
 {
-    if (!p || *p != '/')
-        return -EINVAL;
+    int rc = fs_path_check(p);
+    if (rc)
+        return rc;
     r->dir = jffs_inode_get(fs, JFFS_INO_ROOT);
     r->len = 0;
     r->name[0] = 0;
     r->ino = JFFS_INO_ROOT;
-    while (*p == '/')
-        p++;
-    while (*p) {
-        const char *end = p;
-        while (*end && *end != '/')
-            end++;
-        size_t len = (size_t)(end - p);
-        const char *next = end + strspn(end, "/");
-        if (len > JFFS_NAME_MAX)
-            return -ENAMETOOLONG;
+    struct fs_comp c;
+    for (size_t pos = 0; (rc = fs_path_comp(p, pos, &c)) == 1; pos = c.next) {
         if (r->len) { /* step into the component resolved last */
             struct jffs_inode *in = jffs_inode_get(fs, r->ino);
             if (!in)
@@ -42,34 +35,35 @@ static int walk(struct jffs *fs, const char *p, int follow, int depth, struct jf
                 return -ENOTDIR;
             r->dir = in;
         }
-        if ((len == 1 && p[0] == '.') || (len == 2 && !memcmp(p, "..", 2)))
-            return -EINVAL; /* canonical paths only, as LogFS */
-        memcpy(r->name, p, len);
-        r->name[len] = 0;
-        r->len = len;
-        struct jffs_dent *d = jffs_dir_find(r->dir, p, len);
+        if (c.kind != FS_COMP_NAME)
+            return -EINVAL; /* canonical paths only */
+        memcpy(r->name, c.name, c.len);
+        r->name[c.len] = 0;
+        r->len = c.len;
+        struct jffs_dent *d = jffs_dir_find(r->dir, c.name, c.len);
         r->ino = d && d->ino && !d->hidden ? d->ino : 0;
         struct jffs_inode *in = r->ino ? jffs_inode_get(fs, r->ino) : NULL;
-        if (in && S_ISLNK(in->mode) && (*next || follow)) {
+        if (in && S_ISLNK(in->mode) && (!c.last || follow)) {
             if (depth >= MAX_SYMLINKS)
                 return -ELOOP;
-            size_t tl = (size_t)in->size, rl = strlen(end);
+            /* the target, then the rest of the path from its slash */
+            const char *rest = p + c.end;
+            size_t tl = (size_t)in->size, rl = strlen(rest);
             char *np = malloc(tl + rl + 1);
             if (!np)
                 return -ENOMEM;
             int64_t got = jffs_file_pread(fs, in, np, tl, 0);
-            int rc = got != (int64_t)tl ? (got < 0 ? (int)got : -EIO)
-                   : !tl || np[0] != '/' ? -EINVAL : 0; /* relative: unsupported */
+            rc = got != (int64_t)tl ? (got < 0 ? (int)got : -EIO)
+               : !tl || np[0] != '/' ? -EINVAL : 0; /* relative: unsupported */
             if (!rc) {
-                memcpy(np + tl, end, rl + 1);
+                memcpy(np + tl, rest, rl + 1);
                 rc = walk(fs, np, follow, depth + 1, r);
             }
             free(np);
             return rc;
         }
-        p = next;
     }
-    return 0;
+    return rc;
 }
 
 int jffs_resolve(struct jffs *fs, const char *path, int follow, struct jffs_path *r)

@@ -14,7 +14,7 @@ int jffs_rec_add(struct jffs *fs, struct jffs_recs *rs, const uint8_t *p, uint64
                  uint32_t len, int trusted)
 {
     struct jffs_rec r = {0};
-    uint16_t type = (uint16_t)(p[2] | p[3] << 8);
+    uint16_t type = le16_get(p + 2);
     r.addr = addr;
     r.len = len;
     if (type == JFFS_T_INODE) {
@@ -50,7 +50,7 @@ int jffs_rec_add(struct jffs *fs, struct jffs_recs *rs, const uint8_t *p, uint64
 static int blank(const uint8_t *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i += 4)
-        if (jffs_get32(p + i) != 0xffffffffu)
+        if (le32_get(p + i) != 0xffffffffu)
             return 0;
     return 1;
 }
@@ -100,7 +100,7 @@ int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
         const uint8_t *p = s.img + pos;
         uint16_t type;
         uint32_t totlen;
-        if (jffs_get32(p) == 0xffffffffu) { /* padding up to the page end */
+        if (le32_get(p) == 0xffffffffu) { /* padding up to the page end */
             pos = (pos / fs->ps + 1) * fs->ps;
             continue;
         }

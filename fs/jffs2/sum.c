@@ -23,7 +23,7 @@ void jffs_sum_record(struct jffs *fs, const uint8_t *node, uint32_t off)
         return;
     if (jffs_grow(fs, (void **)&fs->sum, &fs->sumcap, fs->sumlen + el, 1))
         return; /* out of memory: the block will be scanned instead */
-    jffs_put32(fs->sum + fs->sumlen, off);
+    le32_put(fs->sum + fs->sumlen, off);
     memset(fs->sum + fs->sumlen + 4, 0xff, JFFS_ALIGN(fl));
     memcpy(fs->sum + fs->sumlen + 4, node, fl);
     fs->sumlen += el;
@@ -45,19 +45,17 @@ void jffs_sum_write(struct jffs *fs)
     uint32_t total = jffs_sum_bytes(fs, 0), so = (fs->bs - total) / fs->ps * fs->ps;
     uint8_t *p = fs->himg + so;
     memset(p, 0xff, fs->bs - so);
-    p[0] = (uint8_t)JFFS_MAGIC;
-    p[1] = (uint8_t)(JFFS_MAGIC >> 8);
-    p[2] = (uint8_t)JFFS_T_SUMMARY;
-    p[3] = (uint8_t)(JFFS_T_SUMMARY >> 8);
-    jffs_put32(p + 4, fs->bs - so);
-    jffs_put32(p + 8, flashlab_crc32(0, p, 8));
-    jffs_put32(p + 12, fs->sumcount);
-    jffs_put32(p + 16, fs->sumlen);
+    le16_put(p, JFFS_MAGIC);
+    le16_put(p + 2, JFFS_T_SUMMARY);
+    le32_put(p + 4, fs->bs - so);
+    le32_put(p + 8, flashlab_crc32(0, p, 8));
+    le32_put(p + 12, fs->sumcount);
+    le32_put(p + 16, fs->sumlen);
     memcpy(p + JFFS_SUM_HDR, fs->sum, fs->sumlen);
     uint8_t *t = fs->himg + fs->bs - JFFS_SUM_TAIL;
-    jffs_put32(t, flashlab_crc32(0, p, fs->bs - JFFS_SUM_TAIL - so));
-    jffs_put32(t + 4, so);
-    jffs_put32(t + 8, JFFS_SUM_MAGIC);
+    le32_put(t, flashlab_crc32(0, p, fs->bs - JFFS_SUM_TAIL - so));
+    le32_put(t + 4, so);
+    le32_put(t + 8, JFFS_SUM_MAGIC);
 }
 
 /* Mount: block b's nodes from its summary.  1 when it had a valid one, 0
@@ -70,8 +68,8 @@ int jffs_sum_read(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
     if (rc && rc != NAND_E_ECC)
         return rc == NAND_E_POWER ? -EIO : 0;
     const uint8_t *t = img + fs->bs - JFFS_SUM_TAIL;
-    uint32_t so = jffs_get32(t + 4);
-    if (jffs_get32(t + 8) != JFFS_SUM_MAGIC || so % fs->ps || so + JFFS_SUM_HDR + JFFS_SUM_TAIL > fs->bs)
+    uint32_t so = le32_get(t + 4);
+    if (le32_get(t + 8) != JFFS_SUM_MAGIC || so % fs->ps || so + JFFS_SUM_HDR + JFFS_SUM_TAIL > fs->bs)
         return 0;
     for (uint32_t p = so / fs->ps; p < last; p++) {
         rc = nand_read(fs->dev, b, p, img + (size_t)p * fs->ps, NULL, NULL);
@@ -83,15 +81,15 @@ int jffs_sum_read(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
     fs->work.bytes_checksummed += clen;
     uint16_t type;
     uint32_t totlen;
-    if (jffs_get32(t) != flashlab_crc32(0, s, clen) || jffs_decode_hdr(s, 1, &type, &totlen) ||
+    if (le32_get(t) != flashlab_crc32(0, s, clen) || jffs_decode_hdr(s, 1, &type, &totlen) ||
         type != JFFS_T_SUMMARY)
         return 0;
-    uint32_t count = jffs_get32(s + 12), elen = jffs_get32(s + 16), pos = 0;
+    uint32_t count = le32_get(s + 12), elen = le32_get(s + 16), pos = 0;
     if (elen > clen - JFFS_SUM_HDR)
         return 0;
     s += JFFS_SUM_HDR;
     for (uint32_t i = 0; i < count && pos + 4 + 12 <= elen; i++) {
-        uint32_t off = jffs_get32(s + pos);
+        uint32_t off = le32_get(s + pos);
         const uint8_t *h = s + pos + 4;
         if (jffs_decode_hdr(h, 1, &type, &totlen) || off + totlen > so)
             return 0;

@@ -90,7 +90,7 @@ static int program(struct jffs *fs, uint32_t upto, int *failed)
         uint8_t *pg = fs->himg + fs->hprog;
         int blank = 1;
         for (uint32_t i = 0; i < fs->ps && blank; i += 4)
-            blank = jffs_get32(pg + i) == 0xffffffffu;
+            blank = le32_get(pg + i) == 0xffffffffu;
         /* blank pages (the gap before a summary) stay erased */
         int rc = blank ? 0 : nand_program(fs->dev, (uint32_t)fs->head, fs->hprog / fs->ps, pg, NULL, NULL);
         if (rc == NAND_E_POWER)

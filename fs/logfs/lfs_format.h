@@ -1,9 +1,12 @@
 /*
- * lfs_format.h -- LogFS on-flash constants and little-endian accessors.
+ * lfs_format.h -- LogFS on-flash constants (the little-endian accessors are
+ * sim/le.h's).
  * docs/FORMAT.md is the normative description; this header must agree.
  */
 #ifndef FLASHLAB_LFS_FORMAT_H
 #define FLASHLAB_LFS_FORMAT_H
+
+#include "le.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -55,36 +58,6 @@ static inline uint32_t lfs_ptr_len(lfs_ptr p) { return (uint32_t)(p & 0xffff); }
 static inline lfs_ptr lfs_ptr_make(uint64_t addr, uint32_t len)
 {
     return addr << 16 | (len & 0xffff);
-}
-
-/* Little-endian field access at byte offsets. */
-static inline uint16_t le16_get(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static inline uint32_t le32_get(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-static inline uint64_t le64_get(const uint8_t *p)
-{
-    return (uint64_t)le32_get(p) | (uint64_t)le32_get(p + 4) << 32;
-}
-static inline void le16_put(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void le32_put(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void le64_put(uint8_t *p, uint64_t v)
-{
-    le32_put(p, (uint32_t)v);
-    le32_put(p + 4, (uint32_t)(v >> 32));
 }
 
 #endif

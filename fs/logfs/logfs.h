@@ -81,6 +81,10 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
 /* "key=value,key=value". */
 int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
                         size_t errlen);
+/* Every field of o against the ranges logfs_option_set applies (0 takes
+ * the default): 0, or -EINVAL with a message in err naming the key.
+ * logfs_mkfs calls it (without a message); the CLI for its flags. */
+int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen);
 /* The i-th option's key and a one-line help, NULL past the end. */
 const char *logfs_option_help(unsigned i, const char **help);
 /* A mount is also read-only when the superblock's write version is

@@ -1,10 +1,12 @@
 /*
  * options.c -- LogFS options by name, as mount -o lists, the YAML `fs:`
  * section and the CLI give them: one table, so that every front end
- * accepts the same keys with the same checks.
+ * accepts the same keys with the same checks, and mkfs checks a struct
+ * against the same ranges (logfs_options_check).
  */
 #include "logfs.h"
 #include "gc_policy.h"
+#include "lfs_format.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -26,7 +28,8 @@ struct opt {
 #define F(field) offsetof(struct logfs_options, field), sizeof(((struct logfs_options *)0)->field)
 static const struct opt table[] = {
     {"block_size", BYTES, F(block_size), 512, 32768, "fs block, a power of two (4096; mkfs)"},
-    {"anchor_blocks", U32, F(anchor_blocks), 2, 16, "erase blocks of the anchor ring (4; mkfs)"},
+    {"anchor_blocks", U32, F(anchor_blocks), 2, LFS_MAX_ANCHOR_BLOCKS,
+     "erase blocks of the anchor ring (4; mkfs)"},
     {"reserve", U32, F(reserve_segments), 1, UINT32_MAX, "segments kept for the cleaner (8; mkfs)"},
     {"cache", BYTES, F(cache_bytes), 4096, UINT64_MAX, "node cache bound (4M)"},
     {"dirty", BYTES, F(dirty_bytes), 4096, UINT64_MAX, "commit when this much is dirty (1M)"},
@@ -42,6 +45,27 @@ static const struct opt table[] = {
     {"wl_threshold", U32, F(wl_threshold), 1, UINT32_MAX, "static: erase gap that moves cold data (100)"},
 };
 #define NOPTS (sizeof table / sizeof table[0])
+
+/* The one range check of a number for key t: 0, or -EINVAL with a
+ * message naming the key (shown: the value as given). */
+static int range_error(const struct opt *t, const char *shown, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: '%s' is not a number in %llu..%llu", t->key, shown,
+             (unsigned long long)t->min, (unsigned long long)t->max);
+    return -EINVAL;
+}
+
+static int check_num(const struct opt *t, uint64_t v, const char *shown, char *err,
+                     size_t errlen)
+{
+    if (v < t->min || v > t->max || (t->size < sizeof(uint64_t) && v > UINT32_MAX))
+        return range_error(t, shown, err, errlen);
+    if (t->off == offsetof(struct logfs_options, block_size) && (v & (v - 1))) {
+        snprintf(err, errlen, "block_size: %s is not a power of two", shown);
+        return -EINVAL;
+    }
+    return 0;
+}
 
 /* A number with an optional K/M/G (binary) suffix for BYTES. */
 static int parse_num(const char *s, int suffix, uint64_t *out)
@@ -113,22 +137,17 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
             return -EINVAL;
         }
         return 0;
-    default:
-        if (parse_num(value, t->kind == BYTES, &v) || v < t->min || v > t->max ||
-            (t->size < sizeof(uint64_t) && v > UINT32_MAX)) {
-            snprintf(err, errlen, "%s: '%s' is not a number in %llu..%llu", key, value,
-                     (unsigned long long)t->min, (unsigned long long)t->max);
-            return -EINVAL;
-        }
-        if (t->off == offsetof(struct logfs_options, block_size) && (v & (v - 1))) {
-            snprintf(err, errlen, "block_size: %s is not a power of two", value);
-            return -EINVAL;
-        }
+    default: {
+        int rc = parse_num(value, t->kind == BYTES, &v) ? range_error(t, value, err, errlen)
+                                                        : check_num(t, v, value, err, errlen);
+        if (rc)
+            return rc;
         if (t->size == sizeof(uint64_t))
             *(uint64_t *)p = v;
         else
             *(uint32_t *)p = (uint32_t)v;
         return 0;
+    }
     }
 }
 
@@ -154,6 +173,39 @@ int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
         }
         *eq = 0;
         int rc = logfs_option_set(o, item, eq + 1, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct opt *t = &table[i];
+        const void *p = (const char *)o + t->off;
+        if (t->kind == POLICY) {
+            const char *name = *(const char *const *)p;
+            if (name && !gc_policy_find(name)) {
+                snprintf(err, errlen, "gc_policy: unknown policy '%s'", name);
+                return -EINVAL;
+            }
+            continue;
+        }
+        if (t->kind == WL) {
+            int wl = *(const int *)p;
+            if (wl != LOGFS_WL_DYNAMIC && wl != LOGFS_WL_NONE && wl != LOGFS_WL_STATIC) {
+                snprintf(err, errlen, "wear_leveling: %d is not none, dynamic or static", wl);
+                return -EINVAL;
+            }
+            continue;
+        }
+        if (t->kind == BOOL)
+            continue; /* any int: zero or not */
+        uint64_t v = t->size == sizeof(uint64_t) ? *(const uint64_t *)p : *(const uint32_t *)p;
+        char shown[24];
+        snprintf(shown, sizeof shown, "%llu", (unsigned long long)v);
+        int rc = v ? check_num(t, v, shown, err, errlen) : 0; /* 0: the default */
         if (rc)
             return rc;
     }

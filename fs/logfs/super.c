@@ -140,7 +140,9 @@ static int geo_from(nand_dev *dev, uint32_t block_size, struct lfs_geo *g)
     g->seg_bytes = g->page_size * g->pages_per_block;
     g->nblocks = nand_blocks(c);
     g->block_size = block_size;
-    if (block_size < 512 || block_size > 32768 || (block_size & (block_size - 1)) ||
+    /* the superblock's block size, or mkfs's: the options' range */
+    if (!block_size ||
+        logfs_options_check(&(struct logfs_options){.block_size = block_size}, NULL, 0) ||
         g->page_size < LFS_ANCHOR_BYTES || g->page_size < LFS_SB_SIZE ||
         g->seg_bytes < 4 * (block_size + LFS_OBJ_HDR) || g->nblocks > 0xffffffffu ||
         g->nblocks * g->seg_bytes > LFS_MAX_DEVICE_BYTES)
@@ -173,8 +175,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     struct logfs_options o;
     struct lfs_geo g;
     options_default(opt, &o);
-    if (geo_from(dev, o.block_size, &g) || o.anchor_blocks < 2 ||
-        o.anchor_blocks > LFS_MAX_ANCHOR_BLOCKS)
+    if (logfs_options_check(&o, NULL, 0) || geo_from(dev, o.block_size, &g))
         return -EINVAL;
     /* the one full scan: factory-bad blocks, and the reserved ones */
     uint8_t *bad = calloc(g.nblocks, 1);

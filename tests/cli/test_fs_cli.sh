@@ -36,6 +36,8 @@ expect 1 "missing image (mkfs)" "cannot open" -- $FL mkfs "$T/missing.img"
 expect 2 "mkfs bad block size" "bad block size" -- $FL mkfs --block-size 1000 "$I"
 expect 2 "mkfs bad anchor blocks" "bad anchor block count" -- $FL mkfs --anchor-blocks 1 "$I"
 expect 2 "mkfs bad reserve" "bad reserve" -- $FL mkfs --reserve x "$I"
+# the flags are checked by LogFS's option table: its message names the key
+expect 2 "mkfs flag checked by LogFS" "anchor_blocks: '17' is not a number in 2..16" -- $FL mkfs --anchor-blocks 17 "$I"
 expect 2 "mkfs without image" "expected one IMAGE" -- $FL mkfs
 expect 2 "mkfs -o unknown key" "unknown option 'colour'" -- $FL mkfs -o colour=red "$I"
 expect 2 "mkfs -o bad policy" "unknown policy 'lru'" -- $FL mkfs -o gc_policy=lru "$I"

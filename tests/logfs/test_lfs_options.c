@@ -1,7 +1,9 @@
 /*
  * test_lfs_options.c -- LogFS options by name (fs/logfs/options.c): every key
  * sets its field, sizes take binary suffixes, and bad input is refused
- * with a message naming the key, leaving the options as they were.
+ * with a message naming the key, leaving the options as they were; a
+ * struct is checked against the same ranges (logfs_options_check), and
+ * mkfs refuses what the check refuses.
  */
 #include "logfs/logfs.h"
 #include "fixture.h"
@@ -79,10 +81,65 @@ TEST(bad_input_is_refused_by_name)
     CHECK(refused("reserve=0", "reserve"));
 }
 
+/* A struct that fails the check with a message containing `names`. */
+static int struct_refused(struct logfs_options o, const char *names)
+{
+    char err[256] = "";
+    int rc = logfs_options_check(&o, err, sizeof err);
+    if (rc != -EINVAL || !strstr(err, names)) {
+        fprintf(stderr, "struct: rc %d, message '%s' (wanted '%s')\n", rc, err, names);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(a_struct_is_checked_by_name)
+{
+    char err[256] = "";
+    struct logfs_options o = {0}; /* all defaults */
+    CHECK_EQ_INT(logfs_options_check(&o, err, sizeof err), 0);
+    REQUIRE(logfs_options_parse(&o, "block_size=512,anchor_blocks=16,reserve=1,cache=4K,"
+                                    "gc_policy=window,wear_leveling=static",
+                                err, sizeof err) == 0);
+    CHECK_EQ_INT(logfs_options_check(&o, err, sizeof err), 0);
+    CHECK_EQ_INT(logfs_options_check(&o, NULL, 0), 0);
+    CHECK(struct_refused((struct logfs_options){.block_size = 1000}, "power of two"));
+    CHECK(struct_refused((struct logfs_options){.block_size = 256}, "block_size"));
+    CHECK(struct_refused((struct logfs_options){.block_size = 65536}, "block_size"));
+    CHECK(struct_refused((struct logfs_options){.anchor_blocks = 1}, "anchor_blocks"));
+    CHECK(struct_refused((struct logfs_options){.anchor_blocks = 17}, "anchor_blocks"));
+    CHECK(struct_refused((struct logfs_options){.cache_bytes = 100}, "cache"));
+    CHECK(struct_refused((struct logfs_options){.gc_policy = "lru"}, "gc_policy"));
+    CHECK(struct_refused((struct logfs_options){.wear_leveling = 7}, "wear_leveling"));
+}
+
+/* mkfs checks its options with the same function: what it refuses. */
+TEST(mkfs_refuses_what_the_check_refuses)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = 64;
+    c.geo.pages_per_block = 32;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    nand_dev *d = NULL;
+    REQUIRE(nand_create(&c, &d) == 0);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.anchor_blocks = 1}), -EINVAL);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.anchor_blocks = 17}), -EINVAL);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.block_size = 3000}), -EINVAL);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.block_size = 65536}), -EINVAL);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.gc_policy = "lru"}), -EINVAL);
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.block_size = 2048, .anchor_blocks = 16}),
+                 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(every_key_sets_its_field);
     RUN(bad_input_is_refused_by_name);
+    RUN(a_struct_is_checked_by_name);
+    RUN(mkfs_refuses_what_the_check_refuses);
     return test_summary(argv[0]);
 }

@@ -8,6 +8,7 @@
  * contents, version-2 images, damaged compact contents) and the YAML key.
  */
 #include "crc32.h"
+#include "le.h"
 #include "nand.h"
 #include "fixture.h"
 
@@ -645,24 +646,10 @@ TEST(compress_and_dedup_share_compact_pages)
 
 /* ---- images -------------------------------------------------------------- */
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static void wr64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* The image's trailer made to match its bytes again. */
 static void fix_crc(uint8_t *img, size_t n)
 {
-    wr64(img + n - 8, flashlab_crc32(0, img, n - 8));
+    le64_put(img + n - 8, flashlab_crc32(0, img, n - 8));
 }
 
 /* Offset of the content count (docs/simulator.md): magic, version, flags,
@@ -671,7 +658,7 @@ static void fix_crc(uint8_t *img, size_t n)
 static size_t contents_at(const uint8_t *img)
 {
     size_t off = 16 + 8 + 8 + 64 + 36 * 8 + 8 + sizeof(struct nand_stats) + 8;
-    uint64_t nrec = rd64(img + off);
+    uint64_t nrec = le64_get(img + off);
     return off + 8 + nrec * 48;
 }
 
@@ -807,12 +794,12 @@ static uint8_t *to_v2(const uint8_t *img, size_t n, size_t *out_n, uint32_t pb)
     if (!o)
         return NULL;
     size_t at = contents_at(img);
-    uint64_t count = rd64(img + at);
+    uint64_t count = le64_get(img + at);
     memcpy(o, img, at + 8);
-    wr64(o + 16, 2);
+    le64_put(o + 16, 2);
     size_t r = at + 8, w = at + 8;
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t len = rd64(img + r);
+        uint64_t len = le64_get(img + r);
         if (len != pb) {
             free(o);
             return NULL;
@@ -839,7 +826,7 @@ TEST(version_2_images_still_open)
     size_t n, n2;
     uint8_t *img = fx_slurp(path, &n);
     REQUIRE(img);
-    CHECK_EQ_INT(rd64(img + 16), 3);
+    CHECK_EQ_INT(le64_get(img + 16), 3);
     uint8_t *old = to_v2(img, n, &n2, PB);
     REQUIRE(old);
     REQUIRE(fx_spit(v2, old, n2) == 0);
@@ -849,7 +836,7 @@ TEST(version_2_images_still_open)
     CHECK_EQ_INT(same_devices(d, e), 0);
     nand_close(e);
     /* version 2 flags were never read: whatever they hold, compress is off */
-    wr64(old + 24, 1);
+    le64_put(old + 24, 1);
     fix_crc(old, n2);
     REQUIRE(fx_spit(v2, old, n2) == 0);
     REQUIRE(nand_open(v2, &e, err, sizeof err) == NAND_OK);
@@ -865,7 +852,7 @@ TEST(version_2_images_still_open)
         for (size_t i = 0; i < g.gl_pathc; i++) {
             size_t m;
             uint8_t *c = fx_slurp(g.gl_pathv[i], &m);
-            if (!c || m < 24 || rd64(c + 16) != 2) {
+            if (!c || m < 24 || le64_get(c + 16) != 2) {
                 free(c);
                 continue;
             }
@@ -913,14 +900,14 @@ TEST(damaged_compact_contents_are_refused)
     size_t n;
     uint8_t *img = fx_slurp(path, &n);
     REQUIRE(img);
-    CHECK_EQ_INT(rd64(img + 24), 1); /* flags: compress */
+    CHECK_EQ_INT(le64_get(img + 24), 1); /* flags: compress */
     size_t at = contents_at(img);
-    uint64_t count = rd64(img + at);
+    uint64_t count = le64_get(img + at);
     /* the first compact content of a JFFS2-style page */
     size_t r = at + 8, first = 0;
     uint64_t flen = 0;
     for (uint64_t i = 0; i < count && !first; i++) {
-        uint64_t len = rd64(img + r);
+        uint64_t len = le64_get(img + r);
         if (len > 40 && len < PB) {
             first = r;
             flen = len;
@@ -934,7 +921,7 @@ TEST(damaged_compact_contents_are_refused)
     static const uint64_t lens[] = {0, PB + 1, 1ull << 40};
     for (int i = 0; i < 3; i++) {
         memcpy(m, img, n);
-        wr64(m + first, lens[i]);
+        le64_put(m + first, lens[i]);
         fix_crc(m, n);
         REQUIRE(fx_spit(bad, m, n) == 0);
         CHECK(refused(bad, "length"));
@@ -975,7 +962,7 @@ TEST(damaged_compact_contents_are_refused)
     CHECK(refused(bad, "compact"));
     /* flags this version does not know */
     memcpy(m, img, n);
-    wr64(m + 24, 3);
+    le64_put(m + 24, 3);
     fix_crc(m, n);
     REQUIRE(fx_spit(bad, m, n) == 0);
     CHECK(refused(bad, "flags"));
