@@ -16,7 +16,9 @@ INC.fs        := $(INC.gc) -Ifs
 INC.fsck      := -Isim -Ifsck
 INC.analysis  := $(INC.gc) -Ianalysis
 INC.workloads := $(INC.fs) -Ianalysis -Iworkloads -Iworkloads/trace -Iworkloads/experiment
-INC.cli       := $(INC.workloads) -Ifsck -Icli
+# api/: library glue above every layer (layout.h: struct layouts for bindings)
+INC.api       := $(INC.workloads) -Iapi
+INC.cli       := $(INC.workloads) -Ifsck -Iapi -Icli
 INC.tests     := $(INC.cli) -Itests
 INC.bench     := $(INC.cli) -Ibench
 INC.fuzz      := $(INC.cli) -Ifuzz
@@ -38,7 +40,7 @@ PUBLIC_HDRS := sim/nand.h fs/fstypes.h fs/fsapi.h fs/logfs/logfs.h fsck/fsck.h \
 
 BUILD   := build
 LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
-            workloads workloads/trace workloads/experiment
+            workloads workloads/trace workloads/experiment api
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)

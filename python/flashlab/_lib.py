@@ -1,22 +1,20 @@
 """Loading libflashlab.so and declaring its C API for ctypes.
 
-The structures below mirror sim/nand.h, fs/logfs/logfs.h and analysis/results.h
-field by field, in the same order and with the same C types, so that ctypes
-lays them out as the C compiler does (both follow the platform ABI).  No C
-function reports sizeof(struct ...), so the layouts are checked from the
-outside instead (``self_check``):
+The structures below mirror sim/nand.h, fs/fstypes.h, fs/logfs/logfs.h,
+fs/fsapi.h and analysis/results.h field by field, with the same C types, so
+that ctypes lays them out as the C compiler does.  The library reports its
+own layouts (api/layout.h): for each struct its sizeof and alignment, for
+each member its offsetof, sizeof and kind of type (integer, floating,
+other), and the values of its enums and constants.  When the library is
+loaded (``get()``), every class here is compared with that table -- same
+field names in the same order, same offsets, sizes and kinds, same total
+size and alignment -- and so is every constant below; a mismatch raises
+LayoutError naming the struct and the field (or the constant) before
+anything else uses the library.  When a header changes, update this file.
 
-* ``nand_config_init`` starts with ``memset(cfg, 0, sizeof *cfg)``: called
-  on a buffer pre-filled with a sentinel, the extent it overwrites is the C
-  sizeof, which must equal ``ctypes.sizeof(NandConfig)`` (checked at load,
-  it is cheap);
-* a YAML device file with a distinct value for every field, loaded with
-  ``nand_config_load``, must read back field by field, and again through
-  ``nand_create`` + ``nand_get_config``;
-* every struct the library fills (stats, block info, latency, statfs...)
-  must be written inside its ctypes size and nowhere beyond it;
-* every logfs_options field has an option key: set through
-  ``logfs_options_parse`` each must land in its ctypes field.
+``self_check()`` (run by the tests) repeats the comparison and also
+round-trips a YAML device file with a distinct value in every field through
+``nand_config_load`` and ``nand_create`` + ``nand_get_config``.
 
 The library is loaded lazily by ``get()`` so that the pure-Python parts of
 the package (flashlab.results) work without it.
@@ -24,11 +22,13 @@ the package (flashlab.results) work without it.
 
 import ctypes
 import os
+import stat
 import tempfile
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_int64, c_size_t, c_uint, c_uint32, c_uint64, c_void_p)
 
-__all__ = ["get", "lib_path", "self_check", "LibraryNotFound", "LayoutError"]
+__all__ = ["get", "lib_path", "self_check", "layout", "constants", "check_struct",
+           "LibraryNotFound", "LayoutError"]
 
 
 class LibraryNotFound(OSError):
@@ -40,6 +40,8 @@ class LayoutError(RuntimeError):
 
 
 # ---- sim/nand.h -------------------------------------------------------------
+# The constants are needed before the library is loaded (device.py and fs.py
+# build tables of them at import); get() checks each against the library.
 
 NAND_OK = 0
 NAND_E_INVAL = -1
@@ -63,6 +65,7 @@ c_enum = c_int  # C enums of these small values are int-sized
 
 
 class NandGeometry(Structure):
+    _c_struct_ = "nand_geometry"
     _fields_ = [
         ("channels", c_uint32),
         ("dies_per_channel", c_uint32),
@@ -75,6 +78,7 @@ class NandGeometry(Structure):
 
 
 class NandTiming(Structure):
+    _c_struct_ = "nand_timing"
     _fields_ = [
         ("t_r_ns", c_uint64),
         ("t_r_upper_ns", c_uint64),
@@ -88,11 +92,13 @@ class NandTiming(Structure):
 
 
 class NandRberModel(Structure):
+    _c_struct_ = "nand_rber_model"
     _fields_ = [(n, c_double) for n in
                 ("eps", "alpha", "k", "beta", "m", "n", "gamma", "p", "q")]
 
 
 class NandEcc(Structure):
+    _c_struct_ = "nand_ecc"
     _fields_ = [
         ("codeword_bytes", c_uint32),
         ("correct_bits", c_uint32),
@@ -100,6 +106,7 @@ class NandEcc(Structure):
 
 
 class NandConfig(Structure):
+    _c_struct_ = "nand_config"
     _fields_ = [
         ("name", c_char * 64),
         ("geo", NandGeometry),
@@ -121,6 +128,7 @@ class NandConfig(Structure):
 
 
 class NandResult(Structure):
+    _c_struct_ = "nand_result"
     _fields_ = [
         ("start", c_uint64),
         ("done", c_uint64),
@@ -130,6 +138,7 @@ class NandResult(Structure):
 
 
 class NandOp(Structure):
+    _c_struct_ = "nand_op"
     _fields_ = [
         ("kind", c_enum),
         ("block", c_uint32),
@@ -142,6 +151,7 @@ class NandOp(Structure):
 
 
 class NandBlockInfo(Structure):
+    _c_struct_ = "nand_block_info"
     _fields_ = [
         ("pe_cycles", c_uint64),
         ("endurance", c_uint64),
@@ -155,6 +165,7 @@ class NandBlockInfo(Structure):
 
 
 class NandStats(Structure):
+    _c_struct_ = "nand_stats"
     _fields_ = [(n, c_uint64) for n in (
         "reads", "programs", "erases",
         "bytes_read", "bytes_written",
@@ -179,6 +190,7 @@ LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = ra
 
 
 class LogfsOptions(Structure):
+    _c_struct_ = "logfs_options"
     _fields_ = [
         ("block_size", c_uint32),
         ("anchor_blocks", c_uint32),
@@ -199,6 +211,7 @@ class LogfsOptions(Structure):
 
 
 class LogfsStat(Structure):
+    _c_struct_ = "fs_stat"
     _fields_ = [
         ("ino", c_uint64),
         ("mode", c_uint32),
@@ -213,6 +226,7 @@ class LogfsStat(Structure):
 
 
 class LogfsStatfs(Structure):
+    _c_struct_ = "fs_statfs"
     _fields_ = [
         ("block_size", c_uint32),
         ("total_bytes", c_uint64),
@@ -222,6 +236,7 @@ class LogfsStatfs(Structure):
 
 
 class LogfsStats(Structure):
+    _c_struct_ = "logfs_stats"
     _fields_ = [(n, c_uint64) for n in (
         "commits", "live_bytes", "mem_bytes", "cache_hits", "cache_misses",
         "next_ino", "relocations", "host_bytes", "pages_data", "pages_meta",
@@ -231,6 +246,7 @@ class LogfsStats(Structure):
 
 
 class LogfsLatency(Structure):
+    _c_struct_ = "logfs_latency"
     _fields_ = [
         ("count", c_uint64),
         ("p50_ns", c_uint64),
@@ -251,6 +267,7 @@ RESULTS_RUNNING, RESULTS_COMPLETE, RESULTS_FAILED, RESULTS_INCOMPLETE = range(4)
 
 
 class ResultsSample(Structure):
+    _c_struct_ = "results_sample"
     _fields_ = [
         ("seq", c_int64),
         ("sim_time_ns", c_int64),
@@ -269,6 +286,7 @@ class ResultsSample(Structure):
 
 
 class ResultsMount(Structure):
+    _c_struct_ = "results_mount"
     _fields_ = [
         ("fs_kind", c_char_p),
         ("device_bytes", c_int64),
@@ -285,6 +303,7 @@ class ResultsMount(Structure):
 
 
 class ResultsLatency(Structure):
+    _c_struct_ = "results_latency"
     _fields_ = [
         ("op", c_char_p),
         ("count", c_int64),
@@ -296,11 +315,35 @@ class ResultsLatency(Structure):
     ]
 
 
+# ---- api/layout.h: the table the classes above are checked against ---------
+
+class LayoutField(Structure):
+    _c_struct_ = "flashlab_field"
+    _fields_ = [("name", c_char_p), ("offset", c_uint32), ("size", c_uint32),
+                ("kind", c_char)]
+
+
+class LayoutStruct(Structure):
+    _c_struct_ = "flashlab_struct"
+    _fields_ = [("name", c_char_p), ("size", c_uint32), ("align", c_uint32),
+                ("nfields", c_uint32), ("fields", POINTER(LayoutField))]
+
+
+class LayoutEnum(Structure):
+    _c_struct_ = "flashlab_enum"
+    _fields_ = [("name", c_char_p), ("value", c_int64)]
+
+
+LAYOUT_VERSION = 1  # FLASHLAB_LAYOUT_VERSION these three classes mirror
+
+
 # ---- prototypes -------------------------------------------------------------
 
 class FsapiHead(Structure):
     """The first two members of struct fsapi (fs/fsapi.h): all Python reads
     of an entry of the table; the rest stays opaque."""
+    _c_struct_ = "fsapi"
+    _c_head_ = True  # a prefix of the C struct: smaller, and fewer fields
     _fields_ = [("name", c_char_p), ("summary", c_char_p)]
 
 
@@ -411,6 +454,36 @@ _PROTOS = {
     "results_set_kv_text": (c_int, [_res, c_int64, c_char_p, c_char_p]),
     "results_flush": (c_int, [_res]),
     "results_status_name": (c_char_p, [c_enum]),
+    # api/layout.h
+    "flashlab_layout_version": (c_int, []),
+    "flashlab_layout": (_P(LayoutStruct), [c_size_t]),
+    "flashlab_enum_at": (_P(LayoutEnum), [c_size_t]),
+}
+
+# Every class get() checks against the library's table.
+_MIRRORED = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
+             NandOp, NandBlockInfo, NandStats, LogfsStat, LogfsStatfs, FsapiHead,
+             LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
+             ResultsLatency, LayoutField, LayoutStruct, LayoutEnum)
+
+# The constants above, each checked against the library's value.
+_CONSTANTS = (
+    "NAND_OK", "NAND_E_INVAL", "NAND_E_ADDR", "NAND_E_NOT_ERASED", "NAND_E_ORDER",
+    "NAND_E_NOP", "NAND_E_PROGRAM_FAIL", "NAND_E_ERASE_FAIL", "NAND_E_ECC",
+    "NAND_E_POWER", "NAND_E_NOMEM", "NAND_E_IO", "NAND_E_CORRUPT", "NAND_E_BUSY",
+    "NAND_SLC", "NAND_MLC", "NAND_TLC", "NAND_OP_READ", "NAND_OP_PROGRAM", "NAND_OP_ERASE",
+    "LOGFS_WL_DYNAMIC", "LOGFS_WL_NONE", "LOGFS_WL_STATIC",
+    "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
+    "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",
+)
+
+# The host's values that the file systems take as they are (fs.py passes
+# os.O_*, os.SEEK_* and reads stat.S_IF*): the library must agree with them.
+_HOST_CONSTANTS = {
+    "O_RDONLY": os, "O_WRONLY": os, "O_RDWR": os, "O_ACCMODE": os, "O_CREAT": os,
+    "O_EXCL": os, "O_TRUNC": os, "O_APPEND": os, "O_NOFOLLOW": os, "O_DIRECTORY": os,
+    "SEEK_SET": os, "SEEK_CUR": os, "SEEK_END": os,
+    "S_IFREG": stat, "S_IFDIR": stat, "S_IFLNK": stat,
 }
 
 
@@ -438,7 +511,8 @@ def _declare(lib):
 
 
 def get():
-    """The loaded library, its prototypes declared (loaded on first use)."""
+    """The loaded library, its prototypes declared and its layouts checked
+    (loaded on first use; LayoutError if a class here disagrees with it)."""
     global _lib
     if _lib is not None:
         return _lib
@@ -457,63 +531,177 @@ def get():
     except AttributeError as e:
         raise LibraryNotFound("flashlab: %s lacks a function (%s); rebuild it with `make`"
                               % (path, e)) from e
-    _check_config_size(lib)
+    try:
+        _check_library(lib)
+    except LayoutError as e:
+        raise LayoutError("flashlab: %s: %s (python/flashlab/_lib.py and the library disagree: "
+                          "update _lib.py to the C headers, or rebuild with `make`)"
+                          % (path, e)) from None
     _lib = lib
     return lib
 
 
 # ---- layout checks ----------------------------------------------------------
 
-_SENTINEL = 0xA5
-_GUARD = 64  # bytes after the struct that C must not touch
+_table = None  # (structs, constants) of the loaded library
 
 
-def _guarded(cls):
-    """A buffer of sizeof(cls) + _GUARD sentinel bytes and a cls view of it."""
-    buf = (ctypes.c_ubyte * (ctypes.sizeof(cls) + _GUARD))(*([_SENTINEL] * (ctypes.sizeof(cls) + _GUARD)))
-    return buf, cls.from_buffer(buf)
+def _read_table(lib):
+    """({name: {"size", "align", "fields": [(name, offset, size, kind)]}},
+    {constant: value}) from the library's api/layout.h table."""
+    version = lib.flashlab_layout_version()
+    if version != LAYOUT_VERSION:
+        raise LayoutError("the library's layout table is version %d, _lib.py reads version %d: "
+                          "python/flashlab/_lib.py is out of date with api/layout.h"
+                          % (version, LAYOUT_VERSION))
+    structs, consts = {}, {}
+    i = 0
+    while True:
+        p = lib.flashlab_layout(i)
+        if not p:
+            break
+        s = p.contents
+        fields = [(f.name.decode(), f.offset, f.size, f.kind.decode())
+                  for f in (s.fields[j] for j in range(s.nfields))]
+        structs[s.name.decode()] = {"size": s.size, "align": s.align, "fields": fields}
+        i += 1
+    i = 0
+    while True:
+        p = lib.flashlab_enum_at(i)
+        if not p:
+            break
+        consts[p.contents.name.decode()] = p.contents.value
+        i += 1
+    return structs, consts
 
 
-def _written_extent(buf):
-    """One past the last byte that differs from the sentinel."""
-    raw = bytes(buf)
-    for i in range(len(raw) - 1, -1, -1):
-        if raw[i] != _SENTINEL:
-            return i + 1
-    return 0
+def _kind(ctype):
+    """api/layout.h's kind of a ctypes type: 'i' integer, 'f' floating,
+    '-' pointer, array or structure."""
+    code = getattr(ctype, "_type_", None)
+    if isinstance(code, str) and issubclass(ctype, ctypes._SimpleCData):
+        if code in "bBhHiIlLqQ?c":
+            return "i"
+        if code in "fdg":
+            return "f"
+    return "-"
 
 
-def _check_guard(buf, cls, what):
-    n = ctypes.sizeof(cls)
-    if bytes(buf)[n:] != bytes([_SENTINEL]) * _GUARD:
-        raise LayoutError("%s wrote past ctypes.sizeof(%s) = %d: the C struct is larger"
-                          % (what, cls.__name__, n))
+_KIND_NAMES = {"i": "an integer", "f": "a floating type", "-": "a pointer, array or struct"}
 
 
-def _check_all_fields_written(buf, cls, what, fields=None):
-    """Every listed field differs from the sentinel pattern (a wrong offset
-    would leave one of them untouched)."""
-    view = cls.from_buffer(buf)
-    for name, ctype in cls._fields_:
-        if fields is not None and name not in fields:
-            continue
-        off = getattr(cls, name).offset
-        size = ctypes.sizeof(ctype)
-        if bytes(buf)[off:off + size] == bytes([_SENTINEL]) * size:
-            raise LayoutError("%s left %s.%s (offset %d) unwritten: layout mismatch"
-                              % (what, cls.__name__, name, off))
-    return view
+def check_struct(cls, table=None):
+    """Compare the ctypes class cls with the C struct its ``_c_struct_``
+    names in the library's table (by default the loaded library's); raise
+    LayoutError naming the struct and the field on a mismatch.  Returns a
+    one-line description of what matched."""
+    structs = (table if table is not None else layout())
+    cname = getattr(cls, "_c_struct_", None)
+    if not cname:
+        raise LayoutError("%s names no C struct (_c_struct_)" % cls.__name__)
+    where = "struct %s (ctypes %s)" % (cname, cls.__name__)
+    c = structs.get(cname)
+    if c is None:
+        raise LayoutError("%s: the library's layout table has no such struct" % where)
+    head = getattr(cls, "_c_head_", False)
+    cfields = c["fields"]
+    pyfields = [(f[0], f[1]) for f in cls._fields_]
+    cnames = [f[0] for f in cfields]
+    pynames = [f[0] for f in pyfields]
+    for i in range(max(len(cfields), len(pyfields))):
+        if i >= len(pyfields):
+            if head:
+                break
+            name, off, size, _ = cfields[i]
+            raise LayoutError("%s: field %r (offset %d, %d bytes) is missing from ctypes"
+                              % (where, name, off, size))
+        pyname, ctype = pyfields[i]
+        if i >= len(cfields):
+            raise LayoutError("%s: ctypes field %r is not in the C struct%s"
+                              % (where, pyname, " (or not in its listed head)" if head else ""))
+        name, off, size, kind = cfields[i]
+        if pyname != name:
+            if pyname in cnames and name in pynames:
+                raise LayoutError("%s: field %d is %r in C but %r in ctypes (fields out of order)"
+                                  % (where, i, name, pyname))
+            if name not in pynames:
+                raise LayoutError("%s: field %r (offset %d, %d bytes) is missing from ctypes%s"
+                                  % (where, name, off, size,
+                                     "" if pyname in cnames else
+                                     ", which has %r there" % pyname))
+            raise LayoutError("%s: ctypes field %r is not in the C struct (C has %r there)"
+                              % (where, pyname, name))
+        desc = getattr(cls, pyname)
+        if desc.offset != off:
+            raise LayoutError("%s: field %r is at offset %d in C, %d in ctypes"
+                              % (where, name, off, desc.offset))
+        if desc.size != size:
+            raise LayoutError("%s: field %r is %d bytes in C, %d in ctypes (%s)"
+                              % (where, name, size, desc.size, ctype.__name__))
+        if _kind(ctype) != kind:
+            raise LayoutError("%s: field %r is %s in C but %s in ctypes (%s)"
+                              % (where, name, _KIND_NAMES.get(kind, repr(kind)),
+                                 _KIND_NAMES[_kind(ctype)], ctype.__name__))
+    size = ctypes.sizeof(cls)
+    if size != c["size"] and not (head and size <= c["size"]):
+        raise LayoutError("%s: sizeof is %d in C, %d in ctypes" % (where, c["size"], size))
+    if ctypes.alignment(cls) != c["align"] and not head:
+        raise LayoutError("%s: alignment is %d in C, %d in ctypes"
+                          % (where, c["align"], ctypes.alignment(cls)))
+    return ("sizeof(struct %s) = %d, align %d, %s%d fields: %s matches"
+            % (cname, c["size"], c["align"], "the first " if head else "",
+               len(pyfields), cls.__name__))
 
 
-def _check_config_size(lib):
-    buf, cfg = _guarded(NandConfig)
-    lib.nand_config_init(cfg)
-    n = _written_extent(buf)
-    if n != ctypes.sizeof(NandConfig):
-        raise LayoutError("nand_config_init cleared %d bytes but ctypes.sizeof(NandConfig) "
-                          "is %d: python/flashlab/_lib.py is out of date with sim/nand.h"
-                          % (n, ctypes.sizeof(NandConfig)))
-    return n
+def check_constants(consts=None):
+    """Compare the constants of this module (and the host's os.O_*,
+    os.SEEK_*, stat.S_IF* the file systems take) with the library's; raise
+    LayoutError naming the constant on a mismatch.  Returns what matched."""
+    consts = consts if consts is not None else constants()
+    g = globals()
+    for name in _CONSTANTS:
+        if name not in consts:
+            raise LayoutError("constant %s: not in the library's table" % name)
+        if consts[name] != g[name]:
+            raise LayoutError("constant %s: %d in C, %d in _lib.py"
+                              % (name, consts[name], g[name]))
+    host = 0
+    for name, module in _HOST_CONSTANTS.items():
+        if not isinstance(getattr(module, name, None), int):
+            continue  # a platform without it
+        if name not in consts:
+            raise LayoutError("constant %s: not in the library's table" % name)
+        if consts[name] != getattr(module, name):
+            raise LayoutError("constant %s: %d in the library, %d in Python's %s module: "
+                              "the library was built for another platform"
+                              % (name, consts[name], getattr(module, name), module.__name__))
+        host += 1
+    return ["%d constants (NAND_E_*, NAND_OP_*, LOGFS_WL_*, LOGFS_OP_*, RESULTS_*) match "
+            "the library's" % len(_CONSTANTS),
+            "%d host constants (O_*, SEEK_*, S_IF*) match os/stat" % host]
+
+
+def _check_library(lib):
+    """At load: read the table, check every mirrored class and constant."""
+    global _table
+    table = _read_table(lib)
+    for cls in _MIRRORED:
+        check_struct(cls, table[0])
+    check_constants(table[1])
+    _table = table
+
+
+def layout():
+    """{struct tag: {"size", "align", "fields": [(name, offset, size, kind)]}}
+    as the library reports it (api/layout.h)."""
+    get()
+    return _table[0]
+
+
+def constants():
+    """{name: value} of the constants the library reports (api/layout.h)."""
+    get()
+    return _table[1]
 
 
 # A device file with a distinct, valid, nonzero value in every field.
@@ -583,27 +771,27 @@ def _compare(struct, expect, where):
 
 
 def self_check():
-    """Check every mirrored structure against the library; raise LayoutError
-    on a mismatch.  Returns a list of the checks done (for reports)."""
+    """Check the ctypes classes and constants against the library's layout
+    table (as get() does at load), and round-trip a YAML device file with a
+    distinct value in every field through nand_config_load and nand_create +
+    nand_get_config; raise LayoutError on a mismatch.  Returns a list of
+    the checks done (for reports)."""
     lib = get()
-    done = []
-    n = _check_config_size(lib)
-    done.append("sizeof(struct nand_config) = %d = ctypes.sizeof(NandConfig) "
-                "(extent cleared by nand_config_init)" % n)
+    done = [check_struct(cls) for cls in _MIRRORED]
+    done += check_constants()
 
     # nand_config: every field through a YAML file and back.
     fd, path = tempfile.mkstemp(suffix=".yaml", prefix="flashlab-probe-")
     try:
         with os.fdopen(fd, "w") as f:
             f.write(_PROBE_YAML)
-        buf, cfg = _guarded(NandConfig)
+        cfg = NandConfig()
         lib.nand_config_init(cfg)
         err = ctypes.create_string_buffer(512)
         rc = lib.nand_config_load(path.encode(), cfg, err, len(err))
         if rc:
             raise LayoutError("nand_config_load of the probe file failed: %s"
                               % err.value.decode(errors="replace"))
-        _check_guard(buf, NandConfig, "nand_config_load")
         _compare(cfg, _PROBE_EXPECT, "nand_config_load: ")
     finally:
         os.unlink(path)
@@ -622,143 +810,11 @@ def self_check():
         raise LayoutError("nand_create of the probe config failed: %d" % rc)
     try:
         _compare(lib.nand_get_config(dev).contents, _PROBE_EXPECT, "nand_get_config: ")
-        done.append("nand_create + nand_get_config return the same %d fields"
-                    % _count_leaves(_PROBE_EXPECT))
-        buf, info = _guarded(NandBlockInfo)
-        if lib.nand_block_info(dev, 1, info):
-            raise LayoutError("nand_block_info failed")
-        _check_guard(buf, NandBlockInfo, "nand_block_info")
-        _check_all_fields_written(buf, NandBlockInfo, "nand_block_info")
-        if info.pe_cycles != 11 or info.pages_programmed > 16 or \
-                info.factory_bad not in (0, 1) or info.erase_torn != 0:
-            raise LayoutError("nand_block_info returned implausible values: %r"
-                              % struct_dict(info))
-        done.append("nand_block_info writes every NandBlockInfo field and nothing past it")
-        buf, st = _guarded(NandStats)
-        lib.nand_get_stats(dev, st)
-        _check_guard(buf, NandStats, "nand_get_stats")
-        _check_all_fields_written(buf, NandStats, "nand_get_stats")
-        done.append("nand_get_stats writes every NandStats field and nothing past it")
-        res = NandResult()
-        data = ctypes.create_string_buffer(1024)
-        if lib.nand_read(dev, 0, 0, data, None, ctypes.byref(res)):
-            raise LayoutError("nand_read failed")
-        if not (res.done > res.start >= 0 and res.done == lib.nand_now(dev)):
-            raise LayoutError("nand_result start/done implausible: %r" % struct_dict(res))
-        done.append("nand_result.done of a read equals nand_now")
-        # nand_op: a queued program then read through every pointer field
-        page = bytes(range(256)) * 4
-        src = ctypes.create_string_buffer(page, 1024)
-        spare = ctypes.create_string_buffer(b"\x5a" * 33, 33)
-        buf, op = _guarded(NandOp)
-        ctypes.memset(buf, 0, ctypes.sizeof(NandOp))
-        good = _first_good_block(lib, dev, 2)
-        op.kind, op.block, op.page = NAND_OP_PROGRAM, good, 0
-        op.data = ctypes.cast(src, c_void_p)
-        op.oob = ctypes.cast(spare, c_void_p)
-        op.status = 12345
-        if lib.nand_submit(dev, op) != 0 or op.status != 0:
-            raise LayoutError("nand_submit of a program failed: status %d" % op.status)
-        _check_guard(buf, NandOp, "nand_submit")
-        end = lib.nand_wait(dev)
-        if not (op.res.done == end and op.res.done > op.res.start):
-            raise LayoutError("nand_op.res implausible: %r" % struct_dict(op.res))
-        got = ctypes.create_string_buffer(1024)
-        got_oob = ctypes.create_string_buffer(33)
-        op.kind, op.data, op.oob = NAND_OP_READ, ctypes.cast(got, c_void_p), \
-            ctypes.cast(got_oob, c_void_p)
-        if lib.nand_submit(dev, op) != 0 or got.raw != page or got_oob.raw[:33] != spare.raw:
-            raise LayoutError("nand_submit read back other data: nand_op layout mismatch")
-        op.block = 10**6
-        if lib.nand_submit(dev, op) != NAND_E_ADDR or op.status != NAND_E_ADDR:
-            raise LayoutError("nand_op.status not where ctypes reads it")
-        lib.nand_wait(dev)
-        done.append("nand_submit/nand_wait through NandOp: data, oob, status and res "
-                    "where C puts them, nothing written past it")
     finally:
         lib.nand_close(dev)
-
-    # logfs_options: one key per field.
-    opts = LogfsOptions()
-    err = ctypes.create_string_buffer(256)
-    spec = ("block_size=2048,anchor_blocks=3,reserve=5,cache=12345K,dirty=77K,readonly=1,"
-            "gc_policy=cost-benefit,gc_window=13,gc_choices=17,"
-            "gc_seed=18446744073709551613,gc_free_min=19,gc_separate=1,"
-            "wear_leveling=static,wl_threshold=23,gc_idle_free=29")
-    if lib.logfs_options_parse(ctypes.byref(opts), spec.encode(), err, len(err)):
-        raise LayoutError("logfs_options_parse failed: %s" % err.value.decode())
-    want = {"block_size": 2048, "anchor_blocks": 3, "reserve_segments": 5,
-            "cache_bytes": 12345 << 10, "dirty_bytes": 77 << 10, "readonly": 1,
-            "gc_policy": b"cost-benefit", "gc_window": 13, "gc_choices": 17,
-            "gc_seed": 18446744073709551613, "gc_free_min": 19, "gc_separate": 1,
-            "wear_leveling": LOGFS_WL_STATIC, "wl_threshold": 23, "gc_idle_free": 29}
-    if set(want) != {f for f, _ in LogfsOptions._fields_}:
-        raise LayoutError("the logfs_options probe does not cover every field")
-    _compare(opts, want, "logfs_options_parse: ")
-    done.append("logfs_options_parse sets each of the %d LogfsOptions fields where "
-                "ctypes reads it" % len(want))
-
-    # the mounted-fs structs
-    dev = _tiny_fs_device(lib)
-    fs = c_void_p()
-    try:
-        if lib.logfs_mount(dev, None, ctypes.byref(fs)):
-            raise LayoutError("logfs_mount of the probe device failed")
-        fd = lib.logfs_open(fs, b"/probe", os.O_RDWR | os.O_CREAT, 0o640)
-        if fd < 0 or lib.logfs_write(fs, fd, b"x" * 5000, 5000) != 5000:
-            raise LayoutError("could not write the probe file")
-        lib.logfs_fsync(fs, fd)
-        for fn, cls, call in (
-                ("logfs_get_stats", LogfsStats, lambda s: lib.logfs_get_stats(fs, s)),
-                ("logfs_get_latency", LogfsLatency,
-                 lambda s: lib.logfs_get_latency(fs, LOGFS_OP_WRITE, s)),
-                ("logfs_statfs", LogfsStatfs, lambda s: lib.logfs_statfs(fs, s)),
-                ("logfs_fstat", LogfsStat, lambda s: lib.logfs_fstat(fs, fd, s))):
-            buf, s = _guarded(cls)
-            if call(s):
-                raise LayoutError("%s failed" % fn)
-            _check_guard(buf, cls, fn)
-            _check_all_fields_written(buf, cls, fn)
-            done.append("%s writes every %s field and nothing past it" % (fn, cls.__name__))
-            if cls is LogfsStat and not (s.size == 5000 and s.nlink == 1 and
-                                         s.mode & 0o7777 == 0o640):
-                raise LayoutError("logfs_fstat: implausible %r" % struct_dict(s))
-            if cls is LogfsLatency and s.count != 1:
-                raise LayoutError("logfs_get_latency: implausible %r" % struct_dict(s))
-            if cls is LogfsStatfs and s.block_size != 4096:
-                raise LayoutError("logfs_statfs: implausible %r" % struct_dict(s))
-        lib.logfs_close(fs, fd)
-    finally:
-        if fs:
-            lib.logfs_unmount(fs)
-        lib.nand_close(dev)
+    done.append("nand_create + nand_get_config return the same %d fields"
+                % _count_leaves(_PROBE_EXPECT))
     return done
-
-
-def _first_good_block(lib, dev, start):
-    info = NandBlockInfo()
-    b = start
-    while lib.nand_block_info(dev, b, info) == 0:
-        if not info.factory_bad and not info.pages_programmed:
-            return b
-        b += 1
-    raise LayoutError("no good erased block on the probe device")
-
-
-def _tiny_fs_device(lib):
-    cfg = NandConfig()
-    lib.nand_config_init(cfg)
-    cfg.geo.blocks_per_plane = 64
-    cfg.geo.pages_per_block = 32
-    cfg.geo.page_size = 2048
-    cfg.geo.oob_size = 64
-    dev = c_void_p()
-    if lib.nand_create(cfg, ctypes.byref(dev)):
-        raise LayoutError("nand_create of the probe device failed")
-    if lib.logfs_mkfs(dev, None):
-        lib.nand_close(dev)
-        raise LayoutError("logfs_mkfs of the probe device failed")
-    return dev
 
 
 def _count_leaves(d):

@@ -62,14 +62,102 @@ class TestLayout(unittest.TestCase):
     def test_self_check(self):
         checks = flashlab.self_check()
         self.assertTrue(any("sizeof(struct nand_config)" in c for c in checks))
+        self.assertTrue(any("nand_create + nand_get_config" in c for c in checks))
         self.assertGreaterEqual(len(checks), 10)
 
     def test_config_size_matches_c(self):
-        # nand_config_init memsets the whole struct: the extent it writes is
-        # the C sizeof.
-        buf, cfg = _lib._guarded(_lib.NandConfig)
-        _lib.get().nand_config_init(cfg)
-        self.assertEqual(_lib._written_extent(buf), _lib.ctypes.sizeof(_lib.NandConfig))
+        # the library reports sizeof(struct nand_config) (api/layout.h)
+        c = _lib.layout()["nand_config"]
+        self.assertEqual(c["size"], _lib.ctypes.sizeof(_lib.NandConfig))
+        self.assertEqual([f[0] for f in c["fields"]], [f[0] for f in _lib.NandConfig._fields_])
+
+    def test_every_class_is_in_the_table(self):
+        table = _lib.layout()
+        for cls in _lib._MIRRORED:
+            self.assertIn(cls._c_struct_, table)
+            self.assertIn("matches", _lib.check_struct(cls))
+        self.assertEqual(_lib.constants()["NAND_E_ECC"], _lib.NAND_E_ECC)
+
+    def _rejected(self, cls, *words):
+        with self.assertRaises(_lib.LayoutError) as cm:
+            _lib.check_struct(cls)
+        msg = str(cm.exception)
+        for w in ("struct nand_stats",) + words:
+            self.assertIn(w, msg)
+        return msg
+
+    def test_wrong_classes_are_rejected(self):
+        good = list(_lib.NandStats._fields_)
+
+        def copy(fields, name="BadStats"):
+            return type(name, (_lib.ctypes.Structure,),
+                        {"_c_struct_": "nand_stats", "_fields_": fields})
+        # two fields swapped
+        swapped = good[:]
+        swapped[1], swapped[2] = swapped[2], swapped[1]
+        self._rejected(copy(swapped), "'programs'", "'erases'", "out of order")
+        # one missing, in the middle and at the end
+        self._rejected(copy(good[:5] + good[6:]), "'bits_corrected'", "missing")
+        self._rejected(copy(good[:-1]), "'busy_ns'", "missing")
+        # one too many, and one renamed
+        self._rejected(copy(good + [("extra", _lib.c_uint64)]), "'extra'", "not in the C")
+        self._rejected(copy(good[:3] + [("bytes_in", _lib.c_uint64)] + good[4:]),
+                       "'bytes_read'")
+        # a narrower type (moves every later offset), and a same-size wrong kind
+        self._rejected(copy(good[:3] + [("bytes_read", _lib.c_uint32)] + good[4:]),
+                       "'bytes_read'", "8 bytes in C, 4")
+        self._rejected(copy(good[:3] + [("bytes_read", _lib.c_double)] + good[4:]),
+                       "'bytes_read'", "an integer in C")
+        # a class naming no or an unknown struct
+        with self.assertRaises(_lib.LayoutError):
+            _lib.check_struct(type("NoName", (_lib.ctypes.Structure,), {"_fields_": good}))
+        with self.assertRaisesRegex(_lib.LayoutError, "no_such"):
+            _lib.check_struct(type("Unknown", (_lib.ctypes.Structure,),
+                                   {"_c_struct_": "no_such", "_fields_": good}))
+
+    def test_wrong_constants_are_rejected(self):
+        consts = dict(_lib.constants())
+        self.assertTrue(_lib.check_constants(consts))
+        for name, delta in (("NAND_E_ECC", -100), ("LOGFS_OP_META", 1), ("O_CREAT", 1)):
+            bad = dict(consts)
+            bad[name] += delta
+            with self.assertRaisesRegex(_lib.LayoutError, name):
+                _lib.check_constants(bad)
+        del consts["RESULTS_FAILED"]
+        with self.assertRaisesRegex(_lib.LayoutError, "RESULTS_FAILED"):
+            _lib.check_constants(consts)
+
+    def test_other_table_version_is_refused(self):
+        class Newer:
+            @staticmethod
+            def flashlab_layout_version():
+                return _lib.LAYOUT_VERSION + 1
+        with self.assertRaisesRegex(_lib.LayoutError, "version"):
+            _lib._read_table(Newer())
+
+    def test_mismatch_stops_the_load(self):
+        # a wrong class among those checked: the first use of the library
+        # fails with LayoutError naming the struct and the field
+        import subprocess
+        code = ("import ctypes, flashlab\n"
+                "from flashlab import _lib\n"
+                "f = list(_lib.NandStats._fields_)\n"
+                "f[0], f[1] = f[1], f[0]\n"
+                "Bad = type('Bad', (ctypes.Structure,), {'_c_struct_': 'nand_stats', "
+                "'_fields_': f})\n"
+                "_lib._MIRRORED = _lib._MIRRORED + (Bad,)\n"
+                "try:\n"
+                "    flashlab.Device.create(blocks=8, pages=4, page_size=512)\n"
+                "except _lib.LayoutError as e:\n"
+                "    print(e); assert _lib._lib is None\n"
+                "else:\n"
+                "    raise SystemExit('loaded')\n")
+        env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
+        p = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("struct nand_stats", p.stdout)
+        self.assertIn("'reads'", p.stdout)
 
     def test_library_lookup(self):
         path = _lib.lib_path()

@@ -1,0 +1,266 @@
+/*
+ * layout.c -- the table of api/layout.h, filled by the compiler: sizeof,
+ * _Alignof, offsetof and the kind of each member's type (_Generic), so it
+ * cannot drift from the headers.  A struct added to a binding gets an entry
+ * here; a member added to a struct listed here gets a line.
+ */
+#include "layout.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fsapi.h"
+#include "fstypes.h"
+#include "logfs/logfs.h"
+#include "nand.h"
+#include "results.h"
+
+/* an lvalue of member m of struct T, never evaluated */
+#define MEMBER(T, m) (((struct T *)0)->m)
+
+#define KIND(e)                                                              \
+    _Generic((e),                                                            \
+        _Bool: FLASHLAB_KIND_INT, char: FLASHLAB_KIND_INT,                   \
+        signed char: FLASHLAB_KIND_INT, unsigned char: FLASHLAB_KIND_INT,    \
+        short: FLASHLAB_KIND_INT, unsigned short: FLASHLAB_KIND_INT,         \
+        int: FLASHLAB_KIND_INT, unsigned: FLASHLAB_KIND_INT,                 \
+        long: FLASHLAB_KIND_INT, unsigned long: FLASHLAB_KIND_INT,           \
+        long long: FLASHLAB_KIND_INT, unsigned long long: FLASHLAB_KIND_INT, \
+        float: FLASHLAB_KIND_FLOAT, double: FLASHLAB_KIND_FLOAT,             \
+        long double: FLASHLAB_KIND_FLOAT,                                    \
+        default: FLASHLAB_KIND_OTHER)
+
+#define F(T, m) \
+    { #m, (uint32_t)offsetof(struct T, m), (uint32_t)sizeof MEMBER(T, m), KIND(MEMBER(T, m)) }
+
+#define NFIELDS(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+#define ENTRY(T) \
+    { #T, (uint32_t)sizeof(struct T), (uint32_t)_Alignof(struct T), NFIELDS(fields_##T), fields_##T }
+
+/* ---- sim/nand.h ---------------------------------------------------------- */
+
+static const struct flashlab_field fields_nand_geometry[] = {
+    F(nand_geometry, channels), F(nand_geometry, dies_per_channel),
+    F(nand_geometry, planes_per_die), F(nand_geometry, blocks_per_plane),
+    F(nand_geometry, pages_per_block), F(nand_geometry, page_size),
+    F(nand_geometry, oob_size),
+};
+
+static const struct flashlab_field fields_nand_timing[] = {
+    F(nand_timing, t_r_ns), F(nand_timing, t_r_upper_ns), F(nand_timing, t_prog_ns),
+    F(nand_timing, t_prog_upper_ns), F(nand_timing, t_bers_ns), F(nand_timing, t_cycle_ns),
+    F(nand_timing, bus_bytes), F(nand_timing, addr_cycles),
+};
+
+static const struct flashlab_field fields_nand_rber_model[] = {
+    F(nand_rber_model, eps), F(nand_rber_model, alpha), F(nand_rber_model, k),
+    F(nand_rber_model, beta), F(nand_rber_model, m), F(nand_rber_model, n),
+    F(nand_rber_model, gamma), F(nand_rber_model, p), F(nand_rber_model, q),
+};
+
+static const struct flashlab_field fields_nand_ecc[] = {
+    F(nand_ecc, codeword_bytes), F(nand_ecc, correct_bits),
+};
+
+static const struct flashlab_field fields_nand_config[] = {
+    F(nand_config, name), F(nand_config, geo), F(nand_config, cell),
+    F(nand_config, nop), F(nand_config, pair_distance), F(nand_config, timing),
+    F(nand_config, endurance), F(nand_config, endurance_sigma),
+    F(nand_config, endurance_scale), F(nand_config, initial_pe),
+    F(nand_config, factory_bad_fraction), F(nand_config, rber), F(nand_config, ecc),
+    F(nand_config, seed), F(nand_config, dedup), F(nand_config, compress),
+};
+
+static const struct flashlab_field fields_nand_result[] = {
+    F(nand_result, start), F(nand_result, done), F(nand_result, corrected_bits),
+    F(nand_result, raw_bit_errors),
+};
+
+static const struct flashlab_field fields_nand_op[] = {
+    F(nand_op, kind), F(nand_op, block), F(nand_op, page), F(nand_op, data),
+    F(nand_op, oob), F(nand_op, status), F(nand_op, res),
+};
+
+static const struct flashlab_field fields_nand_block_info[] = {
+    F(nand_block_info, pe_cycles), F(nand_block_info, endurance),
+    F(nand_block_info, reads_since_erase), F(nand_block_info, pages_programmed),
+    F(nand_block_info, factory_bad), F(nand_block_info, grown_bad),
+    F(nand_block_info, marked_bad), F(nand_block_info, erase_torn),
+};
+
+static const struct flashlab_field fields_nand_stats[] = {
+    F(nand_stats, reads), F(nand_stats, programs), F(nand_stats, erases),
+    F(nand_stats, bytes_read), F(nand_stats, bytes_written),
+    F(nand_stats, bits_corrected), F(nand_stats, ecc_failures),
+    F(nand_stats, uncorrectable_reads), F(nand_stats, program_fails),
+    F(nand_stats, erase_fails), F(nand_stats, violations_not_erased),
+    F(nand_stats, violations_order), F(nand_stats, violations_nop),
+    F(nand_stats, violations_addr), F(nand_stats, power_cuts),
+    F(nand_stats, torn_programs), F(nand_stats, torn_erases),
+    F(nand_stats, paired_corruptions), F(nand_stats, state_ops),
+    F(nand_stats, pages_stored), F(nand_stats, bytes_stored), F(nand_stats, busy_ns),
+};
+
+/* ---- fs/fstypes.h, fs/fsapi.h, fs/logfs/logfs.h -------------------------- */
+
+static const struct flashlab_field fields_fs_stat[] = {
+    F(fs_stat, ino), F(fs_stat, mode), F(fs_stat, nlink), F(fs_stat, uid),
+    F(fs_stat, gid), F(fs_stat, size), F(fs_stat, atime), F(fs_stat, mtime),
+    F(fs_stat, ctime),
+};
+
+static const struct flashlab_field fields_fs_statfs[] = {
+    F(fs_statfs, block_size), F(fs_statfs, total_bytes), F(fs_statfs, free_bytes),
+    F(fs_statfs, files),
+};
+
+/* only the head: what a binding reads of an entry (see layout.h) */
+static const struct flashlab_field fields_fsapi[] = {
+    F(fsapi, name), F(fsapi, summary),
+};
+
+static const struct flashlab_field fields_logfs_options[] = {
+    F(logfs_options, block_size), F(logfs_options, anchor_blocks),
+    F(logfs_options, reserve_segments), F(logfs_options, cache_bytes),
+    F(logfs_options, dirty_bytes), F(logfs_options, readonly),
+    F(logfs_options, gc_policy), F(logfs_options, gc_window),
+    F(logfs_options, gc_choices), F(logfs_options, gc_seed),
+    F(logfs_options, gc_free_min), F(logfs_options, gc_separate),
+    F(logfs_options, wear_leveling), F(logfs_options, wl_threshold),
+    F(logfs_options, gc_idle_free),
+};
+
+static const struct flashlab_field fields_logfs_stats[] = {
+    F(logfs_stats, commits), F(logfs_stats, live_bytes), F(logfs_stats, mem_bytes),
+    F(logfs_stats, cache_hits), F(logfs_stats, cache_misses), F(logfs_stats, next_ino),
+    F(logfs_stats, relocations), F(logfs_stats, host_bytes), F(logfs_stats, pages_data),
+    F(logfs_stats, pages_meta), F(logfs_stats, pages_anchor), F(logfs_stats, pages_gc),
+    F(logfs_stats, erases), F(logfs_stats, gc_rounds), F(logfs_stats, gc_objects),
+    F(logfs_stats, gc_bytes), F(logfs_stats, gc_time_ns), F(logfs_stats, wl_moves),
+    F(logfs_stats, gc_fallbacks), F(logfs_stats, free_segments),
+};
+
+static const struct flashlab_field fields_logfs_latency[] = {
+    F(logfs_latency, count), F(logfs_latency, p50_ns), F(logfs_latency, p99_ns),
+    F(logfs_latency, p999_ns), F(logfs_latency, max_ns), F(logfs_latency, mean_ns),
+};
+
+/* ---- analysis/results.h ------------------------------------------------- */
+
+static const struct flashlab_field fields_results_sample[] = {
+    F(results_sample, seq), F(results_sample, sim_time_ns), F(results_sample, host_bytes),
+    F(results_sample, flash_bytes_programmed), F(results_sample, data_pages),
+    F(results_sample, meta_pages), F(results_sample, anchor_pages),
+    F(results_sample, gc_pages), F(results_sample, erases), F(results_sample, wa),
+    F(results_sample, free_segments), F(results_sample, gc_time_ns),
+    F(results_sample, gc_invocations),
+};
+
+static const struct flashlab_field fields_results_mount[] = {
+    F(results_mount, fs_kind), F(results_mount, device_bytes),
+    F(results_mount, fill_fraction), F(results_mount, clean),
+    F(results_mount, sim_latency_ns), F(results_mount, flash_time_ns),
+    F(results_mount, cpu_time_ns), F(results_mount, pages_read),
+    F(results_mount, bytes_read), F(results_mount, ram_bytes), F(results_mount, wall_ns),
+};
+
+static const struct flashlab_field fields_results_latency[] = {
+    F(results_latency, op), F(results_latency, count), F(results_latency, p50_ns),
+    F(results_latency, p99_ns), F(results_latency, p999_ns), F(results_latency, max_ns),
+    F(results_latency, mean_ns),
+};
+
+/* ---- this table itself (a binding reads it through these) --------------- */
+
+static const struct flashlab_field fields_flashlab_field[] = {
+    F(flashlab_field, name), F(flashlab_field, offset), F(flashlab_field, size),
+    F(flashlab_field, kind),
+};
+
+static const struct flashlab_field fields_flashlab_struct[] = {
+    F(flashlab_struct, name), F(flashlab_struct, size), F(flashlab_struct, align),
+    F(flashlab_struct, nfields), F(flashlab_struct, fields),
+};
+
+static const struct flashlab_field fields_flashlab_enum[] = {
+    F(flashlab_enum, name), F(flashlab_enum, value),
+};
+
+static const struct flashlab_struct structs[] = {
+    ENTRY(nand_geometry), ENTRY(nand_timing), ENTRY(nand_rber_model), ENTRY(nand_ecc),
+    ENTRY(nand_config), ENTRY(nand_result), ENTRY(nand_op), ENTRY(nand_block_info),
+    ENTRY(nand_stats),
+    ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
+    ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(logfs_latency),
+    ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
+    ENTRY(flashlab_field), ENTRY(flashlab_struct), ENTRY(flashlab_enum),
+};
+
+/* ---- constants ------------------------------------------------------------ */
+
+#define E(name) { #name, (int64_t)(name) }
+
+static const struct flashlab_enum enums[] = {
+    /* sim/nand.h */
+    E(NAND_OK), E(NAND_E_INVAL), E(NAND_E_ADDR), E(NAND_E_NOT_ERASED), E(NAND_E_ORDER),
+    E(NAND_E_NOP), E(NAND_E_PROGRAM_FAIL), E(NAND_E_ERASE_FAIL), E(NAND_E_ECC),
+    E(NAND_E_POWER), E(NAND_E_NOMEM), E(NAND_E_IO), E(NAND_E_CORRUPT), E(NAND_E_BUSY),
+    E(NAND_SLC), E(NAND_MLC), E(NAND_TLC),
+    E(NAND_OP_READ), E(NAND_OP_PROGRAM), E(NAND_OP_ERASE),
+    /* fs/logfs/logfs.h */
+    E(LOGFS_WL_DYNAMIC), E(LOGFS_WL_NONE), E(LOGFS_WL_STATIC),
+    E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),
+    E(LOGFS_OP_KINDS),
+    /* analysis/results.h */
+    E(RESULTS_RUNNING), E(RESULTS_COMPLETE), E(RESULTS_FAILED), E(RESULTS_INCOMPLETE),
+    E(RESULTS_SCHEMA_VERSION),
+    /* the host's values, which the file systems take as they are */
+    E(O_RDONLY), E(O_WRONLY), E(O_RDWR), E(O_ACCMODE), E(O_CREAT), E(O_EXCL),
+    E(O_TRUNC), E(O_APPEND), E(O_NOFOLLOW), E(O_DIRECTORY),
+    E(SEEK_SET), E(SEEK_CUR), E(SEEK_END),
+    E(S_IFMT), E(S_IFREG), E(S_IFDIR), E(S_IFLNK),
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+int flashlab_layout_version(void)
+{
+    return FLASHLAB_LAYOUT_VERSION;
+}
+
+const struct flashlab_struct *flashlab_layout(size_t i)
+{
+    return i < COUNT(structs) ? &structs[i] : NULL;
+}
+
+const struct flashlab_struct *flashlab_layout_find(const char *name)
+{
+    for (size_t i = 0; name && i < COUNT(structs); i++)
+        if (!strcmp(structs[i].name, name))
+            return &structs[i];
+    return NULL;
+}
+
+const struct flashlab_field *flashlab_layout_field(const struct flashlab_struct *s,
+                                                   const char *name)
+{
+    for (uint32_t i = 0; s && name && i < s->nfields; i++)
+        if (!strcmp(s->fields[i].name, name))
+            return &s->fields[i];
+    return NULL;
+}
+
+const struct flashlab_enum *flashlab_enum_at(size_t i)
+{
+    return i < COUNT(enums) ? &enums[i] : NULL;
+}
+
+const struct flashlab_enum *flashlab_enum_find(const char *name)
+{
+    for (size_t i = 0; name && i < COUNT(enums); i++)
+        if (!strcmp(enums[i].name, name))
+            return &enums[i];
+    return NULL;
+}

@@ -1,0 +1,120 @@
+/*
+ * test_layout.c -- api/layout.h: the table the library reports of its
+ * structs and constants agrees with what this compiler sees in the headers,
+ * and its look-ups find what they should (and nothing else).
+ */
+#include <fcntl.h>
+
+#include "fsapi.h"
+#include "layout.h"
+#include "logfs/logfs.h"
+#include "nand.h"
+#include "results.h"
+#include "test.h"
+
+TEST(version)
+{
+    CHECK_EQ_INT(flashlab_layout_version(), FLASHLAB_LAYOUT_VERSION);
+}
+
+TEST(struct_sizes)
+{
+    const struct flashlab_struct *s = flashlab_layout_find("nand_config");
+    REQUIRE(s != NULL);
+    CHECK_EQ_INT(s->size, sizeof(struct nand_config));
+    CHECK_EQ_INT(s->align, _Alignof(struct nand_config));
+    CHECK_EQ_INT(s->nfields, 16);
+    REQUIRE((s = flashlab_layout_find("nand_stats")) != NULL);
+    CHECK_EQ_INT(s->size, sizeof(struct nand_stats));
+    CHECK_EQ_INT(s->nfields, sizeof(struct nand_stats) / sizeof(uint64_t));
+    REQUIRE((s = flashlab_layout_find("fs_stat")) != NULL);
+    CHECK_EQ_INT(s->size, sizeof(struct fs_stat));
+    REQUIRE((s = flashlab_layout_find("results_mount")) != NULL);
+    CHECK_EQ_INT(s->size, sizeof(struct results_mount));
+    /* fsapi: the head only, but the whole struct's size */
+    REQUIRE((s = flashlab_layout_find("fsapi")) != NULL);
+    CHECK_EQ_INT(s->size, sizeof(struct fsapi));
+    CHECK_EQ_INT(s->nfields, 2);
+    CHECK(flashlab_layout_find("no_such_struct") == NULL);
+    CHECK(flashlab_layout_find(NULL) == NULL);
+}
+
+TEST(field_offsets_sizes_kinds)
+{
+    const struct flashlab_struct *s = flashlab_layout_find("nand_config");
+    REQUIRE(s != NULL);
+    const struct flashlab_field *f = flashlab_layout_field(s, "rber");
+    REQUIRE(f != NULL);
+    CHECK_EQ_INT(f->offset, offsetof(struct nand_config, rber));
+    CHECK_EQ_INT(f->size, sizeof(struct nand_rber_model));
+    CHECK_EQ_INT(f->kind, FLASHLAB_KIND_OTHER);
+    REQUIRE((f = flashlab_layout_field(s, "name")) != NULL);
+    CHECK_EQ_INT(f->offset, 0);
+    CHECK_EQ_INT(f->size, 64);
+    CHECK_EQ_INT(f->kind, FLASHLAB_KIND_OTHER);
+    REQUIRE((f = flashlab_layout_field(s, "cell")) != NULL); /* an enum */
+    CHECK_EQ_INT(f->kind, FLASHLAB_KIND_INT);
+    CHECK_EQ_INT(f->size, sizeof(enum nand_cell));
+    REQUIRE((f = flashlab_layout_field(s, "endurance_sigma")) != NULL);
+    CHECK_EQ_INT(f->kind, FLASHLAB_KIND_FLOAT);
+    CHECK(flashlab_layout_field(s, "no_such_field") == NULL);
+    REQUIRE((s = flashlab_layout_find("logfs_options")) != NULL);
+    REQUIRE((f = flashlab_layout_field(s, "gc_policy")) != NULL);
+    CHECK_EQ_INT(f->offset, offsetof(struct logfs_options, gc_policy));
+    CHECK_EQ_INT(f->size, sizeof(const char *));
+    CHECK_EQ_INT(f->kind, FLASHLAB_KIND_OTHER);
+}
+
+/* every entry: fields in increasing order of offset, inside the struct,
+ * not overlapping; the size a multiple of the alignment */
+TEST(every_entry_is_consistent)
+{
+    size_t n = 0;
+    for (const struct flashlab_struct *s; (s = flashlab_layout(n)) != NULL; n++) {
+        CHECK(s->name && *s->name);
+        CHECK(s->nfields > 0 && s->fields != NULL);
+        CHECK(s->align > 0 && s->size % s->align == 0);
+        CHECK(flashlab_layout_find(s->name) == s);
+        uint32_t end = 0;
+        for (uint32_t i = 0; i < s->nfields; i++) {
+            const struct flashlab_field *f = &s->fields[i];
+            if (f->offset < end || f->offset + f->size > s->size || !f->size)
+                fprintf(stderr, "  %s.%s: offset %u size %u\n", s->name, f->name,
+                        (unsigned)f->offset, (unsigned)f->size);
+            CHECK(f->offset >= end && f->offset + f->size <= s->size && f->size > 0);
+            CHECK(f->kind == FLASHLAB_KIND_INT || f->kind == FLASHLAB_KIND_FLOAT ||
+                  f->kind == FLASHLAB_KIND_OTHER);
+            end = f->offset + f->size;
+        }
+    }
+    CHECK(n >= 18);
+}
+
+TEST(constants)
+{
+    const struct flashlab_enum *e = flashlab_enum_find("NAND_E_ECC");
+    REQUIRE(e != NULL);
+    CHECK_EQ_INT(e->value, NAND_E_ECC);
+    REQUIRE((e = flashlab_enum_find("LOGFS_OP_KINDS")) != NULL);
+    CHECK_EQ_INT(e->value, LOGFS_OP_KINDS);
+    REQUIRE((e = flashlab_enum_find("RESULTS_INCOMPLETE")) != NULL);
+    CHECK_EQ_INT(e->value, RESULTS_INCOMPLETE);
+    REQUIRE((e = flashlab_enum_find("O_CREAT")) != NULL);
+    CHECK_EQ_INT(e->value, O_CREAT);
+    CHECK(flashlab_enum_find("NO_SUCH_CONSTANT") == NULL);
+    size_t n = 0;
+    for (; flashlab_enum_at(n); n++)
+        CHECK(flashlab_enum_find(flashlab_enum_at(n)->name) == flashlab_enum_at(n));
+    CHECK(n > 30);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    RUN(version);
+    RUN(struct_sizes);
+    RUN(field_offsets_sizes_kinds);
+    RUN(every_entry_is_consistent);
+    RUN(constants);
+    return test_summary(argv[0]);
+}
