@@ -36,7 +36,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
 LIB_VIS := -fvisibility=hidden
 PUBLIC_HDRS := sim/nand.h fs/fstypes.h fs/fsapi.h fs/logfs/logfs.h fsck/fsck.h \
-               analysis/results.h
+               analysis/results.h api/layout.h
 
 BUILD   := build
 LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \

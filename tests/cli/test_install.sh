@@ -8,7 +8,8 @@ P=$T/prefix
 expect 0 "make install" "" -- make -s --no-print-directory install BUILD="$BUILD_DIR" PREFIX="$P"
 for f in bin/flashlab lib/libflashlab.so lib/libflashlab.so.0 include/flashlab/nand.h \
          include/flashlab/logfs.h include/flashlab/fsapi.h include/flashlab/fstypes.h \
-         include/flashlab/fsck.h include/flashlab/results.h lib/pkgconfig/flashlab.pc; do
+         include/flashlab/fsck.h include/flashlab/results.h include/flashlab/layout.h \
+         lib/pkgconfig/flashlab.pc; do
     if [ -e "$P/$f" ]; then ok; else bad "installed $f"; fi
 done
 expect 0 "installed program runs" "flashlab" -- "$P/bin/flashlab" --version

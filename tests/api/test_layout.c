@@ -10,7 +10,7 @@
 #include "logfs/logfs.h"
 #include "nand.h"
 #include "results.h"
-#include "test.h"
+#include "fixture.h"
 
 TEST(version)
 {
@@ -110,7 +110,7 @@ TEST(constants)
 
 int main(int argc, char **argv)
 {
-    (void)argc;
+    test_init(argc, argv);
     RUN(version);
     RUN(struct_sizes);
     RUN(field_offsets_sizes_kinds);
