@@ -5,34 +5,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#define MAX_FDS 65536
-
-static int fd_get(struct logfs *fs, int fd, struct lfs_fd **f, struct lfs_inode **in)
+/* The open file fd and its inode. */
+static int fd_get(struct logfs *fs, int fd, struct fs_fd **f, struct lfs_inode **in)
 {
-    if (fd < 0 || (uint32_t)fd >= fs->nfds || !fs->fds[fd].used)
-        return -EBADF;
-    *f = &fs->fds[fd];
-    return lfs_inode_get(fs, (*f)->ino, in);
-}
-
-static int fd_new(struct logfs *fs)
-{
-    for (uint32_t i = 0; i < fs->nfds; i++)
-        if (!fs->fds[i].used)
-            return (int)i;
-    uint32_t n = fs->nfds ? fs->nfds * 2 : 16;
-    if (n > MAX_FDS)
-        return -EMFILE;
-    struct lfs_fd *v = lfs_zalloc(fs, n * sizeof *v);
-    if (!v)
-        return -ENOMEM;
-    if (fs->nfds)
-        memcpy(v, fs->fds, fs->nfds * sizeof *v);
-    lfs_free(fs, fs->fds, fs->nfds * sizeof *v);
-    fs->fds = v;
-    int fd = (int)fs->nfds;
-    fs->nfds = n;
-    return fd;
+    int rc = fs_fd_get(&fs->fds, fd, f);
+    return rc ? rc : lfs_inode_get(fs, (*f)->ino, in);
 }
 
 /* Find or create the file open names, with open's checks. */
@@ -40,27 +17,20 @@ static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mo
                       struct lfs_inode **in)
 {
     struct lfs_path r;
-    int acc = flags & O_ACCMODE;
-    if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
-        return -EINVAL;
-    if (fs->readonly && (acc != O_RDONLY || flags & (O_CREAT | O_TRUNC)))
-        return -EROFS;
-    /* O_CREAT|O_EXCL never follows a final link, even a dangling one */
-    int excl = (flags & O_CREAT) && (flags & O_EXCL);
-    int rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW) && !excl, &r);
+    int rc = fs_open_check(flags);
     if (rc)
         return rc;
-    if (r.ino && excl)
-        return -EEXIST;
+    if (fs->readonly && fs_open_writes(flags))
+        return -EROFS;
+    /* O_CREAT|O_EXCL never follows a final link, even a dangling one */
+    int excl = fs_open_excl(flags);
+    if ((rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW) && !excl, &r)))
+        return rc;
     if (!r.ino)
         return flags & O_CREAT ? lfs_create(fs, &r, S_IFREG | (mode & 07777), in) : -ENOENT;
-    if ((rc = lfs_inode_get(fs, r.ino, in)))
+    if ((rc = lfs_inode_get(fs, r.ino, in)) || (rc = fs_open_existing(flags, (*in)->mode)))
         return rc;
-    if (S_ISDIR((*in)->mode) && acc != O_RDONLY)
-        return -EISDIR;
-    if (S_ISLNK((*in)->mode))
-        return -ELOOP;
-    if ((flags & O_TRUNC) && acc != O_RDONLY && (*in)->size) {
+    if (fs_open_truncates(flags) && (*in)->size) {
         rc = lfs_file_truncate(fs, *in, 0);
         (*in)->mtime = (*in)->ctime = lfs_now(fs);
     }
@@ -71,21 +41,19 @@ static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
 {
     struct lfs_inode *in;
     int rc = open_inode(fs, path, flags, mode, &in);
-    int fd = rc ? rc : fd_new(fs);
-    if (fd < 0)
-        return fd;
-    fs->fds[fd] = (struct lfs_fd){.ino = in->ino, .flags = flags, .used = 1};
-    lfs_imem_of(in)->opens++;
+    int fd = rc ? rc : fs_fd_alloc(&fs->fds, in->ino, flags);
+    if (fd >= 0)
+        lfs_imem_of(in)->opens++;
     return fd;
 }
 
 /* Give back an fd open_fd returned (its open failed at the end). */
 static void unopen(struct logfs *fs, int fd)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     struct lfs_inode *in;
     if (!fd_get(fs, fd, &f, &in)) {
-        f->used = 0;
+        fs_fd_release(&fs->fds, fd);
         lfs_imem_of(in)->opens--;
     }
 }
@@ -94,7 +62,7 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     int fd = open_fd(fs, path, flags, mode);
-    if ((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+    if (!fs_open_writes(flags))
         return (int)lfs_op_end_ro(fs, fd);
     int rc = (int)lfs_op_end(fs, fd);
     if (fd >= 0 && rc < 0)
@@ -105,12 +73,12 @@ int logfs_open(logfs *fs, const char *path, int flags, uint32_t mode)
 /* *deletes: closing removed the file's last trace (an orphan). */
 static int close_fd(struct logfs *fs, int fd, int *deletes)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
     if (rc)
         return rc;
-    f->used = 0;
+    fs_fd_release(&fs->fds, fd);
     *deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
     return lfs_inode_release(fs, in);
 }
@@ -128,12 +96,12 @@ int logfs_close(logfs *fs, int fd)
 static int64_t read_fd(struct logfs *fs, int fd, void *buf, uint64_t len,
                        const uint64_t *off)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_WRONLY)
+    if (!fs_fd_readable(f->flags))
         return -EBADF;
     if (S_ISDIR(in->mode))
         return -EISDIR;
@@ -148,12 +116,12 @@ static int64_t read_fd(struct logfs *fs, int fd, void *buf, uint64_t len,
 static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
                         const uint64_t *off)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
     if (rc)
         return rc;
-    if ((f->flags & O_ACCMODE) == O_RDONLY)
+    if (!fs_fd_writable(f->flags))
         return -EBADF;
     if ((rc = lfs_space_check(fs, len)))
         return rc;
@@ -194,7 +162,7 @@ int64_t logfs_write(logfs *fs, int fd, const void *buf, uint64_t len)
 
 static int64_t seek_fd(struct logfs *fs, int fd, int64_t off, int whence)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     struct lfs_inode *in;
     int rc = fd_get(fs, fd, &f, &in);
     if (rc)
@@ -227,9 +195,9 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 /* The inode open file fd refers to; writable: opened for writing (EBADF). */
 static int fd_inode(struct logfs *fs, int fd, int writable, struct lfs_inode **in)
 {
-    struct lfs_fd *f;
+    struct fs_fd *f;
     int rc = fd_get(fs, fd, &f, in);
-    if (!rc && writable && (f->flags & O_ACCMODE) == O_RDONLY)
+    if (!rc && writable && !fs_fd_writable(f->flags))
         rc = -EBADF;
     return rc;
 }

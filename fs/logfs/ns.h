@@ -6,13 +6,17 @@
 #ifndef FLASHLAB_LFS_LAYER_NS_H
 #define FLASHLAB_LFS_LAYER_NS_H
 
+#include "fscommon.h"
 #include "tree.h"
 
 #include <sys/stat.h>
 
 /* A path, given or made by following symbolic links, has at most
- * LFS_PATH_MAX - 1 bytes (ENAMETOOLONG), as the host's PATH_MAX. */
-#define LFS_PATH_MAX 4096
+ * LFS_PATH_MAX - 1 bytes (ENAMETOOLONG), as the host's PATH_MAX; the
+ * components are split as every fs on the simulator splits them
+ * (fs/fscommon.h). */
+#define LFS_PATH_MAX FS_PATH_MAX
+_Static_assert(LFS_NAME_MAX_BYTES == FS_NAME_MAX, "a name is a path component");
 
 /* A resolved path: dir is the directory holding the last component, name
  * and len that component (empty for the root), ino its inode or 0 if it

@@ -19,11 +19,6 @@
 
 #include "ns.h"
 
-/* An open file. */
-struct lfs_fd {
-    uint64_t ino, pos;
-    int flags, used;
-};
 
 /* op.c.  kind: LOGFS_OP_*, or LFS_OP_BACKGROUND for work that is no
  * host call's latency (logfs_idle). */

@@ -69,42 +69,40 @@ static int splice_link(struct logfs *fs, struct lfs_inode *in, char *buf, size_t
 static int walk(struct logfs *fs, const char *path, int follow, struct lfs_path *r,
                 uint64_t watch, int *seen)
 {
-    if (*path != '/')
-        return -EINVAL;
+    int rc = fs_path_check(path);
+    if (rc)
+        return rc;
     size_t pl = strlen(path);
-    if (pl >= LFS_PATH_MAX)
-        return -ENAMETOOLONG;
     char buf[LFS_PATH_MAX];
     memcpy(buf, path, pl + 1);
     struct dstack s = {.cap = 32};
     s.v = s.small;
     s.v[s.n++] = LFS_INO_ROOT;
-    int links = 0, rc = 0;
+    int links = 0;
     size_t pos = 0;
     for (;;) {
-        if (buf[pos] == '/') { /* absolute: from the root again */
+        if (buf[pos] == '/') /* absolute: from the root again */
             s.n = 1;
-            pos += strspn(buf + pos, "/");
-        }
         if ((rc = lfs_inode_get(fs, s.v[s.n - 1], &r->dir)))
             break;
-        if (!buf[pos]) { /* nothing named: the directory itself */
+        struct fs_comp c;
+        int named = fs_path_comp(buf, pos, &c);
+        if (named < 0) {
+            rc = named;
+            break;
+        }
+        if (!named) { /* nothing named: the directory itself */
             r->len = 0;
             r->name[0] = 0;
             r->ino = r->dir->ino;
             r->type = (uint8_t)(S_IFDIR >> 12);
             break;
         }
-        const char *p = buf + pos;
-        size_t len = strcspn(p, "/");
-        size_t end = pos + len, next = end + strspn(buf + end, "/");
-        int last = !buf[next], slash = buf[end] == '/';
-        if (len > LFS_NAME_MAX_BYTES) {
-            rc = -ENAMETOOLONG;
-            break;
-        }
-        if ((len == 1 && p[0] == '.') || (len == 2 && !memcmp(p, "..", 2))) {
-            if (len == 2 && s.n > 1)
+        const char *p = c.name;
+        size_t len = c.len, end = c.end, next = c.next;
+        int last = c.last, slash = c.slash;
+        if (c.kind != FS_COMP_NAME) {
+            if (c.kind == FS_COMP_DOTDOT && s.n > 1)
                 s.n--;
             pos = next;
             if (last) { /* "/d/..": the directory reached */

@@ -14,6 +14,7 @@
 #define FLASHLAB_LFS_LAYER_STORAGE_H
 
 #include "format.h"
+#include "fscommon.h"
 #include "gc_policy.h"
 #include "logfs.h"
 
@@ -51,7 +52,6 @@ struct lfs_cache {
 };
 
 struct lfs_imem; /* tree.h */
-struct lfs_fd;   /* ops.h */
 
 /* The writer of one area: objects go into a page buffer and are
  * programmed page by page. */
@@ -145,8 +145,7 @@ struct logfs {
     uint64_t relocated;         /* segments retired by a failed program */
     uint64_t dirty_limit;
     uint32_t reserve;           /* free segments kept back from writers */
-    struct lfs_fd *fds;
-    uint32_t nfds;
+    struct fs_fdtab fds;        /* open files (fs/fscommon.h) */
 };
 
 /* Counting allocator: every allocation of the fs goes through these. */

@@ -88,6 +88,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     if (!fs)
         return -ENOMEM;
     fs->mem_bytes = sizeof *fs;
+    fs->fds.mem = &fs->mem_bytes; /* the fd table counts what it holds */
     fs->dev = dev;
     fs->tree = &lfs_tree_hooks;
     fs->g = *g;
@@ -128,7 +129,7 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
-    lfs_free(fs, fs->fds, fs->nfds * sizeof *fs->fds);
+    fs_fdtab_free(&fs->fds);
     free(fs);
 }
 
