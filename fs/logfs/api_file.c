@@ -5,11 +5,25 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+/* What a call needs of the fd it is given (else -EBADF). */
+enum fd_need { FD_OPEN, FD_READ, FD_WRITE };
+
 /* The open file fd and its inode. */
-static int fd_get(struct logfs *fs, int fd, struct fs_fd **f, struct lfs_inode **in)
+static int fd_get(struct logfs *fs, int fd, enum fd_need need, struct fs_fd **f,
+                  struct lfs_inode **in)
 {
     int rc = fs_fd_get(&fs->fds, fd, f);
+    if (!rc && ((need == FD_READ && !fs_fd_readable((*f)->flags)) ||
+                (need == FD_WRITE && !fs_fd_writable((*f)->flags))))
+        rc = -EBADF;
     return rc ? rc : lfs_inode_get(fs, (*f)->ino, in);
+}
+
+/* fd_get for calls that need only the inode. */
+static int fd_inode(struct logfs *fs, int fd, enum fd_need need, struct lfs_inode **in)
+{
+    struct fs_fd *f;
+    return fd_get(fs, fd, need, &f, in);
 }
 
 /* Find or create the file open names, with open's checks. */
@@ -50,9 +64,8 @@ static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
 /* Give back an fd open_fd returned (its open failed at the end). */
 static void unopen(struct logfs *fs, int fd)
 {
-    struct fs_fd *f;
     struct lfs_inode *in;
-    if (!fd_get(fs, fd, &f, &in)) {
+    if (!fd_inode(fs, fd, FD_OPEN, &in)) {
         fs_fd_release(&fs->fds, fd);
         lfs_imem_of(in)->opens--;
     }
@@ -75,7 +88,7 @@ static int close_fd(struct logfs *fs, int fd, int *deletes)
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_get(fs, fd, FD_OPEN, &f, &in);
     if (rc)
         return rc;
     fs_fd_release(&fs->fds, fd);
@@ -98,11 +111,9 @@ static int64_t read_fd(struct logfs *fs, int fd, void *buf, uint64_t len,
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_get(fs, fd, FD_READ, &f, &in);
     if (rc)
         return rc;
-    if (!fs_fd_readable(f->flags))
-        return -EBADF;
     if (S_ISDIR(in->mode))
         return -EISDIR;
     int64_t n = lfs_file_pread(fs, in, buf, len, off ? *off : f->pos);
@@ -118,11 +129,9 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_get(fs, fd, FD_WRITE, &f, &in);
     if (rc)
         return rc;
-    if (!fs_fd_writable(f->flags))
-        return -EBADF;
     if ((rc = lfs_space_check(fs, len)))
         return rc;
     uint64_t at = off ? *off : f->flags & O_APPEND ? in->size : f->pos;
@@ -164,7 +173,7 @@ static int64_t seek_fd(struct logfs *fs, int fd, int64_t off, int whence)
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, &f, &in);
+    int rc = fd_get(fs, fd, FD_OPEN, &f, &in);
     if (rc)
         return rc;
     int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)f->pos
@@ -192,21 +201,11 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
     return rc;
 }
 
-/* The inode open file fd refers to; writable: opened for writing (EBADF). */
-static int fd_inode(struct logfs *fs, int fd, int writable, struct lfs_inode **in)
-{
-    struct fs_fd *f;
-    int rc = fd_get(fs, fd, &f, in);
-    if (!rc && writable && !fs_fd_writable(f->flags))
-        rc = -EBADF;
-    return rc;
-}
-
 int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, 1, &in);
+    int rc = fd_inode(fs, fd, FD_WRITE, &in);
     return (int)lfs_op_end(fs, rc ? rc : truncate_inode(fs, in, size));
 }
 
@@ -234,7 +233,7 @@ int logfs_truncate(logfs *fs, const char *path, uint64_t size)
 static int punch_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len)
 {
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, 1, &in);
+    int rc = fd_inode(fs, fd, FD_WRITE, &in);
     if (rc)
         return rc;
     if (fs->readonly)
@@ -256,7 +255,7 @@ int logfs_fsync(logfs *fs, int fd)
 {
     lfs_op_begin(fs, LOGFS_OP_SYNC);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, 0, &in);
+    int rc = fd_inode(fs, fd, FD_OPEN, &in);
     /* one tree: a commit covers every file */
     return (int)lfs_op_end_ro(fs, rc ? rc : lfs_sync_all(fs));
 }
@@ -300,7 +299,7 @@ int logfs_fstat(logfs *fs, int fd, struct fs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, 0, &in);
+    int rc = fd_inode(fs, fd, FD_OPEN, &in);
     if (!rc)
         fill_stat(in, st);
     return (int)lfs_op_end_ro(fs, rc);
