@@ -109,7 +109,8 @@ deps:
 	@sh .ci/deps.sh
 
 # `make install PREFIX=/usr/local DESTDIR=`: the program, the library with
-# its soname, the public headers in include/flashlab/ and flashlab.pc.
+# its soname, the public headers in include/flashlab/, flashlab.pc, and the
+# device presets in share/flashlab/ (where the program finds them).
 PREFIX  ?= /usr/local
 DESTDIR ?=
 LIBDIR  := $(DESTDIR)$(PREFIX)/lib
@@ -120,6 +121,8 @@ install: all
 	ln -sf libflashlab.so.$(RELEASE) $(LIBDIR)/libflashlab.so.$(SOVERSION)
 	ln -sf libflashlab.so.$(SOVERSION) $(LIBDIR)/libflashlab.so
 	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/flashlab/
+	install -d $(DESTDIR)$(PREFIX)/share/flashlab/configs/devices
+	install -m 644 configs/devices/*.yaml $(DESTDIR)$(PREFIX)/share/flashlab/configs/devices/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RELEASE)|' flashlab.pc.in \
 	    > $(LIBDIR)/pkgconfig/flashlab.pc
 

@@ -26,6 +26,13 @@ int cli_wants_help(int argc, char **argv);
 int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
                  char **argv, const char *help);
 
+/* A file flashlab ships (rel such as "configs/devices/test-64m.yaml"),
+ * found from any directory: rel itself if it is there, else beside the
+ * program (a build tree) or in its installed share/flashlab/; out holds
+ * the path when it is not rel.  rel when none is found (its error then
+ * names it). */
+const char *cli_shipped(const char *rel, char *out, size_t cap);
+
 int cmd_sim(int argc, char **argv);
 
 /* The LogFS commands (cmd_fs.c); each takes IMAGE or IMAGE:/path args. */

@@ -13,7 +13,8 @@ static const char demo_help[] =
     "Program and read back a few MiB, queue programs on several dies, age\n"
     "a block to show bit errors growing with wear, tear a program with a\n"
     "power cut and undo it with a snapshot.  Default device:\n"
-    "configs/devices/test-64m.yaml; the image is saved if --image is given.\n";
+    "configs/devices/test-64m.yaml (the one flashlab ships, from any directory);\n"
+    "the image is saved if --image is given.\n";
 
 static void fill_random(uint8_t *buf, size_t n, uint64_t *state)
 {
@@ -155,7 +156,9 @@ int sim_demo(int argc, char **argv)
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"image", required_argument, 0, 'i'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *device = "configs/devices/test-64m.yaml", *image = NULL;
+    char shipped[4096];
+    const char *device = cli_shipped("configs/devices/test-64m.yaml", shipped, sizeof shipped);
+    const char *image = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "d:i:h", opts, NULL)) != -1) {

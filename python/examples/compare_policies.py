@@ -21,6 +21,10 @@ import flashlab
 from flashlab import Device, LogFS, experiment
 from flashlab.results import Results
 
+# the device preset shipped beside this example, whatever the current directory
+DEVICE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                       "configs", "devices", "test-64m.yaml"))
+
 BLOCK = 4096
 
 
@@ -71,7 +75,7 @@ def main():
         cfg = os.path.join(tmp, "policies.yaml")
         with open(cfg, "w") as f:
             f.write(f"""name: policies
-device: {os.path.abspath('configs/devices/test-64m.yaml')}
+device: {DEVICE}
 fs: {{reserve: 4, dirty: 256K}}
 workload: {{kind: hotcold, hot_writes: 0.9, hot_data: 0.1, fill: 0.8, sync_every: 64}}
 stop: {{device_fills: {fills}}}

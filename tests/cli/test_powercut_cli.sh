@@ -26,7 +26,7 @@ expect 0 "--repro one point" "cut point 6: .* recovered state matches" -- $FL po
 
 # the MLC preset: torn upper pages corrupt their lower pages, never
 # committed data (FORMAT.md section 7.2)
-sed -e 's|stop: {ops: 400}|stop: {ops: 60}|' configs/powercut-mlc.yaml > "$T/mlc.yaml"
+sed -e 's|stop: {ops: 400}|stop: {ops: 60}|' -e "s|file: devices/|file: $PWD/configs/devices/|" configs/powercut-mlc.yaml > "$T/mlc.yaml"
 expect 0 "the MLC campaign passes" "cut points checked (.* with a second cut), 0 failed" -- $FL powercut "$T/mlc.yaml" -j 2 -o "$T/mlc.db"
 n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts")
 ok_n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome = 'ok'")
