@@ -353,6 +353,8 @@ int cmd_merge(int argc, char **argv)
         return cli_usage_error("merge", "expected OUT.db and at least one IN.db");
     char err[1024];
     struct results *db;
+    struct stat out_sb;
+    int created = stat(argv[1], &out_sb) != 0, merged = 0;
     if (results_open(argv[1], &db, err, sizeof err))
         return cli_error("%s", err);
     int rc = CLI_OK;
@@ -370,8 +372,13 @@ int cmd_merge(int argc, char **argv)
         printf("%s: %" PRId64 " runs copied, %" PRId64 " already there, %" PRId64
                " new experiments\n", argv[i], st.runs_copied, st.runs_skipped,
                st.experiments_added);
+        merged = 1;
     }
     if (results_close(db))
         rc = cli_error("merge: %s: cannot write", argv[1]);
+    if (created && !merged) { /* nothing went in: leave no empty database */
+        unlink(argv[1]);
+        fprintf(stderr, "flashlab: merge: %s not written\n", argv[1]);
+    }
     return rc;
 }

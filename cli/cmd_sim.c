@@ -222,10 +222,20 @@ static int parse_addr(const char *cmd, char **argv, int need, uint64_t *v,
     return CLI_OK;
 }
 
-static void report(int rc, const struct nand_result *r)
+/* Print the operation's status; CLI_FAIL when the chip reported a failure. */
+static int report(int rc, const struct nand_result *r)
 {
     printf("status: %s, %.3f us\n", nand_strerror(rc),
            (double)(r->done - r->start) / 1000.0);
+    return rc == NAND_OK ? CLI_OK : CLI_FAIL;
+}
+
+/* The image is saved whatever the status (a failed program or erase
+ * leaves its mark on the chip); a failed status still fails the command. */
+static int save_after(int status, nand_dev *dev, const char *image)
+{
+    int rc = save_image(dev, image);
+    return rc ? rc : status;
 }
 
 static int sim_page(int argc, char **argv)
@@ -266,8 +276,7 @@ static int sim_page(int argc, char **argv)
     if (!rc && !buf)
         rc = cli_error("out of memory");
     if (!rc && !strcmp(cmd, "erase")) {
-        report(nand_erase(dev, (nand_block_t)a[0], &res), &res);
-        rc = save_image(dev, image);
+        rc = save_after(report(nand_erase(dev, (nand_block_t)a[0], &res), &res), dev, image);
     } else if (!rc && !strcmp(cmd, "write")) {
         memset(buf, (int)fill, cfg->geo.page_size);
         memset(buf + cfg->geo.page_size, 0xff, cfg->geo.oob_size);
@@ -280,9 +289,9 @@ static int sim_page(int argc, char **argv)
             fclose(f);
         }
         if (!rc) {
-            report(nand_program(dev, (nand_block_t)a[0], (nand_page_t)a[1], buf,
-                                buf + cfg->geo.page_size, &res), &res);
-            rc = save_image(dev, image);
+            int st = report(nand_program(dev, (nand_block_t)a[0], (nand_page_t)a[1], buf,
+                                         buf + cfg->geo.page_size, &res), &res);
+            rc = save_after(st, dev, image);
         }
     } else if (!rc) {
         int st = (raw ? nand_read_raw : nand_read)(dev, (nand_block_t)a[0],
@@ -294,7 +303,7 @@ static int sim_page(int argc, char **argv)
                 printf(" %02x", buf[j]);
             putchar('\n');
         }
-        report(st, &res);
+        (void)report(st, &res); /* a read's status is what it shows */
         printf("corrected bits: %u, raw bit errors: %u\n", res.corrected_bits,
                res.raw_bit_errors);
         rc = save_image(dev, image); /* reads count toward read disturb */

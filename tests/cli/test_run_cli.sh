@@ -115,5 +115,7 @@ expect 2 "bad --shard" "bad --shard" -- $FL run "$X" --shard 2/2
 expect 2 "no such run" "no run 9" -- $FL run "$X" --run 9
 expect 2 "no experiment" "expected one EXPERIMENT.yaml" -- $FL run
 expect 2 "merge without inputs" "expected OUT.db" -- $FL merge "$T/x.db"
+expect 1 "merge of a missing input fails" "nope.db" -- $FL merge "$T/new.db" "$T/nope.db"
+[ ! -e "$T/new.db" ] && ok || bad "a failed merge left $T/new.db behind"
 expect 1 "merge a missing file" "nope.db" -- $FL merge "$T/x.db" "$T/nope.db"
 echo "test_run_cli: $passed passed, $failed failed"

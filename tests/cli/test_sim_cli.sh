@@ -24,7 +24,7 @@ expect 0 "read back" "000000     5a 5a 5a" -- $FL sim read "$T/a.img" 3 0
 expect 0 "partial program 2" "status: success" -- $FL sim write "$T/a.img" 3 0 --byte 0x5a
 expect 0 "partial program 3" "status: success" -- $FL sim write "$T/a.img" 3 0 --byte 0x5a
 expect 0 "partial program 4" "status: success" -- $FL sim write "$T/a.img" 3 0 --byte 0x58
-expect 0 "fifth program is a violation" "too many partial programs" -- $FL sim write "$T/a.img" 3 0 --byte 0
+expect 1 "fifth program is a violation, and fails" "too many partial programs" -- $FL sim write "$T/a.img" 3 0 --byte 0
 expect 0 "partial programs AND" "000000     58 58 58" -- $FL sim read "$T/a.img" 3 0
 expect 0 "violation persisted" "1 nop" -- $FL sim info "$T/a.img"
 expect 0 "wear persisted" "in use" -- $FL sim info --blocks "$T/a.img"
