@@ -16,6 +16,7 @@
  * recursion grows with the input.
  */
 #include "nand.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -284,51 +285,16 @@ static int type_error(struct ctx *c, const struct key *k, const char *sec,
 
 /* ---- unknown keys ------------------------------------------------------- */
 
-/* Levenshtein distance; SIZE_MAX for strings too long to bother with. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+static const char *key_at(size_t i, const void *ctx)
 {
-    size_t row[SHOW_MAX + 1];
-    if (na > SHOW_MAX || nb > SHOW_MAX)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
+    return ((const struct key *)ctx)[i].name;
 }
 
 /* " (did you mean 'x'?)" for a close key, else " (valid keys: ...)". */
 static void suggest(const struct ctx *c, const struct key *keys, char *out,
                     size_t outlen)
 {
-    const struct key *best = NULL;
-    size_t best_d = SIZE_MAX;
-    for (const struct key *k = keys; k->name; k++) {
-        size_t d = edit_distance(scalar(c), scalar_len(c), k->name,
-                                 strlen(k->name));
-        if (d < best_d)
-            best = k, best_d = d;
-    }
-    size_t limit = best ? strlen(best->name) / 3 : 0;
-    if (best && best_d <= (limit > 1 ? limit : 1)) {
-        snprintf(out, outlen, " (did you mean '%s'?)", best->name);
-        return;
-    }
-    size_t n = (size_t)snprintf(out, outlen, " (valid keys:");
-    for (const struct key *k = keys; k->name && n < outlen; k++)
-        n += (size_t)snprintf(out + n, outlen - n, "%s %s",
-                              k == keys ? "" : ",", k->name);
-    if (n < outlen)
-        snprintf(out + n, outlen - n, ")");
+    suggest_hint(scalar(c), scalar_len(c), key_at, keys, out, outlen);
 }
 
 static int unknown_key(struct ctx *c, const struct key *keys, const char *sec)

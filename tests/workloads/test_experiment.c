@@ -118,7 +118,8 @@ static int refused(const char *text, const char *want)
 
 TEST(mistakes_are_named_with_their_place)
 {
-    CHECK(refused(BASE "colour: red\n", "bad.yaml:7:1: unknown key 'colour'"));
+    CHECK(refused(BASE "colour: red\n", "bad.yaml:7:1: unknown key 'colour' (valid keys: name,"));
+    CHECK(refused(BASE "seeed: 2\n", "unknown key 'seeed' (did you mean 'seed'?)"));
     CHECK(refused(BASE "fs: {gc_policy: lru}\n", "bad.yaml:7:17: fs.gc_policy: unknown policy 'lru'"));
     CHECK(refused(BASE "fs: {nosuch: 1}\n", "bad.yaml:7:6: unknown key 'nosuch' in fs"));
     CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform, fill: lots}\n"
@@ -143,7 +144,8 @@ TEST(mistakes_are_named_with_their_place)
     CHECK(refused("device: {file: configs/devices/test-64m.yaml, blocks: 4}\n"
                   "workload: {kind: uniform}\nstop: {ops: 1}\n", "unknown key 'blocks' in device"));
     CHECK(refused(BASE "sweep:\n  fs.gc_polcy: [greedy]\n",
-                  "sweep: 'fs.gc_polcy' is not a setting (unknown key 'gc_polcy' in fs)"));
+                  "sweep: 'fs.gc_polcy' is not a setting (unknown key 'gc_polcy' in fs) "
+                  "(did you mean 'gc_policy'?)"));
     CHECK(refused(BASE "sweep:\n  workload.size: [1]\n", "unknown key 'size' in workload"));
     CHECK(refused(BASE "sweep:\n  fs.gc_policy: greedy\n", "sweep.fs.gc_policy: expected a non-empty list"));
     /* run 1 of the sweep is the bad one: still nothing runs */

@@ -2,6 +2,7 @@
  * ydoc.c -- YAML documents with positions and overrides (see ydoc.h).
  */
 #include "ydoc.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -205,9 +206,12 @@ int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
         const char *k = ydoc_scalar(kn);
         if (!k)
             return ydoc_fail(v->d, kn, err, errlen, "keys must be plain words");
-        if (!allowed_key(k, allowed))
-            return ydoc_fail(v->d, kn, err, errlen, "unknown key '%s'%s%s", k,
-                             *prefix ? " in " : "", prefix);
+        if (!allowed_key(k, allowed)) {
+            char hint[512];
+            suggest_hint(k, strlen(k), suggest_at_list, allowed, hint, sizeof hint);
+            return ydoc_fail(v->d, kn, err, errlen, "unknown key '%s'%s%s%s", k,
+                             *prefix ? " in " : "", prefix, hint);
+        }
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             const char *k2 = ydoc_scalar(yaml_document_get_node(&v->d->doc, q->key));
             if (k2 && !strcmp(k, k2))
@@ -216,10 +220,13 @@ int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
     }
     for (size_t i = 0; i < v->nov; i++) {
         const char *k = child_of(v->ov[i].path, prefix);
-        if (k && !allowed_key(k, allowed))
+        if (k && !allowed_key(k, allowed)) {
+            char hint[512];
+            suggest_hint(k, strlen(k), suggest_at_list, allowed, hint, sizeof hint);
             return ydoc_fail(v->d, v->ov[i].value, err, errlen,
-                             "sweep: '%s' is not a setting (unknown key '%s'%s%s)",
-                             v->ov[i].path, k, *prefix ? " in " : "", prefix);
+                             "sweep: '%s' is not a setting (unknown key '%s'%s%s)%s",
+                             v->ov[i].path, k, *prefix ? " in " : "", prefix, hint);
+        }
     }
     return 0;
 }

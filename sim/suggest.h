@@ -1,0 +1,22 @@
+/*
+ * suggest.h -- "did you mean" for a mistyped key: the known word closest
+ * by edit distance, when it is close enough to be the one meant.  Shared
+ * by every YAML reader (device files in sim/, experiments in workloads/).
+ */
+#ifndef FLASHLAB_SUGGEST_H
+#define FLASHLAB_SUGGEST_H
+
+#include <stddef.h>
+
+/* The i-th candidate word, NULL past the end. */
+typedef const char *(*suggest_at_fn)(size_t i, const void *ctx);
+
+/* Write " (did you mean 'x'?)" into out when a candidate is within a third
+ * of its length of word (at least one edit), else " (valid keys: a, b)". */
+void suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
+                  char *out, size_t outlen);
+
+/* suggest_at_fn over a NULL-terminated array of strings (ctx). */
+const char *suggest_at_list(size_t i, const void *ctx);
+
+#endif
