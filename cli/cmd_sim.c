@@ -124,6 +124,14 @@ static void print_config(const struct nand_config *c)
     printf("timing:     tR %" PRIu64 " ns, tPROG %" PRIu64 " ns, tBERS %" PRIu64
            " ns, cycle %" PRIu64 " ns\n", c->timing.t_r_ns, c->timing.t_prog_ns,
            c->timing.t_bers_ns, c->timing.t_cycle_ns);
+    if (c->pair_distance) /* the upper page of a pair: slower, and exposed */
+        printf("pairing:    upper page p pairs with lower p - %u (p / %u odd: upper); "
+               "upper tR %" PRIu64 " ns, tPROG %" PRIu64 " ns\n", c->pair_distance,
+               c->pair_distance,
+               c->timing.t_r_upper_ns ? c->timing.t_r_upper_ns : c->timing.t_r_ns,
+               c->timing.t_prog_upper_ns ? c->timing.t_prog_upper_ns : c->timing.t_prog_ns);
+    else
+        printf("pairing:    none (every page programs alone)\n");
     printf("endurance:  %" PRIu64 " P/E (sigma %.2f, scale %g), NOP %u\n",
            c->endurance, c->endurance_sigma, c->endurance_scale, c->nop);
     printf("ecc:        %u bits per %u B codeword\n", c->ecc.correct_bits,

@@ -17,6 +17,10 @@ expect 1 "create refuses to overwrite" "already exists" -- $FL sim create --devi
 expect 0 "create --force" "created" -- $FL sim create --device $DEV --force --seed 7 "$T/a.img"
 expect 0 "info" "seed 7" -- $FL sim info "$T/a.img"
 expect 0 "info capacity" "64 MiB" -- $FL sim info "$T/a.img"
+expect 0 "info: an SLC part has no pairing" "pairing:    none" -- $FL sim info "$T/a.img"
+expect 0 "create MLC" "" -- $FL sim create --device configs/devices/mlc-2g.yaml "$T/m.img"
+expect 0 "info: MLC pairing and upper-page timings" \
+    "pairs with lower p - 2 .*upper tR 64000 ns, tPROG 2300000 ns" -- $FL sim info "$T/m.img"
 expect 0 "erase" "status: success" -- $FL sim erase "$T/a.img" 3
 expect 0 "write" "status: success" -- $FL sim write "$T/a.img" 3 0 --byte 0x5a
 expect 0 "read back" "000000     5a 5a 5a" -- $FL sim read "$T/a.img" 3 0
