@@ -251,7 +251,9 @@ static int sim_page(int argc, char **argv)
     static const struct option opts[] = {
         {"byte", required_argument, 0, 'b'}, {"file", required_argument, 0, 'f'},
         {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *cmd = argv[0], *file = NULL;
+    const char *file = NULL;
+    char cmd[32]; /* "sim write": messages name the whole subcommand */
+    snprintf(cmd, sizeof cmd, "sim %s", argv[0]);
     uint64_t fill = 0;
     int raw = 0, c;
     optind = 1;
@@ -267,7 +269,8 @@ static int sim_page(int argc, char **argv)
         default: return cli_usage_error(cmd, "bad option");
         }
     }
-    int need = strcmp(cmd, "erase") ? 2 : 1;
+    const char *op = argv[0];
+    int need = strcmp(op, "erase") ? 2 : 1;
     if (argc - optind != need + 1)
         return cli_usage_error(cmd, "expected IMAGE and %s",
                                need == 1 ? "BLOCK" : "BLOCK PAGE");
@@ -283,9 +286,9 @@ static int sim_page(int argc, char **argv)
     struct nand_result res = {0};
     if (!rc && !buf)
         rc = cli_error("out of memory");
-    if (!rc && !strcmp(cmd, "erase")) {
+    if (!rc && !strcmp(op, "erase")) {
         rc = save_after(report(nand_erase(dev, (nand_block_t)a[0], &res), &res), dev, image);
-    } else if (!rc && !strcmp(cmd, "write")) {
+    } else if (!rc && !strcmp(op, "write")) {
         memset(buf, (int)fill, cfg->geo.page_size);
         memset(buf + cfg->geo.page_size, 0xff, cfg->geo.oob_size);
         FILE *f = file ? fopen(file, "rb") : NULL;

@@ -44,6 +44,7 @@ head -c 300 "$T/a.img" > "$T/trunc.img"
 expect 1 "truncated image" "trunc.img: " -- $FL sim info "$T/trunc.img"
 expect 2 "block out of range" "bad block" -- $FL sim erase "$T/a.img" 999999
 expect 2 "page out of range" "bad page" -- $FL sim read "$T/a.img" 1 64
+expect 2 "errors name the whole subcommand" "^flashlab sim write: expected IMAGE and BLOCK PAGE" -- $FL sim write "$T/a.img" 1
 expect 2 "bad option" "Try 'flashlab sim info --help'" -- $FL sim info --bogus "$T/a.img"
 
 echo "test_sim_cli: $passed passed, $failed failed"
