@@ -20,6 +20,8 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a usage error and a pointer to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Wall-clock seconds (monotonic), for progress lines and rates. */
+double cli_now_s(void);
 /* True if argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 /* Dispatch argv[1] among cmds (a command group such as "sim"). */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char help[] =
     "usage: flashlab powercut CAMPAIGN.yaml [-o DB] [-j N] [--run K] [--repro POINT]\n"
@@ -26,7 +27,9 @@ static const char help[] =
     "mounts, that fsck finds nothing, that its state is that of a commit\n"
     "point between the last completed sync and the cut, and that it keeps\n"
     "working.  -j N checks N cut points at once.  Outcomes go to DB\n"
-    "(results/NAME.db by default), table powercuts.\n"
+    "(results/NAME.db by default), table powercuts.  On a terminal a\n"
+    "progress line shows the cut points checked, failures so far, the rate\n"
+    "and the time left.\n"
     "\n"
     "--repro POINT checks one cut point of run K (default 0) and prints what\n"
     "happened, with the recovered file system's listing.\n"
@@ -50,6 +53,27 @@ static int run_fsck(nand_dev *dev, char *msg, size_t len)
     }
     fsck_report_free(&rep);
     return rc;
+}
+
+/* The progress line on a terminal: cut points done of the run's total,
+ * failures so far, rate and time left. */
+struct progress {
+    uint32_t run;
+    double t0, shown;
+};
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t failed)
+{
+    struct progress *p = ctx;
+    double now = cli_now_s(), el = now - p->t0;
+    if (done < total && now - p->shown < 0.25)
+        return; /* a few updates a second are enough */
+    p->shown = now;
+    double rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\r\033[Krun %u: %" PRIu64 "/%" PRIu64 " cut points  %" PRIu64
+            " failed  %.1f/s  ETA %02d:%02d", p->run, done, total, failed, rate,
+            (int)(eta / 60), (int)eta % 60);
 }
 
 int cmd_powercut(int argc, char **argv)
@@ -136,8 +160,11 @@ int cmd_powercut(int argc, char **argv)
         }
         char cmd[1200];
         snprintf(cmd, sizeof cmd, "flashlab powercut %s --run %u --repro", path, k);
+        struct progress prog = {.run = k, .t0 = cli_now_s()};
+        int tty = repro < 0 && isatty(STDERR_FILENO);
         struct pc_options po = {.jobs = (int)jobs, .repro = repro, .fsck = r.pc.fsck ? run_fsck : NULL,
-                                .log = stderr, .repro_cmd = cmd};
+                                .log = stderr, .repro_cmd = cmd,
+                                .progress = tty ? show_progress : NULL, .progress_ctx = &prog};
         struct pc_summary sum;
         int64_t run_id = 0;
         if (db && results_begin_run(db, exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
@@ -147,6 +174,8 @@ int cmd_powercut(int argc, char **argv)
             break;
         }
         int rc = powercut_run(&r, db, run_id, &po, &sum, err, sizeof err);
+        if (tty)
+            fputs("\r\033[K", stderr); /* the summary line replaces the progress */
         if (rc)
             cli_error("run %u: %s", k, err);
         if (db) {

@@ -52,13 +52,6 @@ struct job {
     double started;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct child_ctx {
     int fd;
 };
@@ -125,7 +118,7 @@ static int start_job(struct experiment *e, const char *db_path, int64_t exp_id, 
         _exit(child_run(e, db_path, exp_id, k, p[1]));
     }
     close(p[1]);
-    *j = (struct job){.pid = pid, .fd = p[0], .run = k, .started = now_s()};
+    *j = (struct job){.pid = pid, .fd = p[0], .run = k, .started = cli_now_s()};
     return 0;
 }
 
@@ -135,13 +128,13 @@ static void show_progress(const struct job *jobs, int njobs, uint32_t done, uint
     double frac = done, ops_s = 0, wa = 0;
     for (int i = 0; i < njobs; i++) {
         frac += jobs[i].last.done;
-        double dt = now_s() - jobs[i].started;
+        double dt = cli_now_s() - jobs[i].started;
         if (dt > 0)
             ops_s += (double)jobs[i].last.ops / dt;
         if (jobs[i].last.wa > wa)
             wa = jobs[i].last.wa;
     }
-    double el = now_s() - t0, pct = total ? 100.0 * frac / total : 100;
+    double el = cli_now_s() - t0, pct = total ? 100.0 * frac / total : 100;
     double eta = frac > 0 ? el * (total - frac) / frac : 0;
     fprintf(stderr, "\r\033[Krun %u/%u  %5.1f%%  ETA %02d:%02d  %.0f ops/s  WA %.2f%s", done,
             total, pct, (int)(eta / 60), (int)eta % 60, ops_s, wa,
@@ -310,7 +303,7 @@ int cmd_run(int argc, char **argv)
     struct job jobs[MAX_JOBS];
     int njobs = 0;
     uint32_t next = 0, done = 0, failed = 0;
-    double t0 = now_s();
+    double t0 = cli_now_s();
     while (done < n) {
         while (next < n && njobs < jobs_max) {
             if (start_job(e, out, exp_id, todo[next], &jobs[njobs])) {

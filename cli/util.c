@@ -3,6 +3,14 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
+
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 int cli_error(const char *fmt, ...)
 {

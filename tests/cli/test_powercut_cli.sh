@@ -23,6 +23,12 @@ ops=$(sqlite3 "$T/pc.db" "select cast(value as int) from kv where key = 'flash_o
 s=$(sqlite3 "$T/pc.db" "select status from runs")
 [ "$s" = complete ] && ok || bad "run status '$s'"
 expect 0 "--repro one point" "cut point 6: .* recovered state matches" -- $FL powercut "$C" --repro 6
+# a progress line on a terminal (script(1) gives it one), none otherwise
+if command -v script >/dev/null 2>&1; then
+    expect 0 "progress on a terminal" "run 0: [0-9]*/[0-9]* cut points  0 failed .* ETA" -- \
+        script -qec "$FL powercut $C -o $T/pc2.db" /dev/null
+    if $FL powercut "$C" -o "$T/pc3.db" 2>&1 | grep -q ETA; then bad "progress without a terminal"; else ok; fi
+fi
 
 # the MLC preset: torn upper pages corrupt their lower pages, never
 # committed data (FORMAT.md section 7.2)

@@ -413,6 +413,7 @@ struct campaign {
     size_t have;
     int children;
     FILE *log;
+    uint64_t npoints;      /* cut points chosen: the progress's total */
 };
 
 static void record(struct campaign *c, const struct msg *m)
@@ -426,12 +427,16 @@ static void record(struct campaign *c, const struct msg *m)
         results_add_powercut(c->db, c->run_id, &row);
     if (!m->ok) {
         c->sum->failed++;
+        if (c->o->progress) /* a progress line is on the terminal: clear it */
+            fputs("\r\033[K", c->log);
         fprintf(c->log, "cut point %llu (call %llu): %s: %s\n", (unsigned long long)m->point,
                 (unsigned long long)m->call, m->outcome, m->detail);
         if (c->o->repro_cmd)
             fprintf(c->log, "  reproduce: %s %llu\n", c->o->repro_cmd,
                     (unsigned long long)m->point);
     }
+    if (c->o->progress)
+        c->o->progress(c->o->progress_ctx, c->sum->points, c->npoints, c->sum->failed);
 }
 
 /* Read what outcomes are there (block: wait for at least one child's). */
@@ -558,7 +563,7 @@ int powercut_run(const struct exp_run *r, struct results *db, int64_t run_id,
         return -1;
     }
     struct campaign c = {.r = r, .o = o, .db = db, .run_id = run_id, .sum = sum,
-                         .log = o->log ? o->log : stderr};
+                         .log = o->log ? o->log : stderr, .npoints = p.n};
     struct session s;
     int rc = -1;
     if (pipe(c.out) || fcntl(c.out[0], F_SETFL, O_NONBLOCK)) {

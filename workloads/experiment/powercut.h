@@ -29,6 +29,10 @@ struct pc_options {
     pc_fsck_fn fsck;     /* NULL: no fsck */
     FILE *log;           /* failures and --repro details; NULL: stderr */
     const char *repro_cmd; /* printed with each failure: "CMD POINT" */
+    /* called after each checked cut point (NULL: none); set only when the
+     * log is a terminal, whose line a failure's report clears first */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failed);
+    void *progress_ctx;
 };
 
 struct pc_summary {
