@@ -113,6 +113,12 @@ int results_begin_experiment(struct results *r, const char *name, const char *co
 int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
                       const char *params_json, uint64_t seed, const char *version,
                       int64_t *run_id);
+/* 1 when the database holds a complete run of the experiment named
+ * exp_name with these settings (params_json, compared as JSON) and seed:
+ * *run_id is the newest such run, version (if given) the program version
+ * that made it.  0 when there is none, -1 on an error. */
+int results_find_complete_run(struct results *r, const char *exp_name, const char *params_json,
+                              uint64_t seed, int64_t *run_id, char *version, size_t vlen);
 /* Flush and set the final status (not RESULTS_RUNNING); error may be NULL.
  * Fails if the run is not 'running'. */
 int results_end_run(struct results *r, int64_t run_id, enum results_status status,

@@ -26,14 +26,17 @@
 
 static const char run_help[] =
     "usage: flashlab run EXPERIMENT.yaml [-o DB] [-j N] [--run K] [--shard I/N]\n"
-    "                    [--list-runs] [--quiet]\n"
+    "                    [--force] [--list-runs] [--quiet]\n"
     "\n"
     "Run every run of the experiment (its sweep x seeds x repetitions; see\n"
     "docs/experiments.md) into the results database DB (results/NAME.db by\n"
     "default), N runs at a time (-j, default 1).  The whole file is checked\n"
     "first: nothing runs if any run's settings are wrong.  Re-running into an\n"
-    "existing database adds runs; runs left 'running' by a killed process\n"
-    "are marked 'incomplete'.  On a terminal a progress line shows the runs\n"
+    "existing database skips the runs it already holds complete (same\n"
+    "experiment name, settings and seed), so an interrupted sweep resumes;\n"
+    "one made by another program version is named.  --force runs them\n"
+    "again.  Runs left 'running' by a killed process are marked\n"
+    "'incomplete' (and run again).  On a terminal a progress line shows the runs\n"
     "done, the current run's progress, an estimate of the time left, ops/s\n"
     "and WA so far (--quiet: none).\n"
     "\n"
@@ -42,7 +45,11 @@ static const char run_help[] =
     "(0 <= I < N), e.g. one per Slurm array task; `flashlab merge` joins\n"
     "the shards' databases (docs/experiments.md has example scripts).\n"
     "\n"
-    "Exit status: 0 when every run completed, 1 if any failed, 2 for bad usage.\n";
+    "Exit status: 0 when every run completed, 1 if any failed, 2 for bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  flashlab run configs/demo.yaml -j 2\n"
+    "  flashlab run configs/demo.yaml --shard 0/4 -o shard0.db\n";
 
 struct job {
     pid_t pid;
@@ -152,6 +159,39 @@ static uint32_t *select_runs(uint32_t total, long one, uint32_t si, uint32_t sn,
     return v;
 }
 
+/* Take out of todo[0..*n) the runs db holds complete already (counted in
+ * *skipped), naming those another program version made. */
+static int drop_done_runs(struct experiment *e, struct results *db, uint32_t *todo, uint32_t *n,
+                          uint32_t *skipped)
+{
+    char err[1024], version[128];
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        struct exp_run r;
+        if (experiment_run(e, todo[i], &r, err, sizeof err)) {
+            todo[kept++] = todo[i]; /* its job reports the error */
+            continue;
+        }
+        int64_t id;
+        int found = results_find_complete_run(db, experiment_name(e), r.params_json, r.seed,
+                                              &id, version, sizeof version);
+        exp_run_free(&r);
+        if (found < 0)
+            return -1;
+        if (!found) {
+            todo[kept++] = todo[i];
+            continue;
+        }
+        (*skipped)++;
+        if (strcmp(version, FLASHLAB_VERSION))
+            fprintf(stderr, "flashlab run: run %u: kept run %" PRId64 " made by flashlab %s "
+                    "(this is %s); --force runs it again\n", todo[i], id, version,
+                    FLASHLAB_VERSION);
+    }
+    *n = kept;
+    return 0;
+}
+
 static int list_runs(struct experiment *e)
 {
     char err[1024];
@@ -227,11 +267,11 @@ int cmd_run(int argc, char **argv)
         {"jobs", required_argument, 0, 'j'}, {"output", required_argument, 0, 'o'},
         {"run", required_argument, 0, 'r'}, {"shard", required_argument, 0, 's'},
         {"list-runs", no_argument, 0, 'l'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL;
     long jobs_max = 1, one = -1;
     uint32_t si = 0, sn = 1;
-    int list = 0, quiet = 0, c;
+    int list = 0, quiet = 0, force = 0, c;
     char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:o:qh", opts, NULL)) != -1) {
@@ -253,6 +293,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'l': list = 1; break;
         case 'q': quiet = 1; break;
+        case 'f': force = 1; break;
         case 'h': fputs(run_help, stdout); return CLI_OK;
         default: return cli_usage_error("run", "bad option");
         }
@@ -293,12 +334,20 @@ int cmd_run(int argc, char **argv)
         experiment_free(e);
         return CLI_FAIL;
     }
-    results_close(db); /* the children open their own */
-    uint32_t *todo = select_runs(total, one, si, sn, &n);
+    uint32_t *todo = select_runs(total, one, si, sn, &n), skipped = 0;
     if (!todo) {
+        results_close(db);
         experiment_free(e);
         return cli_error("out of memory");
     }
+    if (!force && drop_done_runs(e, db, todo, &n, &skipped)) {
+        cli_error("%s: %s", out, results_error(db));
+        results_close(db);
+        free(todo);
+        experiment_free(e);
+        return CLI_FAIL;
+    }
+    results_close(db); /* the children open their own */
     int tty = !quiet && isatty(STDERR_FILENO);
     struct job jobs[MAX_JOBS];
     int njobs = 0;
@@ -321,8 +370,11 @@ int cmd_run(int argc, char **argv)
     }
     if (tty)
         fputs("\r\033[K", stderr);
-    printf("%s: %u run%s, %u complete, %u failed -> %s\n", experiment_name(e), n,
-           n == 1 ? "" : "s", n - failed, failed, out);
+    printf("%s: %u run%s, %u complete, %u failed", experiment_name(e), n, n == 1 ? "" : "s",
+           n - failed, failed);
+    if (skipped)
+        printf(", %u already there (--force runs them again)", skipped);
+    printf(" -> %s\n", out);
     free(todo);
     experiment_free(e);
     return failed ? CLI_FAIL : CLI_OK;
