@@ -37,6 +37,13 @@ const char *cli_shipped(const char *rel, char *out, size_t cap);
 
 int cmd_sim(int argc, char **argv);
 
+/* After a LogFS mount of IMAGE: if the mount had to take an older anchor
+ * record than one the ring evidently held (logfs_stats.anchor_fallback),
+ * say so on stderr ("IMAGE: warning: the newest anchor record is damaged;
+ * mounted commit N, ...").  Returns 1 if it warned. */
+struct logfs;
+int cli_anchor_warning(const char *image, struct logfs *fs);
+
 /* The LogFS commands (cmd_fs.c); each takes IMAGE or IMAGE:/path args. */
 int cmd_mkfs(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

@@ -142,6 +142,7 @@ static int session_open(struct session *s, const char *cmd, const char *image)
                            image);
         return fs_fail(cmd, "%s: cannot mount: %s", image, errmsg(rc));
     }
+    cli_anchor_warning(image, s->fs);
     return CLI_OK;
 }
 

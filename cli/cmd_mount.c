@@ -345,6 +345,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         nand_close(m.dev);
         goto out;
     }
+    cli_anchor_warning(image, m.fs);
     struct fs_statfs sf;
     m.block_size = logfs_statfs(m.fs, &sf) ? 4096 : sf.block_size;
     m.t0 = m.op_start = nand_now(m.dev);

@@ -87,6 +87,8 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.wl_moves", fs.wl_moves);
     U("fs.gc_fallbacks", fs.gc_fallbacks);
     U("fs.free_segments", fs.free_segments);
+    U("fs.anchor_seq", fs.anchor_seq);
+    U("fs.anchor_fallback", fs.anchor_fallback);
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);

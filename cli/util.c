@@ -1,6 +1,8 @@
 /* util.c -- error reporting and dispatch shared by the subcommands. */
 #include "cli.h"
+#include "logfs/logfs.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -60,4 +62,18 @@ int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
         if (!strcmp(argv[1], c->name))
             return c->run(argc - 1, argv + 1);
     return cli_usage_error(group, "unknown command '%s'", argv[1]);
+}
+
+int cli_anchor_warning(const char *image, struct logfs *fs)
+{
+    struct logfs_stats st;
+    logfs_get_stats(fs, &st);
+    if (!st.anchor_fallback)
+        return 0;
+    fprintf(stderr, "%s: warning: the newest anchor record is damaged; mounted "
+            "commit %" PRIu64 ", the newest readable one (%" PRIu64 " newer "
+            "anchor page%s unreadable or corrupt: media damage, or a commit "
+            "torn by a power cut); run flashlab fsck\n", image, st.anchor_seq,
+            st.anchor_fallback, st.anchor_fallback == 1 ? "" : "s");
+    return 1;
 }

@@ -9,11 +9,23 @@
 
 enum { PG_ERASED = 0, PG_VALID = 1, PG_OTHER = -1, PG_FAIL = -2 };
 
-/* Classify one ring page (section 6.3); PG_FAIL is an operational error. */
-static int classify(struct fk *k, uint32_t block, uint32_t page,
-                    struct fk_anchor *a)
+/* The seq an other page's header claims (section 6.3): the page read
+ * without an ECC error and its magic and length are right; else 0. */
+static uint64_t claimed_seq(const struct fk *k)
+{
+    if (le32_get(k->page) != FK_ANCHOR_MAGIC || le32_get(k->page + 4) != FK_ANCHOR_BYTES)
+        return 0;
+    return le64_get(k->page + 8);
+}
+
+/* Classify one ring page (section 6.3); PG_FAIL is an operational error.
+ * *claim (may be NULL): claimed_seq of an other page that read, else 0. */
+static int classify_claim(struct fk *k, uint32_t block, uint32_t page,
+                          struct fk_anchor *a, uint64_t *claim)
 {
     int rc = fk_read_page(k, block, page, k->page);
+    if (claim)
+        *claim = 0;
     if (rc && fk_is_oper_err(rc)) {
         fk_oper(k, "reading the anchor ring", rc);
         return PG_FAIL;
@@ -22,43 +34,51 @@ static int classify(struct fk *k, uint32_t block, uint32_t page,
         return PG_OTHER;
     if (fk_all(k->page, k->ps, 0xff))
         return PG_ERASED;
-    return fk_anchor_decode(k->page, a) ? PG_OTHER : PG_VALID;
+    if (!fk_anchor_decode(k->page, a))
+        return PG_VALID;
+    if (claim)
+        *claim = claimed_seq(k);
+    return PG_OTHER;
 }
 
-/* The device's widest upper-to-lower page distance (section 6.3); 0 when
- * no page is paired. */
-static uint32_t pair_span(const struct fk *k)
+static int classify(struct fk *k, uint32_t block, uint32_t page,
+                    struct fk_anchor *a)
 {
-    const struct nand_config *c = nand_get_config(k->dev);
-    uint32_t span = 0;
-    for (uint32_t p = 0; p < k->ppb; p++) {
-        nand_page_t lower;
-        if (nand_page_is_upper(c, p, &lower) && p - lower > span)
-            span = p - lower;
-    }
-    return span;
+    return classify_claim(k, block, page, a, NULL);
 }
 
 /* Section 6.3 step 1: a block's first record is page 0's, or when page 0
- * is other, the first of pages 1..span that is not other. */
-static int first_record(struct fk *k, uint32_t block, struct fk_anchor *a)
+ * is other, the first valid one of the next pages, in order, before an
+ * erased one.  *page: the last page read; *claim: the largest seq the
+ * other pages read claim. */
+static int first_record(struct fk *k, uint32_t block, struct fk_anchor *a,
+                        uint32_t *page, uint64_t *claim)
 {
-    uint32_t span = pair_span(k);
     int c = PG_OTHER;
-    for (uint32_t p = 0; c == PG_OTHER && p <= span && p < k->ppb; p++)
-        c = classify(k, block, p, a);
+    uint32_t p;
+    uint64_t cl;
+    *claim = 0;
+    for (p = 0; c == PG_OTHER && p < k->ppb; p++) {
+        c = classify_claim(k, block, p, a, &cl);
+        *claim = cl > *claim ? cl : *claim;
+    }
+    *page = p - 1;
     return c;
 }
 
-/* Section 6.3 steps 1 to 3.  0 found, -1 none, PG_FAIL. */
+/* Section 6.3 steps 1 to 3, and step 4: how many ring pages newer than
+ * the record found are damaged or torn (k->an_lost).  0 found, -1 none,
+ * PG_FAIL. */
 static int search(struct fk *k)
 {
     const struct fk_super *s = &k->sb;
     struct fk_anchor a;
     int best = -1;
-    uint64_t best_seq = 0;
+    uint64_t best_seq = 0, claim[FK_MAX_ANCHORS];
+    uint32_t best_first = 0;
     for (uint32_t i = 0; i < s->anchor_count; i++) {
-        int c = first_record(k, s->anchor_blocks[i], &a);
+        uint32_t page;
+        int c = first_record(k, s->anchor_blocks[i], &a, &page, &claim[i]);
         if (c == PG_FAIL)
             return PG_FAIL;
         if (c == PG_VALID && best >= 0 && a.seq == best_seq)
@@ -69,11 +89,12 @@ static int search(struct fk *k)
         if (c == PG_VALID && (best < 0 || a.seq > best_seq)) {
             best = (int)i;
             best_seq = a.seq;
+            best_first = page;
         }
     }
     if (best < 0)
         return -1;
-    uint32_t block = s->anchor_blocks[best], lo = 0, hi = k->ppb;
+    uint32_t block = s->anchor_blocks[best], lo = best_first, hi = k->ppb;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         int c = classify(k, block, mid, &a);
@@ -84,7 +105,7 @@ static int search(struct fk *k)
         else
             lo = mid;
     }
-    for (uint32_t p = lo + 1; p-- > 0;) {
+    for (uint32_t p = lo + 1; p-- > best_first;) {
         int c = classify(k, block, p, &a);
         if (c == PG_FAIL)
             return PG_FAIL;
@@ -93,10 +114,16 @@ static int search(struct fk *k)
             k->ring_cur = (uint32_t)best;
             k->an_block = block;
             k->an_page = p;
-            if (p != lo)
-                fk_msg(k, FSCK_INFO, FSCK_K_ANCHOR, block, lo, FSCK_NONE,
-                       "block %u page %u: not a valid anchor record (a torn "
-                       "last commit?); the record before it is used", block, lo);
+            k->an_lost = lo - p;
+            for (uint32_t i = 0; i < s->anchor_count; i++)
+                k->an_lost += i != (uint32_t)best && claim[i] > a.seq;
+            if (k->an_lost)
+                fk_msg(k, FSCK_WARNING, FSCK_K_ANCHOR, block, p, FSCK_NONE,
+                       "the newest anchor record is damaged or torn: a mount "
+                       "uses seq %" PRIu64 " (block %u page %u), %u newer "
+                       "ring page%s unreadable or corrupt (media damage, or "
+                       "a commit torn by a power cut)", a.seq, block, p,
+                       k->an_lost, k->an_lost == 1 ? "" : "s");
             return 0;
         }
     }
@@ -222,7 +249,7 @@ int fk_check_anchor(struct fk *k)
             snprintf(list + strlen(list), sizeof list - strlen(list), " %u",
                      k->sb.anchor_blocks[i]);
         fk_msg(k, FSCK_ERROR, FSCK_K_ANCHOR, FSCK_NONE, FSCK_NONE, FSCK_NONE,
-               "no valid anchor record on page 0 of any ring block (blocks%s): "
+               "no valid anchor record in any ring block (blocks%s): "
                "no commit to mount", list);
         k->fatal = 1;
         return -1;

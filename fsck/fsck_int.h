@@ -190,6 +190,7 @@ struct fk {
     int sb_primary_bad, sb_copy_bad, readonly;
     struct fk_anchor an;
     uint32_t ring_cur, an_block, an_page;
+    uint32_t an_lost;           /* ring pages newer than an: damaged, torn */
     uint8_t *obj;               /* one object: header + payload */
     uint8_t *page;              /* one page */
     struct fk_segent *seg;      /* nblocks entries, from the segment file */

@@ -10,10 +10,28 @@
  * The next record after a mount always starts a fresh block: a torn page
  * may read as erased and must never be programmed again.
  *
- * On parts with paired pages a torn record may damage its lower page, an
- * older record, but never the newest one (pairs of adjacent pages are
- * refused at mount).  When that older record is page 0, the block's first
- * record is the next valid page (first_record).
+ * A block's first record is page 0's, but when page 0 is neither erased nor
+ * a valid record -- torn by the program of its upper page on a part with
+ * paired pages, or damaged on the medium (bit flips past what ECC corrects,
+ * an uncorrectable page) -- it is the first valid record among the block's
+ * next pages (first_record): records in a block only grow, so any of them
+ * orders the block as well as page 0 would.  Trusting page 0 alone mounted
+ * an older commit, silently, when one page 0 went bad.
+ *
+ * Cost, in page reads (an uncorrectable read is tried up to
+ * RECORD_READ_TRIES times): a clean ring takes anchor_count +
+ * ceil(log2(pages_per_block)) + 1 or 2, as before.  Each damaged page costs
+ * one more; the worst case, every ring page damaged, is anchor_count *
+ * pages_per_block (step 1) + ceil(log2(pages_per_block)) (step 2) +
+ * pages_per_block (step 3): bounded by the ring, never by the device.
+ *
+ * When the record found is evidently not the newest one programmed --
+ * pages after it in its block are programmed but not valid, or a damaged
+ * page elsewhere in the ring has a header that claims a newer seq -- the
+ * ring says so (lfs_ring.lost): damage on the medium and a power cut that
+ * tore the last record look the same on flash, and neither is passed over
+ * silently.  (A newer block that is wholly unreadable cannot be told from
+ * an older one; fsck, which reads every ring page, reports it.)
  */
 #include "format.h"
 
@@ -132,9 +150,12 @@ static int page_erased(const uint8_t *buf, uint32_t n)
 
 /* Read one ring page: 1 = valid record (in *a), 0 = erased, -1 = other
  * (torn, unreadable, garbage), or a negative errno when the device fails
- * in a way that is not about this page. */
+ * in a way that is not about this page.  *claim: for an other page that
+ * reads without an ECC error and whose magic and length are right, the
+ * seq its header claims (a record the medium damaged after it was
+ * written); else 0. */
 static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
-                       uint8_t *buf, struct lfs_anchor *a)
+                       uint8_t *buf, struct lfs_anchor *a, uint64_t *claim)
 {
     const struct nand_config *c = nand_get_config(dev);
     /* An uncorrectable read is retried (as a controller's read retry
@@ -142,6 +163,7 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
      * unreadable and is then taken for what it is.  Giving up on a page
      * that only read badly once would mount an older commit. */
     int rc = NAND_E_ECC;
+    *claim = 0;
     for (int tries = 0; rc == NAND_E_ECC && tries < RECORD_READ_TRIES; tries++)
         rc = nand_read(dev, block, page, buf, NULL, NULL);
     if (rc == NAND_E_POWER || rc == NAND_E_NOMEM)
@@ -150,21 +172,33 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
         return 0;
     if (rc == NAND_OK && lfs_anchor_decode(buf, c->geo.page_size, a) == 0)
         return 1;
+    if (rc == NAND_OK && le32_get(buf) == LFS_ANCHOR_MAGIC &&
+        le32_get(buf + 4) == LFS_ANCHOR_BYTES)
+        *claim = le64_get(buf + 8);
     return -1; /* programmed but not a record */
 }
 
-/* The first record of a ring block, as read_record answers: page 0, but if
- * page 0 is neither erased nor valid, the next pages up to the pairing
- * span -- a torn program of page 0's upper page damages page 0 and leaves
- * the records between them intact. */
+/* The first record of a ring block, as read_record answers: 1 (in *a, its
+ * page in *page), 0 when the reads ended at an erased page (*page: which;
+ * 0 = the block is erased), -1 when every page is other, or an errno.
+ * Page 0, but if page 0 is neither erased nor valid, the next pages in
+ * order until one is: a torn program of page 0's upper page, or damage on
+ * the medium, leaves the records after page 0 intact.  At most
+ * pages_per_block reads.  *claim: the largest seq the headers of the other
+ * pages read claim (read_record), 0 if none. */
 static int first_record(nand_dev *dev, uint32_t block, uint8_t *buf,
-                        struct lfs_anchor *a)
+                        struct lfs_anchor *a, uint32_t *page, uint64_t *claim)
 {
     const struct nand_config *c = nand_get_config(dev);
-    uint32_t last = lfs_pair_span(c);
     int rc = -1;
-    for (uint32_t p = 0; rc == -1 && p <= last && p < c->geo.pages_per_block; p++)
-        rc = read_record(dev, block, p, buf, a);
+    uint32_t p;
+    uint64_t cl;
+    *claim = 0;
+    for (p = 0; rc == -1 && p < c->geo.pages_per_block; p++) {
+        rc = read_record(dev, block, p, buf, a, &cl);
+        *claim = cl > *claim ? cl : *claim;
+    }
+    *page = p - 1;
     return rc;
 }
 
@@ -176,17 +210,23 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     struct lfs_anchor a;
     int best = -1, rc = 0;
     uint64_t best_seq = 0;
-    uint32_t erased = 0; /* bit i: block i's first page reads erased */
+    uint32_t best_first = 0; /* page of the current block's first record */
+    uint32_t erased = 0;     /* bit i: block i's first page reads erased */
+    uint64_t claim[LFS_MAX_ANCHOR_BLOCKS], cl;
     if (!buf)
         return -ENOMEM;
+    ring->lost = 0;
+    ring->found_seq = 0;
     for (uint32_t i = 0; i < ring->count; i++) {
-        rc = first_record(dev, ring->blocks[i], buf, &a);
+        uint32_t page;
+        rc = first_record(dev, ring->blocks[i], buf, &a, &page, &claim[i]);
         if (rc < -1)
             goto out;
-        erased |= (uint32_t)(rc == 0) << i;
+        erased |= (uint32_t)(rc == 0 && page == 0) << i;
         if (rc == 1 && (best < 0 || a.seq > best_seq)) {
             best = (int)i;
             best_seq = a.seq;
+            best_first = page;
         }
     }
     if (best < 0) {
@@ -194,12 +234,13 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
         goto out;
     }
     /* last programmed page of the current block: the programmed pages are
-     * a prefix, so "not erased" is monotone; page 0 is programmed */
-    uint32_t lo = 0, hi = ppb; /* lo programmed, hi the first erased */
+     * a prefix, so "not erased" is monotone; the first record's page is
+     * programmed */
+    uint32_t lo = best_first, hi = ppb; /* lo programmed, hi the first erased */
     uint32_t block = ring->blocks[best];
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        rc = read_record(dev, block, mid, buf, &a);
+        rc = read_record(dev, block, mid, buf, &a, &cl);
         if (rc < -1)
             goto out;
         if (rc == 0)
@@ -208,9 +249,10 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
             lo = mid;
     }
     /* newest valid record at or below lo: a cut leaves at most the last
-     * programmed page torn, so this loop reads one or two pages */
-    for (uint32_t p = lo + 1; p-- > 0;) {
-        rc = read_record(dev, block, p, buf, &a);
+     * programmed page torn, so this loop reads one or two pages unless the
+     * medium damaged more; it stops at the first record at the latest */
+    for (uint32_t p = lo + 1; p-- > best_first;) {
+        rc = read_record(dev, block, p, buf, &a, &cl);
         if (rc < -1)
             goto out;
         if (rc == 1) {
@@ -226,6 +268,14 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
             ring->next_page = clean ? p + 1 : ppb;
             ring->next_erased = clean && p + 1 == ppb && next != (uint32_t)best &&
                                 (erased >> next & 1);
+            /* newer than the record: the programmed pages after it in
+             * its block, and in another block, at least one if a damaged
+             * page there claims a newer seq (a block that is wholly
+             * unreadable cannot be told from an older one) */
+            ring->lost = lo - p;
+            for (uint32_t i = 0; i < ring->count; i++)
+                ring->lost += i != (uint32_t)best && claim[i] > a.seq;
+            ring->found_seq = a.seq;
             rc = 0;
             goto out;
         }

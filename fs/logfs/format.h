@@ -113,9 +113,17 @@ struct lfs_ring {
     uint32_t next_page;  /* next page to program in it; pages_per_block = full */
     int next_erased;     /* the block after it is erased already */
     uint64_t pages, erases; /* programmed and erased since mount */
+    /* set by lfs_ring_find: the seq of the record found, and how many ring
+     * pages newer than it are programmed but hold no valid record (0 =
+     * the newest record programmed is the one found) */
+    uint64_t found_seq;
+    uint32_t lost;
 };
-/* Find the newest valid anchor in the ring (a bounded number of reads);
- * -ENOENT if there is none. Leaves the ring ready to write the next
+/* Find the newest valid anchor in the ring (a bounded number of reads:
+ * anchor_count + log2(pages_per_block) + 2 on a clean ring, at most
+ * (anchor_count + 1) * pages_per_block + log2(pages_per_block) when every
+ * page is damaged); -ENOENT if there is none.  Sets ring->found_seq and
+ * ring->lost (newer records damaged or torn). Leaves the ring ready to write the next
  * record after it if it is a clean unmount's, else into a fresh block. */
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
 /* Program the record as the next page of the ring.  erase_ahead: a

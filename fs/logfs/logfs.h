@@ -165,6 +165,12 @@ struct logfs_stats {
     uint64_t gc_fallbacks;     /* batches that freed nothing, so that the
                                   next was greedy (see docs/logfs-design.md) */
     uint64_t free_segments;    /* now */
+    /* the anchor record the mount found: its seq, and how many ring pages
+     * newer than it are programmed but hold no valid record -- damaged on
+     * the medium, or torn by a power cut (the flash cannot tell which).
+     * Nonzero: the newest commit may be lost, this is an older one. */
+    uint64_t anchor_seq;
+    uint64_t anchor_fallback;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

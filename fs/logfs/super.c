@@ -418,6 +418,8 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->wl_moves = fs->ctr.wl_moves;
     st->gc_fallbacks = fs->ctr.gc_fallbacks;
     st->free_segments = fs->an.free_segments;
+    st->anchor_seq = fs->ring.found_seq;
+    st->anchor_fallback = fs->ring.lost;
 }
 
 const char *logfs_block_role(const logfs *fs, uint32_t block)

@@ -242,6 +242,7 @@ class LogfsStats(Structure):
         "next_ino", "relocations", "host_bytes", "pages_data", "pages_meta",
         "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
+        "anchor_seq", "anchor_fallback",
     )]
 
 

@@ -57,7 +57,7 @@ rings=$($FL fsck -v "$I" | sed -n 's/^info: anchor blocks: *//p')
 [ -n "$rings" ] && ok || bad "fsck -v lists the anchor blocks"
 for b in $rings; do $FL sim erase "$I" "$b" >/dev/null; done
 cp "$I" "$T/noanchor.img"
-expect 4 "erased anchor ring" "no valid anchor record on page 0 of any ring block" -- $FL fsck "$I"
+expect 4 "erased anchor ring" "no valid anchor record in any ring block" -- $FL fsck "$I"
 expect 4 "--repair cannot help" "errors left" -- $FL fsck --repair "$I"
 same "nothing repaired, nothing saved" "$I" "$T/noanchor.img"
 

@@ -411,6 +411,259 @@ TEST(power_cut_every_op_of_a_commit)
     nand_close(d);
 }
 
+/* ---- the anchor ring under media damage ------------------------------------ */
+
+/* A ring of 4 blocks of 16 pages: mkfs's record (seq 1) in block 0, one
+ * commit per file in blocks 1 and 2 (full), and 5 more plus the clean
+ * unmount's record in block 3 (pages 0..5).  nfiles[seq]: files /f0.. that
+ * the commit with that seq holds. */
+#define RING_COMMITS 37
+struct ring_image {
+    nand_dev *d;
+    nand_snapshot *snap;
+    uint32_t blocks[4];
+    uint32_t nfiles[64];
+    uint64_t newest;       /* the seq of the newest record */
+};
+
+static void file_text(char *buf, size_t n, int i)
+{
+    snprintf(buf, n, "file %d, written by commit %d of the ring test", i, i);
+}
+
+static int ring_image(struct ring_image *ri)
+{
+    memset(ri, 0, sizeof *ri);
+    ri->d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1, .seed = 5);
+    logfs *fs;
+    struct logfs_stats st;
+    if (!ri->d || logfs_mkfs(ri->d, NULL) || logfs_mount(ri->d, NULL, &fs))
+        return -1;
+    if (fs->ring.count != 4)
+        return -1;
+    memcpy(ri->blocks, fs->ring.blocks, sizeof ri->blocks);
+    logfs_get_stats(fs, &st);
+    ri->nfiles[st.commits] = 0;
+    for (int i = 0; i < RING_COMMITS; i++) {
+        char name[16], text[96];
+        snprintf(name, sizeof name, "/f%d", i);
+        file_text(text, sizeof text, i);
+        int fd = logfs_open(fs, name, O_CREAT | O_WRONLY, 0644);
+        if (fd < 0 || logfs_write(fs, fd, text, strlen(text)) != (int64_t)strlen(text) ||
+            logfs_close(fs, fd) || logfs_sync(fs))
+            return -1;
+        logfs_get_stats(fs, &st);
+        if (st.commits >= 63)
+            return -1;
+        ri->nfiles[st.commits] = (uint32_t)i + 1;
+    }
+    if (logfs_unmount(fs))
+        return -1;
+    ri->newest = st.commits + 1; /* the unmount's record */
+    ri->nfiles[ri->newest] = RING_COMMITS;
+    return nand_snapshot_take(ri->d, &ri->snap);
+}
+
+enum { DMG_FLIP, DMG_ECC };
+
+/* Rewrite block b with page p damaged: DMG_FLIP changes three bytes of the
+ * record (the page reads back fine, its CRC fails), DMG_ECC programs it
+ * torn halfway (every read is uncorrectable).  0, or -1. */
+static int damage_page(nand_dev *d, uint32_t b, uint32_t p, int kind)
+{
+    const struct nand_config *c = nand_get_config(d);
+    uint32_t ppb = c->geo.pages_per_block, ps = c->geo.page_size;
+    uint8_t *blk = malloc((size_t)ppb * ps), torn[256] = {0};
+    int rc = blk && ppb <= sizeof torn ? 0 : -1;
+    for (uint32_t i = 0; !rc && i < ppb; i++) {
+        int r = nand_read(d, b, i, blk + (size_t)i * ps, NULL, NULL);
+        torn[i] = r == NAND_E_ECC; /* damaged before: stays so */
+        rc = r == NAND_OK || torn[i] ? 0 : -1;
+    }
+    if (!rc && !torn[p] && fx_all(blk + (size_t)p * ps, ps, 0xff))
+        rc = -1; /* an erased page: nothing to damage */
+    if (!rc)
+        rc = nand_erase(d, b, NULL) ? -1 : 0;
+    for (uint32_t i = 0; !rc && i < ppb; i++) {
+        uint8_t *pg = blk + (size_t)i * ps;
+        if (torn[i])
+            memset(pg, 0, ps); /* torn on top of all-zero: unreadable */
+        else if (fx_all(pg, ps, 0xff))
+            continue;
+        if (i == p && kind == DMG_FLIP) {
+            pg[500] ^= 0x5a; /* inside the segment-file inode record */
+            pg[501] ^= 0x01;
+            pg[502] ^= 0x80;
+        }
+        if (torn[i] || (i == p && kind == DMG_ECC)) {
+            nand_cut_after_ops(d, 0, 0.5);
+            nand_program(d, b, i, pg, NULL, NULL); /* torn: the power is cut */
+            nand_power_on(d);
+            continue;
+        }
+        rc = nand_program(d, b, i, pg, NULL, NULL) ? -1 : 0;
+    }
+    /* the damage is what was asked for */
+    if (!rc) {
+        int r = nand_read(d, b, p, blk, NULL, NULL);
+        rc = kind == DMG_ECC ? (r == NAND_E_ECC ? 0 : -1) : (r == NAND_OK ? 0 : -1);
+    }
+    free(blk);
+    return rc;
+}
+
+/* The files of the commit with n files read back right, and /f<n> is not
+ * there.  0, or -1. */
+static int commit_files_ok(logfs *fs, uint32_t n)
+{
+    for (uint32_t i = 0; i <= n && i < RING_COMMITS; i++) {
+        char name[16], want[96], got[128];
+        snprintf(name, sizeof name, "/f%u", i);
+        file_text(want, sizeof want, (int)i);
+        int fd = logfs_open(fs, name, O_RDONLY, 0);
+        if (i == n) {
+            if (fd >= 0)
+                return -1;
+            continue;
+        }
+        if (fd < 0)
+            return -1;
+        int64_t len = logfs_read(fs, fd, got, sizeof got);
+        logfs_close(fs, fd);
+        if (len != (int64_t)strlen(want) || memcmp(got, want, (size_t)len))
+            return -1;
+    }
+    return 0;
+}
+
+/* Mount: the seq found and the fallback count, and the files of that
+ * commit checked; then unmount and mount again, which finds the newer
+ * state the first mount left, with no fallback. */
+static int mount_check(struct ring_image *ri, uint64_t *seq, uint64_t *fallback)
+{
+    logfs *fs;
+    struct logfs_stats st;
+    if (logfs_mount(ri->d, NULL, &fs))
+        return -1;
+    logfs_get_stats(fs, &st);
+    *seq = st.anchor_seq;
+    *fallback = st.anchor_fallback;
+    int rc = st.anchor_seq < 64 ? commit_files_ok(fs, ri->nfiles[st.anchor_seq]) : -1;
+    uint32_t n = st.anchor_seq < 64 ? ri->nfiles[st.anchor_seq] : 0;
+    if (logfs_unmount(fs) || rc)
+        return -1;
+    if (logfs_mount(ri->d, NULL, &fs))
+        return -1;
+    logfs_get_stats(fs, &st);
+    rc = st.anchor_fallback == 0 && st.anchor_seq > *seq ? commit_files_ok(fs, n) : -1;
+    return logfs_unmount(fs) || rc ? -1 : 0;
+}
+
+/* Damage each programmed ring page in turn, in every ring block, both
+ * ways: the mount finds the newest valid record -- the newest of all
+ * unless the damaged page is that one, then the one before it, and says
+ * so -- and the files of that commit read back right. */
+TEST(ring_survives_any_damaged_page)
+{
+    struct ring_image ri;
+    REQUIRE(ring_image(&ri) == 0);
+    uint64_t seq, fb;
+    REQUIRE(mount_check(&ri, &seq, &fb) == 0);
+    CHECK_EQ_INT(seq, ri.newest);
+    CHECK_EQ_INT(fb, 0);
+    int cases = 0, bad = 0;
+    for (uint32_t bi = 0; bi < 4; bi++)
+        for (uint32_t p = 0; p < 16; p++)
+            for (int kind = DMG_FLIP; kind <= DMG_ECC; kind++) {
+                REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
+                uint8_t probe[2048];
+                if (nand_read(ri.d, ri.blocks[bi], p, probe, NULL, NULL) == NAND_OK &&
+                    fx_all(probe, sizeof probe, 0xff))
+                    continue; /* erased: no record here */
+                REQUIRE(damage_page(ri.d, ri.blocks[bi], p, kind) == 0);
+                cases++;
+                int newest = bi == 3 && p == 5;
+                uint64_t want = newest ? ri.newest - 1 : ri.newest;
+                if (mount_check(&ri, &seq, &fb) || seq != want || fb != (uint64_t)newest) {
+                    fprintf(stderr, "block %u page %u %s: seq %llu (want %llu), "
+                            "fallback %llu\n", ri.blocks[bi], p,
+                            kind == DMG_FLIP ? "flipped" : "uncorrectable",
+                            (unsigned long long)seq, (unsigned long long)want,
+                            (unsigned long long)fb);
+                    bad++;
+                }
+            }
+    CHECK_EQ_INT(cases, 2 * (1 + 16 + 16 + 6));
+    CHECK_EQ_INT(bad, 0);
+    nand_snapshot_free(ri.snap);
+    nand_close(ri.d);
+}
+
+/* Every record of the newest block damaged: the mount falls back to the
+ * last record of the block before, and counts the block it could not
+ * read. */
+TEST(ring_whole_newest_block_damaged)
+{
+    struct ring_image ri;
+    REQUIRE(ring_image(&ri) == 0);
+    for (uint32_t p = 0; p < 6; p++)
+        REQUIRE(damage_page(ri.d, ri.blocks[3], p, p % 2 ? DMG_FLIP : DMG_ECC) == 0);
+    uint64_t seq, fb;
+    REQUIRE(mount_check(&ri, &seq, &fb) == 0);
+    CHECK_EQ_INT(seq, ri.newest - 6);
+    CHECK(fb >= 1);
+    nand_snapshot_free(ri.snap);
+    nand_close(ri.d);
+}
+
+/* Pages lfs_ring_find reads (counting each read try). */
+static uint64_t ring_reads(nand_dev *d, uint32_t count, const uint32_t *blocks)
+{
+    struct lfs_ring ring = {.count = count};
+    struct lfs_anchor a;
+    struct nand_stats s0, s1;
+    memcpy(ring.blocks, blocks, count * sizeof *blocks);
+    nand_get_stats(d, &s0);
+    int rc = lfs_ring_find(d, &ring, &a);
+    nand_get_stats(d, &s1);
+    return rc ? UINT64_MAX : s1.reads - s0.reads;
+}
+
+/* What the ring search costs: a clean mount as before the damage handling
+ * (anchor_count + log2(pages_per_block) + 1 for the ring), one more page
+ * for a damaged page 0, and never more than the ring's pages. */
+TEST(ring_search_cost)
+{
+    struct ring_image ri;
+    REQUIRE(ring_image(&ri) == 0);
+    struct nand_stats s0, s1;
+    logfs *fs;
+    nand_get_stats(ri.d, &s0);
+    REQUIRE(logfs_mount(ri.d, &(struct logfs_options){.readonly = 1}, &fs) == 0);
+    nand_get_stats(ri.d, &s1);
+    logfs_unmount(fs);
+    uint64_t mount = s1.reads - s0.reads, clean = ring_reads(ri.d, 4, ri.blocks);
+    REQUIRE(damage_page(ri.d, ri.blocks[3], 0, DMG_FLIP) == 0);
+    uint64_t page0 = ring_reads(ri.d, 4, ri.blocks);
+    REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
+    REQUIRE(damage_page(ri.d, ri.blocks[3], 0, DMG_ECC) == 0);
+    uint64_t page0_ecc = ring_reads(ri.d, 4, ri.blocks);
+    for (uint32_t p = 1; p < 6; p++)
+        REQUIRE(damage_page(ri.d, ri.blocks[3], p, DMG_FLIP) == 0);
+    for (uint32_t p = 0; p < 15; p++)
+        REQUIRE(damage_page(ri.d, ri.blocks[2], p, DMG_FLIP) == 0);
+    uint64_t worst = ring_reads(ri.d, 4, ri.blocks);
+    fprintf(stderr, "ring search: clean mount %" PRIu64 " reads (ring %" PRIu64
+            "), page 0 flipped %" PRIu64 ", page 0 uncorrectable %" PRIu64
+            ", 21 pages damaged %" PRIu64 "\n", mount, clean, page0, page0_ecc, worst);
+    CHECK_EQ_INT(clean, 4 + 4 + 1);
+    CHECK_EQ_INT(page0, clean + 1);
+    CHECK_EQ_INT(page0_ecc, clean + 8); /* 8 tries, then the next page */
+    CHECK(worst != UINT64_MAX && worst <= 8 * (4 + 1) * 16 + 4);
+    nand_snapshot_free(ri.snap);
+    nand_close(ri.d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -423,5 +676,8 @@ int main(int argc, char **argv)
     RUN(clean_mount_erases_nothing);
     RUN(damaged_bucket_entry_is_not_read);
     RUN(power_cut_every_op_of_a_commit);
+    RUN(ring_survives_any_damaged_page);
+    RUN(ring_whole_newest_block_damaged);
+    RUN(ring_search_cost);
     return test_summary(argv[0]);
 }
