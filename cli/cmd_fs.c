@@ -207,6 +207,10 @@ static int session_open(struct session *s, const char *cmd, const char *image,
     }
     int rc = s->m.api->mount(s->dev, NULL, &s->m.fs);
     if (rc) {
+        /* a kind given by --fs whose marks are not there: say so, whatever
+         * its mount made of the image */
+        if (rc != -EINVAL && s->m.api->probe(s->dev) == 0)
+            rc = -EINVAL;
         nand_close(s->dev);
         if (rc == -EINVAL && s->m.api == &fsapi_logfs)
             return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
