@@ -28,7 +28,8 @@ int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
 
 int cmd_sim(int argc, char **argv);
 
-/* The LogFS commands (cmd_fs.c); each takes IMAGE or IMAGE:/path args. */
+/* The file commands (cmd_fs.c), on any fs of fs/fsapi.h (--fs KIND or
+ * probed); each takes IMAGE or IMAGE:/path args. */
 int cmd_mkfs(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
