@@ -44,7 +44,8 @@ int cmd_sim(int argc, char **argv);
 struct logfs;
 int cli_anchor_warning(const char *image, struct logfs *fs);
 
-/* The LogFS commands (cmd_fs.c); each takes IMAGE or IMAGE:/path args. */
+/* The file commands (cmd_fs.c), on any fs of fs/fsapi.h (--fs KIND or
+ * probed); each takes IMAGE or IMAGE:/path args. */
 int cmd_mkfs(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_cat(int argc, char **argv);

@@ -1,11 +1,14 @@
-/* cmd_fs.c -- the LogFS commands: mkfs, ls, cat, put, get, mkdir, rm, rmdir,
- * ln, mv, df and stat on simulator images.
+/* cmd_fs.c -- the file commands: mkfs, ls, cat, put, get, mkdir, rm, rmdir,
+ * ln, mv, df and stat on simulator images, for every file system of
+ * fs/fsapi.h's table (LogFS and the baselines).
  *
- * Every command opens the image, mounts it, does its work and unmounts
- * (which commits).  Commands that change the file system then save the
+ * Every command opens the image, finds its file system (fsapi_probe, or
+ * the kind --fs names), mounts it through its fsapi table, does its work
+ * and unmounts (which commits).  Commands that change the file system then save the
  * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
  * that fails does not save either, so IMAGE is left as it was. */
 #include "cli.h"
+#include "fsapi.h"
 #include "logfs/logfs.h"
 #include "nand.h"
 
@@ -47,11 +50,71 @@ static const char *errmsg(int rc)
     return buf;
 }
 
+/* The kind of the mounted image (for messages). */
+static const char *cur_kind = "this file system";
+
+/* An operation a file system lacks. */
+static int unsupported(int rc)
+{
+    return rc == -ENOSYS || rc == -EOPNOTSUPP;
+}
+
 /* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
 static int path_fail(const char *cmd, int rc, const char *path)
 {
+    if (unsupported(rc))
+        return fs_fail(cmd, "%s does not support this operation (%s): %s", cur_kind,
+                       errmsg(rc), path);
     return fs_fail(cmd, "%s: %s", errmsg(rc), path);
 }
+
+/* ---- --fs KIND ------------------------------------------------------------ */
+
+/* "logfs, blockfs, ..." in the order of `order` (fsapi_at or fsapi_probe_at). */
+static const char *kind_list(const struct fsapi *(*order)(size_t))
+{
+    static char buf[256];
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; order(i) && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "", order(i)->name);
+    return buf;
+}
+
+/* The fs --fs names; a usage error naming the valid kinds if none. */
+static int parse_kind(const char *cmd, const char *name, const struct fsapi **out)
+{
+    if (!(*out = fsapi_find(name)))
+        return cli_usage_error(cmd, "unknown file system '%s' (one of: %s)", name,
+                               kind_list(fsapi_at));
+    return CLI_OK;
+}
+
+/* The kinds and their summaries, for --help. */
+static void print_kinds(void)
+{
+    printf("\nKINDs (--fs; without it the image's file system is probed):\n");
+    for (size_t i = 0; fsapi_at(i); i++)
+        printf("  %-14s %s\n", fsapi_at(i)->name, fsapi_at(i)->summary);
+}
+
+/* Every file command's --fs paragraph. */
+#define FS_HELP                                                               \
+    "\n"                                                                      \
+    "--fs KIND names the file system on IMAGE; without it the command probes\n" \
+    "IMAGE for one (LogFS's superblock, blockfs's, JFFS2's nodes).\n"
+
+/* --help: the text, then the kinds. */
+static int help(const char *text)
+{
+    fputs(text, stdout);
+    print_kinds();
+    return CLI_OK;
+}
+
+/* fs's call op on the session's mount, or -ENOSYS when the table lacks it. */
+#define CALL(s, op, ...) \
+    ((s)->m.api->op ? (s)->m.api->op((s)->m.fs, __VA_ARGS__) : -ENOSYS)
 
 /* ---- IMAGE:/path --------------------------------------------------------- */
 
@@ -123,26 +186,43 @@ static void free_targets(struct target *t, int n)
 struct session {
     const char *cmd, *image;
     nand_dev *dev;
-    logfs *fs;
+    struct fsapi_fs m;
 };
 
-static int session_open(struct session *s, const char *cmd, const char *image)
+/* Open image and mount its file system: kind's (--fs), else the one
+ * fsapi_probe finds. */
+static int session_open(struct session *s, const char *cmd, const char *image,
+                        const struct fsapi *kind)
 {
     char err[512];
     s->cmd = cmd;
     s->image = image;
-    s->fs = NULL;
+    s->m = (struct fsapi_fs){kind, NULL};
     if (nand_open(image, &s->dev, err, sizeof err))
         return fs_fail(cmd, "%s", err);
-    int rc = logfs_mount(s->dev, NULL, &s->fs);
-    if (rc) {
+    if (!s->m.api && !(s->m.api = fsapi_probe(s->dev))) {
         nand_close(s->dev);
-        if (rc == -EINVAL)
+        return fs_fail(cmd, "%s: no file system found (tried %s); mkfs one or give --fs",
+                       image, kind_list(fsapi_probe_at));
+    }
+    int rc = s->m.api->mount(s->dev, NULL, &s->m.fs);
+    if (rc) {
+        /* a kind given by --fs whose marks are not there: say so, whatever
+         * its mount made of the image */
+        if (rc != -EINVAL && s->m.api->probe(s->dev) == 0)
+            rc = -EINVAL;
+        nand_close(s->dev);
+        if (rc == -EINVAL && s->m.api == &fsapi_logfs)
             return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
                            image);
-        return fs_fail(cmd, "%s: cannot mount: %s", image, errmsg(rc));
+        if (rc == -EINVAL)
+            return fs_fail(cmd, "%s: not a %s file system (run flashlab mkfs --fs %s)",
+                           image, s->m.api->name, s->m.api->name);
+        return fs_fail(cmd, "%s: cannot mount %s: %s", image, s->m.api->name, errmsg(rc));
     }
-    cli_anchor_warning(image, s->fs);
+    if (s->m.api == &fsapi_logfs)
+        cli_anchor_warning(image, s->m.fs);
+    cur_kind = s->m.api->name;
     return CLI_OK;
 }
 
@@ -150,7 +230,7 @@ static int session_open(struct session *s, const char *cmd, const char *image)
  * close.  rc is the command's exit code so far. */
 static int session_close(struct session *s, int rc, int save)
 {
-    int urc = logfs_unmount(s->fs);
+    int urc = s->m.api->unmount(s->m.fs);
     if (!rc && urc)
         rc = fs_fail(s->cmd, "%s: cannot commit: %s", s->image, errmsg(urc));
     if (!rc && save) {
@@ -246,11 +326,11 @@ static void listing_free(struct listing *l)
 }
 
 /* The entries of directory path, sorted by name. */
-static int list_dir(logfs *fs, const char *path, struct listing *l)
+static int list_dir(struct session *s, const char *path, struct listing *l)
 {
     uint64_t cookie = 0;
     *l = (struct listing){0};
-    int rc = logfs_readdir(fs, path, &cookie, collect_one, l);
+    int rc = CALL(s, readdir, path, &cookie, collect_one, l);
     if (!rc && l->nomem)
         rc = -ENOMEM;
     if (rc)
@@ -276,12 +356,12 @@ static const char *type_name(uint32_t mode)
 }
 
 /* The target of symlink path, as a new string. */
-static int read_link(logfs *fs, const char *path, uint64_t size, char **out)
+static int read_link(struct session *s, const char *path, uint64_t size, char **out)
 {
     char *buf = malloc(size + 1);
     if (!buf)
         return -ENOMEM;
-    int64_t n = logfs_readlink(fs, path, buf, size);
+    int64_t n = CALL(s, readlink, path, buf, size);
     if (n < 0) {
         free(buf);
         return (int)n;
@@ -294,64 +374,58 @@ static int read_link(logfs *fs, const char *path, uint64_t size, char **out)
 /* ---- mkfs ------------------------------------------------------------------ */
 
 static const char mkfs_help[] =
-    "usage: flashlab mkfs [--block-size N] [--anchor-blocks N] [--reserve N]\n"
-    "                     [-o KEY=VALUE,...] IMAGE\n"
+    "usage: flashlab mkfs [--fs KIND] [--block-size N] [--anchor-blocks N]\n"
+    "                     [--reserve N] [-o KEY=VALUE,...] IMAGE\n"
     "\n"
-    "Make an empty LogFS on a simulator image (made with `flashlab sim\n"
-    "create`), destroying what the device held.  --block-size is the fs\n"
-    "block, a power of two 512..32768 (4096); --anchor-blocks the erase\n"
-    "blocks of the anchor ring, 2..16 (4); --reserve the segments kept\n"
-    "back for the cleaner (8).  -o sets any LogFS option by name (the same\n"
-    "keys as the YAML fs: section); `flashlab mkfs --help-options` lists them.\n";
+    "Make an empty file system of KIND (logfs without --fs) on a simulator\n"
+    "image (made with `flashlab sim create`), destroying what the device\n"
+    "held.  -o passes options, \"key=value,...\" in the fs's own keys, to\n"
+    "it (repeatable).\n"
+    "\n"
+    "LogFS: --block-size is the fs block, a power of two 512..32768 (4096);\n"
+    "--anchor-blocks the erase blocks of the anchor ring, 2..16 (4);\n"
+    "--reserve the segments kept back for the cleaner (8).  -o sets any\n"
+    "LogFS option by name (the same keys as the YAML fs: section);\n"
+    "`flashlab mkfs --help-options` lists them.  blockfs: -o block_size=N,\n"
+    "inodes=N, cache=0|1 (docs/blockfs-baseline.md).  jffs2-scan and\n"
+    "jffs2-summary: -o reserve=N (docs/jffs2-baseline.md).\n"
+    "\n"
+    "example: flashlab mkfs --fs jffs2-summary -o reserve=6 fs.img\n";
 
-int cmd_mkfs(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"block-size", required_argument, 0, 'b'},
-        {"anchor-blocks", required_argument, 0, 'a'},
-        {"reserve", required_argument, 0, 'r'},
-        {"help", no_argument, 0, 'h'},
-        {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
-    struct logfs_options o = {0};
+/* One option as given: the LogFS flags and -o are applied in order once
+ * the kind is known. */
+struct mkfs_arg {
     int c;
+    const char *arg;
+};
+
+/* LogFS's mkfs, with its own flags and messages. */
+static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na)
+{
+    struct logfs_options o = {0};
     char oerr[256];
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "b:a:r:o:h", opts, NULL)) != -1) {
-        switch (c) {
+    for (int i = 0; i < na; i++) {
+        const char *v = a[i].arg;
+        switch (a[i].c) {
         case 'o':
-            if (logfs_options_parse(&o, optarg, oerr, sizeof oerr))
+            if (logfs_options_parse(&o, v, oerr, sizeof oerr))
                 return cli_usage_error("mkfs", "-o: %s", oerr);
             break;
-        case 'H': {
-            const char *key, *help;
-            for (unsigned i = 0; (key = logfs_option_help(i, &help)); i++)
-                printf("  %-14s %s\n", key, help);
-            printf("gc_policy is one of:\n");
-            for (unsigned i = 0; (key = logfs_gc_policy_name(i, &help)); i++)
-                printf("  %-14s %s\n", key, help);
-            return CLI_OK;
-        }
         /* the flags are LogFS options by another name: LogFS checks them */
         case 'b':
-            if (logfs_option_set(&o, "block_size", optarg, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad block size '%s' (%s)", optarg, oerr);
+            if (logfs_option_set(&o, "block_size", v, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad block size '%s' (%s)", v, oerr);
             break;
         case 'a':
-            if (logfs_option_set(&o, "anchor_blocks", optarg, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad anchor block count '%s' (%s)", optarg,
-                                       oerr);
+            if (logfs_option_set(&o, "anchor_blocks", v, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad anchor block count '%s' (%s)", v, oerr);
             break;
         case 'r':
-            if (logfs_option_set(&o, "reserve", optarg, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad reserve '%s' (%s)", optarg, oerr);
+            if (logfs_option_set(&o, "reserve", v, oerr, sizeof oerr))
+                return cli_usage_error("mkfs", "bad reserve '%s' (%s)", v, oerr);
             break;
-        case 'h': fputs(mkfs_help, stdout); return CLI_OK;
-        default: return cli_usage_error("mkfs", "bad option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error("mkfs", "expected one IMAGE argument");
-    const char *image = argv[optind];
     char err[512];
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
@@ -399,14 +473,135 @@ int cmd_mkfs(int argc, char **argv)
     return CLI_OK;
 }
 
+/* Any other kind's mkfs, through its table: the -o lists joined. */
+static int mkfs_other(const struct fsapi *api, const char *image,
+                      const struct mkfs_arg *a, int na)
+{
+    static const char *const flag[] = {['b'] = "--block-size", ['a'] = "--anchor-blocks",
+                                       ['r'] = "--reserve"};
+    size_t len = 1;
+    for (int i = 0; i < na; i++) {
+        if (a[i].c != 'o')
+            return cli_usage_error("mkfs", "%s is a LogFS option; give %s's options "
+                                   "with -o KEY=VALUE", flag[a[i].c], api->name);
+        len += strlen(a[i].arg) + 1;
+    }
+    char *opts = malloc(len);
+    if (!opts)
+        return fs_fail("mkfs", "out of memory");
+    opts[0] = 0;
+    for (int i = 0; i < na; i++) {
+        if (opts[0])
+            strcat(opts, ",");
+        strcat(opts, a[i].arg);
+    }
+    const char *o = opts[0] ? opts : NULL;
+    if (o && api->check_options && api->check_options(o)) {
+        int rc = cli_usage_error("mkfs", "-o: bad options for %s: '%s'", api->name, o);
+        free(opts);
+        return rc;
+    }
+    char err[512];
+    nand_dev *dev;
+    if (nand_open(image, &dev, err, sizeof err)) {
+        free(opts);
+        return fs_fail("mkfs", "%s", err);
+    }
+    int rc = api->mkfs(dev, o);
+    free(opts);
+    if (rc) {
+        nand_close(dev);
+        if (rc == -ENOSPC)
+            return fs_fail("mkfs", "%s: too few good blocks for %s", image, api->name);
+        if (rc == -EINVAL)
+            return fs_fail("mkfs", "%s: %s does not suit the device (or its options)",
+                           image, api->name);
+        return fs_fail("mkfs", "%s: cannot make a %s file system: %s", image, api->name,
+                       errmsg(rc));
+    }
+    void *fs;
+    struct fs_statfs st = {0};
+    if ((rc = api->mount(dev, NULL, &fs))) {
+        nand_close(dev);
+        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
+                       errmsg(rc));
+    }
+    api->statfs(fs, &st);
+    rc = api->unmount(fs);
+    int nrc = rc ? 0 : nand_save(dev, image);
+    nand_close(dev);
+    if (rc)
+        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
+    if (nrc)
+        return fs_fail("mkfs", "%s: cannot save image: %s", image, nand_strerror(nrc));
+    printf("%s: %s, block size %u, %.1f MiB free of %.1f MiB\n", image, api->name,
+           st.block_size, (double)st.free_bytes / 1048576.0,
+           (double)st.total_bytes / 1048576.0);
+    return CLI_OK;
+}
+
+int cmd_mkfs(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"block-size", required_argument, 0, 'b'},
+        {"anchor-blocks", required_argument, 0, 'a'},
+        {"reserve", required_argument, 0, 'r'},
+        {"fs", required_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},
+        {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
+    const struct fsapi *api = &fsapi_logfs;
+    struct mkfs_arg *a = calloc((size_t)argc + 1, sizeof *a);
+    int na = 0, c;
+    if (!a)
+        return fs_fail("mkfs", "out of memory");
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "b:a:r:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': case 'b': case 'a': case 'r':
+            a[na++] = (struct mkfs_arg){c, optarg};
+            break;
+        case 'F':
+            if (parse_kind("mkfs", optarg, &api)) {
+                free(a);
+                return CLI_USAGE;
+            }
+            break;
+        case 'H': {
+            const char *key, *hlp;
+            for (unsigned i = 0; (key = logfs_option_help(i, &hlp)); i++)
+                printf("  %-14s %s\n", key, hlp);
+            printf("gc_policy is one of:\n");
+            for (unsigned i = 0; (key = logfs_gc_policy_name(i, &hlp)); i++)
+                printf("  %-14s %s\n", key, hlp);
+            free(a);
+            return CLI_OK;
+        }
+        case 'h': free(a); return help(mkfs_help);
+        default: free(a); return cli_usage_error("mkfs", "bad option");
+        }
+    }
+    int rc;
+    if (optind != argc - 1)
+        rc = cli_usage_error("mkfs", "expected one IMAGE argument");
+    else if (api == &fsapi_logfs)
+        rc = mkfs_logfs(argv[optind], a, na);
+    else
+        rc = mkfs_other(api, argv[optind], a, na);
+    free(a);
+    return rc;
+}
+
 /* ---- ls ---------------------------------------------------------------------- */
 
 static const char ls_help[] =
-    "usage: flashlab ls [-l] IMAGE[:/path]\n"
+    "usage: flashlab ls [-l] [--fs KIND] IMAGE[:/path]\n"
     "\n"
-    "List a directory of the LogFS on IMAGE (the root without a path), by\n"
-    "name; a file lists just itself.  -l shows mode, links, size (entries,\n"
-    "for a directory) and name, and where a symbolic link points.\n";
+    "List a directory of the file system on IMAGE (the root without a path),\n"
+    "by name; a file lists just itself.  -l shows mode, links, size (entries,\n"
+    "for a directory) and name, and where a symbolic link points.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab ls -l --fs jffs2-scan fs.img:/docs\n";
 
 static int ls_line(struct session *s, const char *path, const char *name, int lng)
 {
@@ -415,12 +610,12 @@ static int ls_line(struct session *s, const char *path, const char *name, int ln
         return CLI_OK;
     }
     struct fs_stat st;
-    int rc = logfs_lstat(s->fs, path, &st);
+    int rc = CALL(s, lstat, path, &st);
     if (rc)
         return path_fail(s->cmd, rc, path);
     char mode[11], *target = NULL;
     mode_string(st.mode, mode);
-    if (S_ISLNK(st.mode) && (rc = read_link(s->fs, path, st.size, &target)))
+    if (S_ISLNK(st.mode) && (rc = read_link(s, path, st.size, &target)))
         return path_fail(s->cmd, rc, path);
     printf("%s %3" PRIu32 " %10" PRIu64 " %s%s%s\n", mode, st.nlink, st.size, name,
            target ? " -> " : "", target ? target : "");
@@ -431,13 +626,18 @@ static int ls_line(struct session *s, const char *path, const char *name, int ln
 int cmd_ls(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"long", no_argument, 0, 'l'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"long", no_argument, 0, 'l'}, {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int lng = 0, c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "lh", opts, NULL)) != -1) {
         switch (c) {
         case 'l': lng = 1; break;
-        case 'h': fputs(ls_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("ls", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(ls_help);
         default: return cli_usage_error("ls", "bad option");
         }
     }
@@ -447,21 +647,21 @@ int cmd_ls(int argc, char **argv)
     if (parse_target("ls", argv[optind], 1, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "ls", t.image);
+    int rc = session_open(&s, "ls", t.image, kind);
     if (rc) {
         free(t.image);
         return rc;
     }
     /* like ls(1): -l shows a symlink itself, plain ls what it points to */
     struct fs_stat st;
-    int frc = lng ? logfs_lstat(s.fs, t.path, &st) : logfs_stat(s.fs, t.path, &st);
+    int frc = lng ? CALL(&s, lstat, t.path, &st) : CALL(&s, stat, t.path, &st);
     if (frc) {
         rc = path_fail("ls", frc, t.path);
     } else if (!S_ISDIR(st.mode)) {
         rc = ls_line(&s, t.path, t.path, lng);
     } else {
         struct listing l;
-        if ((frc = list_dir(s.fs, t.path, &l)))
+        if ((frc = list_dir(&s, t.path, &l)))
             rc = path_fail("ls", frc, t.path);
         for (size_t i = 0; i < l.n && !rc && !frc; i++) {
             char *p = join(t.path, l.v[i].name);
@@ -482,40 +682,51 @@ static int copy_out(struct session *s, const char *path, FILE *out,
                     const char *outname)
 {
     struct fs_stat st;
-    int rc = logfs_stat(s->fs, path, &st);
+    int rc = CALL(s, stat, path, &st);
     if (!rc && S_ISDIR(st.mode))
         rc = -EISDIR;
-    int fd = rc ? rc : logfs_open(s->fs, path, O_RDONLY, 0);
+    int fd = rc ? rc : CALL(s, open, path, O_RDONLY, 0);
     if (fd < 0)
         return path_fail(s->cmd, fd, path);
     char *buf = malloc(CHUNK);
     rc = buf ? CLI_OK : fs_fail(s->cmd, "out of memory");
-    for (int64_t n; !rc && (n = logfs_read(s->fs, fd, buf, CHUNK)) != 0;) {
+    uint64_t off = 0;
+    for (int64_t n; !rc && (n = CALL(s, pread, fd, buf, CHUNK, off)) != 0;) {
         if (n < 0)
             rc = path_fail(s->cmd, (int)n, path);
         else if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
             rc = fs_fail(s->cmd, "%s: write error: %s", outname, strerror(errno));
+        else
+            off += (uint64_t)n;
     }
     free(buf);
-    int crc = logfs_close(s->fs, fd);
+    int crc = CALL(s, close, fd);
     if (!rc && crc)
         rc = path_fail(s->cmd, crc, path);
     return rc;
 }
 
 static const char cat_help[] =
-    "usage: flashlab cat IMAGE:/path...\n"
+    "usage: flashlab cat [--fs KIND] IMAGE:/path...\n"
     "\n"
-    "Write files of the LogFS on IMAGE to standard output.\n";
+    "Write files of the file system on IMAGE to standard output.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab cat --fs blockfs fs.img:/docs/README.md\n";
 
 int cmd_cat(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(cat_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("cat", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(cat_help);
         default: return cli_usage_error("cat", "bad option");
         }
     }
@@ -527,7 +738,7 @@ int cmd_cat(int argc, char **argv)
         return fs_fail("cat", "out of memory");
     int rc = parse_targets("cat", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "cat", t[0].image))) {
+    if (!rc && !(rc = session_open(&s, "cat", t[0].image, kind))) {
         for (int i = 0; i < n && !rc; i++)
             rc = copy_out(&s, t[i].path, stdout, "standard output");
         if (fflush(stdout) && !rc)
@@ -539,19 +750,27 @@ int cmd_cat(int argc, char **argv)
 }
 
 static const char get_help[] =
-    "usage: flashlab get IMAGE:/path HOSTFILE\n"
+    "usage: flashlab get [--fs KIND] IMAGE:/path HOSTFILE\n"
     "\n"
-    "Copy a file out of the LogFS on IMAGE into HOSTFILE (\"-\": standard\n"
-    "output), replacing what HOSTFILE held.\n";
+    "Copy a file out of the file system on IMAGE into HOSTFILE (\"-\":\n"
+    "standard output), replacing what HOSTFILE held.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab get --fs jffs2-summary fs.img:/data.bin data.bin\n";
 
 int cmd_get(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(get_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("get", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(get_help);
         default: return cli_usage_error("get", "bad option");
         }
     }
@@ -562,14 +781,14 @@ int cmd_get(int argc, char **argv)
     if (parse_target("get", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "get", t.image);
+    int rc = session_open(&s, "get", t.image, kind);
     if (rc) {
         free(t.image);
         return rc;
     }
     /* check the source before touching HOSTFILE */
     struct fs_stat st;
-    int frc = logfs_stat(s.fs, t.path, &st);
+    int frc = CALL(&s, stat, t.path, &st);
     if (!frc && S_ISDIR(st.mode))
         frc = -EISDIR;
     int to_stdout = !strcmp(host, "-");
@@ -592,19 +811,27 @@ int cmd_get(int argc, char **argv)
 /* ---- put ---------------------------------------------------------------------- */
 
 static const char put_help[] =
-    "usage: flashlab put HOSTFILE IMAGE:/path\n"
+    "usage: flashlab put [--fs KIND] HOSTFILE IMAGE:/path\n"
     "\n"
-    "Copy HOSTFILE (\"-\": standard input) into the LogFS on IMAGE, creating\n"
-    "/path or replacing its content, and save the image.\n";
+    "Copy HOSTFILE (\"-\": standard input) into the file system on IMAGE,\n"
+    "creating /path or replacing its content, and save the image.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab put --fs blockfs data.bin fs.img:/data.bin\n";
 
 int cmd_put(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(put_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("put", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(put_help);
         default: return cli_usage_error("put", "bad option");
         }
     }
@@ -628,7 +855,7 @@ int cmd_put(int argc, char **argv)
     else if (S_ISREG(hst.st_mode))
         mode = (uint32_t)hst.st_mode & 0777;
     struct session s;
-    if (rc || (rc = session_open(&s, "put", t.image))) {
+    if (rc || (rc = session_open(&s, "put", t.image, kind))) {
         if (in && !from_stdin)
             fclose(in);
         free(t.image);
@@ -636,7 +863,7 @@ int cmd_put(int argc, char **argv)
     }
     uint64_t total = 0;
     char *buf = malloc(CHUNK);
-    int fd = logfs_open(s.fs, t.path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    int fd = CALL(&s, open, t.path, O_WRONLY | O_CREAT | O_TRUNC, mode);
     if (fd < 0)
         rc = path_fail("put", fd, t.path);
     else if (!buf)
@@ -644,7 +871,7 @@ int cmd_put(int argc, char **argv)
     while (!rc) {
         size_t got = fread(buf, 1, CHUNK, in);
         if (got) {
-            int64_t n = logfs_write(s.fs, fd, buf, got);
+            int64_t n = CALL(&s, pwrite, fd, buf, got, total);
             if (n < 0)
                 rc = path_fail("put", (int)n, t.path);
             else if ((uint64_t)n != got)
@@ -659,7 +886,7 @@ int cmd_put(int argc, char **argv)
         }
     }
     if (fd >= 0) {
-        int crc = logfs_close(s.fs, fd);
+        int crc = CALL(&s, close, fd);
         if (!rc && crc)
             rc = path_fail("put", crc, t.path);
     }
@@ -676,15 +903,18 @@ int cmd_put(int argc, char **argv)
 /* ---- mkdir ------------------------------------------------------------------------ */
 
 static const char mkdir_help[] =
-    "usage: flashlab mkdir [-p] IMAGE:/path...\n"
+    "usage: flashlab mkdir [-p] [--fs KIND] IMAGE:/path...\n"
     "\n"
-    "Make directories in the LogFS on IMAGE.  -p makes missing parents too\n"
-    "and accepts directories that already exist.\n";
+    "Make directories in the file system on IMAGE.  -p makes missing parents\n"
+    "too and accepts directories that already exist.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab mkdir -p --fs jffs2-scan fs.img:/a/b\n";
 
 static int mkdir_one(struct session *s, const char *path, int parents)
 {
     if (!parents) {
-        int rc = logfs_mkdir(s->fs, path, 0755);
+        int rc = CALL(s, mkdir, path, 0755);
         return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
     }
     char *p = strdup(path);
@@ -699,10 +929,10 @@ static int mkdir_one(struct session *s, const char *path, int parents)
             continue; /* a run of slashes */
         char save = p[i];
         p[i] = 0;
-        int frc = logfs_mkdir(s->fs, p, 0755);
+        int frc = CALL(s, mkdir, p, 0755);
         if (frc == -EEXIST) {
             struct fs_stat st;
-            frc = logfs_stat(s->fs, p, &st);
+            frc = CALL(s, stat, p, &st);
             if (!frc && !S_ISDIR(st.mode))
                 frc = -ENOTDIR;
         }
@@ -717,13 +947,18 @@ static int mkdir_one(struct session *s, const char *path, int parents)
 int cmd_mkdir(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"parents", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"parents", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int parents = 0, c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
         switch (c) {
         case 'p': parents = 1; break;
-        case 'h': fputs(mkdir_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("mkdir", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(mkdir_help);
         default: return cli_usage_error("mkdir", "bad option");
         }
     }
@@ -735,7 +970,7 @@ int cmd_mkdir(int argc, char **argv)
         return fs_fail("mkdir", "out of memory");
     int rc = parse_targets("mkdir", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image))) {
+    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image, kind))) {
         for (int i = 0; i < n && !rc; i++)
             rc = mkdir_one(&s, t[i].path, parents);
         rc = session_close(&s, rc, 1);
@@ -747,26 +982,37 @@ int cmd_mkdir(int argc, char **argv)
 /* ---- rm / rmdir --------------------------------------------------------------------- */
 
 static const char rm_help[] =
-    "usage: flashlab rm [-r] IMAGE:/path...\n"
+    "usage: flashlab rm [-r] [--fs KIND] IMAGE:/path...\n"
     "\n"
-    "Remove files, symbolic links and empty directories from the LogFS on\n"
-    "IMAGE.  -r removes directories with everything in them.\n";
+    "Remove files, symbolic links and empty directories from the file system\n"
+    "on IMAGE.  -r removes directories with everything in them.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab rm -r --fs blockfs fs.img:/a\n";
+
+static const char rmdir_help[] =
+    "usage: flashlab rmdir [--fs KIND] IMAGE:/path...\n"
+    "\n"
+    "Remove empty directories from the file system on IMAGE.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab rmdir --fs jffs2-scan fs.img:/a/b\n";
 
 static int rm_one(struct session *s, const char *path, int recursive)
 {
     struct fs_stat st;
-    int rc = logfs_lstat(s->fs, path, &st);
+    int rc = CALL(s, lstat, path, &st);
     if (rc)
         return path_fail(s->cmd, rc, path);
     if (!S_ISDIR(st.mode)) {
-        rc = logfs_unlink(s->fs, path);
+        rc = CALL(s, unlink, path);
         return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
     }
     if (is_root(path))
         return fs_fail(s->cmd, "cannot remove the root directory");
     if (recursive) {
         struct listing l;
-        if ((rc = list_dir(s->fs, path, &l)))
+        if ((rc = list_dir(s, path, &l)))
             return path_fail(s->cmd, rc, path);
         for (size_t i = 0; i < l.n && !rc; i++) {
             char *p = join(path, l.v[i].name);
@@ -777,7 +1023,7 @@ static int rm_one(struct session *s, const char *path, int recursive)
         if (rc)
             return rc;
     }
-    rc = logfs_rmdir(s->fs, path);
+    rc = CALL(s, rmdir, path);
     if (rc == -ENOTEMPTY && !recursive)
         return fs_fail(s->cmd, "%s (use rm -r): %s", errmsg(rc), path);
     return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
@@ -786,9 +1032,10 @@ static int rm_one(struct session *s, const char *path, int recursive)
 static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
 {
     static const struct option opts[] = {
-        {"recursive", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
+        {"recursive", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
         {0, 0, 0, 0}};
     int recursive = 0, c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, is_rmdir ? "h" : "rRh", opts, NULL)) != -1) {
         switch (c) {
@@ -797,10 +1044,11 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
                 return cli_usage_error(cmd, "bad option");
             recursive = 1;
             break;
-        case 'h': fputs(is_rmdir ? "usage: flashlab rmdir IMAGE:/path...\n\n"
-                        "Remove empty directories from the LogFS on IMAGE.\n"
-                        : rm_help, stdout);
-            return CLI_OK;
+        case 'F':
+            if (parse_kind(cmd, optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(is_rmdir ? rmdir_help : rm_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -812,14 +1060,14 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
         return fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image))) {
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind))) {
         for (int i = 0; i < n && !rc; i++) {
             if (!is_rmdir) {
                 rc = rm_one(&s, t[i].path, recursive);
             } else if (is_root(t[i].path)) {
                 rc = fs_fail(cmd, "cannot remove the root directory");
             } else {
-                int frc = logfs_rmdir(s.fs, t[i].path);
+                int frc = CALL(&s, rmdir, t[i].path);
                 rc = frc ? path_fail(cmd, frc, t[i].path) : CLI_OK;
             }
         }
@@ -842,17 +1090,24 @@ int cmd_rmdir(int argc, char **argv)
 /* ---- ln / mv -------------------------------------------------------------------------- */
 
 static const char ln_help[] =
-    "usage: flashlab ln [-s] IMAGE:/target IMAGE:/linkname\n"
+    "usage: flashlab ln [-s] [--fs KIND] IMAGE:/target IMAGE:/linkname\n"
     "\n"
-    "Make a hard link /linkname to the file /target in the LogFS on IMAGE;\n"
-    "-s makes a symbolic link holding the path /target instead (which need\n"
-    "not exist).  When /linkname is a directory the link goes into it.\n";
+    "Make a hard link /linkname to the file /target in the file system on\n"
+    "IMAGE; -s makes a symbolic link holding the path /target instead (which\n"
+    "need not exist).  When /linkname is a directory the link goes into it.\n"
+    "A file system without links says so.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab ln -s --fs jffs2-scan fs.img:/a/b fs.img:/link\n";
 
 static const char mv_help[] =
-    "usage: flashlab mv IMAGE:/from IMAGE:/to\n"
+    "usage: flashlab mv [--fs KIND] IMAGE:/from IMAGE:/to\n"
     "\n"
-    "Rename /from to /to in the LogFS on IMAGE, replacing a file (or empty\n"
-    "directory) /to.  When /to is a directory, /from moves into it.\n";
+    "Rename /from to /to in the file system on IMAGE, replacing a file (or\n"
+    "empty directory) /to.  When /to is a directory, /from moves into it.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab mv --fs blockfs fs.img:/a/f fs.img:/g\n";
 
 /* dst, or dst/basename(src) when dst is an existing directory. */
 static char *destination(struct session *s, const char *src, const char *dst)
@@ -860,7 +1115,7 @@ static char *destination(struct session *s, const char *src, const char *dst)
     struct fs_stat st;
     size_t bl;
     const char *b = base_name(src, &bl);
-    if (logfs_stat(s->fs, dst, &st) || !S_ISDIR(st.mode) || !bl)
+    if (CALL(s, stat, dst, &st) || !S_ISDIR(st.mode) || !bl)
         return strdup(dst);
     char *name = strndup(b, bl);
     char *p = name ? join(dst, name) : NULL;
@@ -871,9 +1126,10 @@ static char *destination(struct session *s, const char *src, const char *dst)
 static int link_main(int argc, char **argv, const char *cmd)
 {
     static const struct option opts[] = {
-        {"symbolic", no_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+        {"symbolic", no_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
         {0, 0, 0, 0}};
     int is_mv = !strcmp(cmd, "mv"), sym = 0, c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, is_mv ? "h" : "sh", opts, NULL)) != -1) {
         switch (c) {
@@ -882,7 +1138,11 @@ static int link_main(int argc, char **argv, const char *cmd)
                 return cli_usage_error(cmd, "bad option");
             sym = 1;
             break;
-        case 'h': fputs(is_mv ? mv_help : ln_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind(cmd, optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(is_mv ? mv_help : ln_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -894,15 +1154,15 @@ static int link_main(int argc, char **argv, const char *cmd)
         return fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image))) {
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind))) {
         const char *src = t[0].path;
         char *dst = destination(&s, src, t[1].path);
         int frc = !dst ? -ENOMEM
-                : is_mv ? logfs_rename(s.fs, src, dst)
-                : sym ? logfs_symlink(s.fs, src, dst)
-                : logfs_link(s.fs, src, dst);
+                : is_mv ? CALL(&s, rename, src, dst)
+                : sym ? CALL(&s, symlink, src, dst)
+                : CALL(&s, link, src, dst);
         struct fs_stat st;
-        int src_rc = sym || !frc ? 0 : logfs_lstat(s.fs, src, &st);
+        int src_rc = sym || !frc ? 0 : CALL(&s, lstat, src, &st);
         if (!frc)
             rc = CLI_OK;
         else if (!dst)
@@ -939,11 +1199,16 @@ int cmd_mv(int argc, char **argv)
 /* ---- df ----------------------------------------------------------------------------------- */
 
 static const char df_help[] =
-    "usage: flashlab df IMAGE\n"
+    "usage: flashlab df [--fs KIND] IMAGE\n"
     "\n"
-    "Show the space of the LogFS on IMAGE: total and free bytes (free leaves\n"
-    "out the cleaner's reserve), the bytes the tree references, inodes\n"
-    "allocated, and the number of the last commit.\n";
+    "Show the space of the file system on IMAGE: block size, total and free\n"
+    "bytes, and files (inodes allocated).  For LogFS, free leaves out the\n"
+    "cleaner's reserve, and it shows the bytes the tree references (live)\n"
+    "and the number of the last commit; for the other kinds, the fs's name\n"
+    "and the bytes used (total - free).\n"
+    FS_HELP
+    "\n"
+    "example: flashlab df --fs jffs2-summary fs.img\n";
 
 static void print_bytes(const char *what, uint64_t n)
 {
@@ -954,34 +1219,49 @@ static void print_bytes(const char *what, uint64_t n)
 
 int cmd_df(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(df_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("df", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(df_help);
         default: return cli_usage_error("df", "bad option");
         }
     }
     if (optind != argc - 1)
         return cli_usage_error("df", "expected one IMAGE argument");
     struct session s;
-    int rc = session_open(&s, "df", argv[optind]);
+    int rc = session_open(&s, "df", argv[optind], kind);
     if (rc)
         return rc;
     struct fs_statfs sf;
-    struct logfs_stats st;
-    int frc = logfs_statfs(s.fs, &sf);
-    logfs_get_stats(s.fs, &st);
+    struct logfs_stats st = {0};
+    int is_logfs = s.m.api == &fsapi_logfs;
+    int frc = CALL(&s, statfs, &sf);
+    if (is_logfs)
+        logfs_get_stats(s.m.fs, &st);
     if (frc) {
-        rc = fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
+        rc = unsupported(frc) ? fs_fail("df", "%s does not report its space", s.m.api->name)
+                              : fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
     } else {
+        if (!is_logfs)
+            printf("%-11s %s\n", "fs:", s.m.api->name);
         printf("%-11s %u\n", "block size:", sf.block_size);
         print_bytes("total:", sf.total_bytes);
         print_bytes("free:", sf.free_bytes);
-        print_bytes("live:", st.live_bytes);
+        if (is_logfs)
+            print_bytes("live:", st.live_bytes);
+        else
+            print_bytes("used:", sf.total_bytes - (sf.free_bytes < sf.total_bytes
+                                                   ? sf.free_bytes : sf.total_bytes));
         printf("%-11s %" PRIu64 "\n", "files:", sf.files);
-        printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
+        if (is_logfs)
+            printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
     }
     return session_close(&s, rc, 0);
 }
@@ -989,20 +1269,28 @@ int cmd_df(int argc, char **argv)
 /* ---- stat ---------------------------------------------------------------------------------- */
 
 static const char stat_help[] =
-    "usage: flashlab stat IMAGE:/path\n"
+    "usage: flashlab stat [--fs KIND] IMAGE:/path\n"
     "\n"
-    "Show the inode of /path in the LogFS on IMAGE (a symbolic link itself,\n"
-    "not what it points to).  Times are seconds of the device's simulated\n"
-    "clock.\n";
+    "Show the inode of /path in the file system on IMAGE (a symbolic link\n"
+    "itself, not what it points to).  Times are seconds of the device's\n"
+    "simulated clock.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab stat --fs blockfs fs.img:/a\n";
 
 int cmd_stat(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
+    const struct fsapi *kind = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(stat_help, stdout); return CLI_OK;
+        case 'F':
+            if (parse_kind("stat", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(stat_help);
         default: return cli_usage_error("stat", "bad option");
         }
     }
@@ -1012,16 +1300,16 @@ int cmd_stat(int argc, char **argv)
     if (parse_target("stat", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "stat", t.image);
+    int rc = session_open(&s, "stat", t.image, kind);
     if (rc) {
         free(t.image);
         return rc;
     }
     struct fs_stat st;
     char *target = NULL;
-    int frc = logfs_lstat(s.fs, t.path, &st);
+    int frc = CALL(&s, lstat, t.path, &st);
     if (!frc && S_ISLNK(st.mode))
-        frc = read_link(s.fs, t.path, st.size, &target);
+        frc = read_link(&s, t.path, st.size, &target);
     if (frc) {
         rc = path_fail("stat", frc, t.path);
     } else {

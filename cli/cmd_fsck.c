@@ -3,6 +3,7 @@
  * e2fsck's codes; the image file is written only when --repair repaired
  * something. */
 #include "cli.h"
+#include "fsapi.h"
 #include "fsck.h"
 #include "nand.h"
 
@@ -24,7 +25,25 @@ static const char help[] =
     "  -h, --help     this text\n"
     "\n"
     "exit status, as e2fsck's: 0 clean, 1 errors repaired, 4 errors left,\n"
-    "8 operational error (no image, not LogFS, I/O), 16 usage error\n";
+    "8 operational error (no image, not LogFS, I/O), 16 usage error\n"
+    "\n"
+    "fsck checks LogFS only: on an image that holds another file system\n"
+    "(blockfs, jffs2-scan, jffs2-summary: see `flashlab mkfs --help`) it says\n"
+    "so and exits with 8.\n";
+
+/* The kind of file system on image when it is not LogFS, else NULL.  The
+ * probe reads a copy of the image, so that the device fsck checks has
+ * seen no reads but its own. */
+static const char *other_kind(const char *image)
+{
+    char err[512];
+    nand_dev *dev;
+    if (nand_open(image, &dev, err, sizeof err))
+        return NULL; /* the real open reports it */
+    const struct fsapi *api = fsapi_probe(dev);
+    nand_close(dev);
+    return api && api != &fsapi_logfs ? api->name : NULL;
+}
 
 int cmd_fsck(int argc, char **argv)
 {
@@ -46,6 +65,11 @@ int cmd_fsck(int argc, char **argv)
         return FSCK_USAGE;
     }
     const char *image = argv[optind];
+    const char *kind = other_kind(image);
+    if (kind) {
+        fprintf(stderr, "flashlab fsck: %s holds %s, fsck checks LogFS only\n", image, kind);
+        return FSCK_OPERATIONAL;
+    }
     char err[512];
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err)) {

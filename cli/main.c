@@ -13,18 +13,18 @@ static int cmd_version(int argc, char **argv)
 
 static const struct cli_cmd commands[] = {
     {"sim", "create, inspect and exercise simulated NAND devices", cmd_sim},
-    {"mkfs", "make an empty LogFS on a device image", cmd_mkfs},
-    {"ls", "list a LogFS directory (IMAGE[:/path])", cmd_ls},
-    {"cat", "print LogFS files (IMAGE:/path)", cmd_cat},
-    {"put", "copy a host file into a LogFS image", cmd_put},
-    {"get", "copy a file out of a LogFS image", cmd_get},
-    {"mkdir", "make LogFS directories", cmd_mkdir},
-    {"rm", "remove LogFS files and directories", cmd_rm},
-    {"rmdir", "remove empty LogFS directories", cmd_rmdir},
-    {"ln", "make a hard or symbolic link in a LogFS image", cmd_ln},
-    {"mv", "rename or move a LogFS file or directory", cmd_mv},
-    {"df", "show a LogFS image's space, files and commits", cmd_df},
-    {"stat", "show a LogFS file's inode", cmd_stat},
+    {"mkfs", "make an empty file system (--fs KIND, LogFS by default)", cmd_mkfs},
+    {"ls", "list a directory (IMAGE[:/path])", cmd_ls},
+    {"cat", "print files (IMAGE:/path)", cmd_cat},
+    {"put", "copy a host file into an image", cmd_put},
+    {"get", "copy a file out of an image", cmd_get},
+    {"mkdir", "make directories", cmd_mkdir},
+    {"rm", "remove files and directories", cmd_rm},
+    {"rmdir", "remove empty directories", cmd_rmdir},
+    {"ln", "make a hard or symbolic link in an image", cmd_ln},
+    {"mv", "rename or move a file or directory", cmd_mv},
+    {"df", "show an image's space and files", cmd_df},
+    {"stat", "show a file's inode", cmd_stat},
     {"fsck", "check (and repair) the LogFS on an image", cmd_fsck},
     {"mount", "mount a LogFS image through FUSE", cmd_mount},
     {"stats", "print a flashlab mount's counters", cmd_stats},
@@ -40,7 +40,9 @@ static const char help[] =
     "usage: flashlab <command> [options] [args]\n"
     "\n"
     "A NAND flash simulator and LogFS research testbed.\n"
-    "Every command takes --help.  LogFS commands name a file on an image\n"
+    "Every command takes --help.  The file commands (mkfs to stat) work on\n"
+    "every file system kind (LogFS, blockfs, jffs2-scan, jffs2-summary: the\n"
+    "image is probed, or --fs KIND names it) and name a file on an image\n"
     "as IMAGE:/path (split at the first ':' followed by '/').\n"
     "\n"
     "commands:\n";

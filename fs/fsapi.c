@@ -27,6 +27,35 @@ const struct fsapi *fsapi_find(const char *name)
     return NULL;
 }
 
+/* The order of fsapi_probe.  blockfs's superblock comes first: a blockfs
+ * made over a LogFS may leave LogFS's backup superblock in the last good
+ * block, while a LogFS made over a blockfs replaces block 0.  Both mkfs
+ * of JFFS2 erase every block, so their nodes never sit beside another
+ * fs's superblock; summaries are the more specific JFFS2 mark. */
+static const struct fsapi *const probe_order[] = {
+    &fsapi_blockfs,
+    &fsapi_logfs,
+    &fsapi_jffs2_summary,
+    &fsapi_jffs2_scan,
+};
+
+const struct fsapi *fsapi_probe_at(size_t i)
+{
+    return i < sizeof probe_order / sizeof probe_order[0] ? probe_order[i] : NULL;
+}
+
+const struct fsapi *fsapi_probe(nand_dev *dev)
+{
+    for (size_t i = 0; dev && fsapi_probe_at(i); i++) {
+        int rc = probe_order[i]->probe(dev);
+        if (rc < 0)
+            return NULL;
+        if (rc > 0)
+            return probe_order[i];
+    }
+    return NULL;
+}
+
 /* ---- the CPU model ---------------------------------------------------- */
 
 /* AMD Geode LX at 433 MHz (the XO-1): a table-driven CRC-32 at about 8

@@ -33,6 +33,10 @@ struct fsapi {
     /* options: "key=value,..." in the fs's own keys (NULL: defaults) */
     int (*check_options)(const char *options); /* 0, or -EINVAL */
     int (*mkfs)(nand_dev *dev, const char *options);
+    /* 1 when the device carries this fs's own on-flash marks (a
+     * superblock, node headers), 0 when not, a negative errno when the
+     * device cannot be read.  Reads a few pages; changes nothing. */
+    int (*probe)(nand_dev *dev);
     int (*mount)(nand_dev *dev, const char *options, void **fs);
     int (*unmount)(void *fs);
     int (*sync)(void *fs);
@@ -74,6 +78,15 @@ extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jf
 /* The fs called name, or NULL; the i-th one, NULL past the end. */
 const struct fsapi *fsapi_find(const char *name);
 const struct fsapi *fsapi_at(size_t i);
+
+/* The fs whose marks are on dev, or NULL when none's are (or the device
+ * cannot be read).  The more specific marks are tried first: blockfs's
+ * superblock in block 0, LogFS's superblock (block 0 or its backup),
+ * then JFFS2 nodes -- jffs2-summary when a closed block carries a
+ * summary, else jffs2-scan (whose mount reads either). */
+const struct fsapi *fsapi_probe(nand_dev *dev);
+/* The i-th fs in fsapi_probe's order, NULL past the end. */
+const struct fsapi *fsapi_probe_at(size_t i);
 
 /* The CPU cost model of a mount (docs/mount-latency.md): ns per byte
  * checksummed and per node indexed, for a CPU such as the OLPC XO-1's

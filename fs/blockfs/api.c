@@ -2,17 +2,43 @@
 #define BLOCKFS_INTERNAL
 #include "blockfs.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 static int bf_check(const char *options)
 {
     struct bf_opts o;
     return bf_parse_opts(options, &o);
 }
 
+/* blockfs's mark: its superblock (magic, version and this device's
+ * geometry) at the start of page 0 of erase block 0.  One page read. */
+static int bf_probe(nand_dev *dev)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    struct bf_super sb;
+    uint8_t *page = malloc(c->geo.page_size);
+    if (!page)
+        return -ENOMEM;
+    int rc = nand_read(dev, 0, 0, page, NULL, NULL);
+    if (rc == NAND_E_POWER) {
+        free(page);
+        return -EIO;
+    }
+    memcpy(&sb, page, sizeof sb < c->geo.page_size ? sizeof sb : c->geo.page_size);
+    free(page);
+    return rc == NAND_OK && sizeof sb <= c->geo.page_size && !memcmp(sb.magic, BF_MAGIC, 8) &&
+           sb.version == BF_VERSION && sb.page_size == c->geo.page_size &&
+           sb.pages_per_block == c->geo.pages_per_block && sb.n_ebs == nand_blocks(c) &&
+           sb.root == BF_ROOT;
+}
+
 const struct fsapi fsapi_blockfs = {
     .name = "blockfs",
     .summary = "naive in-place block fs: read-modify-erase-write of whole erase blocks, "
                "no wear leveling, no journal",
-    .check_options = bf_check, .mkfs = bf_mkfs, .mount = bf_mount, .unmount = bf_unmount, .sync = bf_sync,
+    .check_options = bf_check, .mkfs = bf_mkfs, .probe = bf_probe, .mount = bf_mount, .unmount = bf_unmount, .sync = bf_sync,
     .open = bf_open, .close = bf_close, .pread = bf_pread, .pwrite = bf_pwrite,
     .ftruncate = bf_ftruncate, .punch = bf_punch, .fsync = bf_fsync, .stat = bf_stat,
     .lstat = bf_lstat, .fstat = bf_fstat, .mkdir = bf_mkdir, .rmdir = bf_rmdir,

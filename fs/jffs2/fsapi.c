@@ -219,6 +219,52 @@ static int j_statfs(void *v, struct fs_statfs *st)
     return 0;
 }
 
+/* ---- probing ------------------------------------------------------------- */
+
+#define PROBE_USED 4 /* written blocks whose end is checked for a summary */
+
+/* JFFS2's marks: a node header (magic 0x1985, header CRC) at the start of
+ * an erase block -- every written block starts with a node, there are no
+ * cleanmarkers -- and, in jffs2-summary, a summary trailer at the end of
+ * a closed block.  Reads 12 bytes of page 0 of each block up to the first
+ * written ones, then 12 bytes of their last pages.  1 when nodes were
+ * found (and, want_sum, a summary), 0 when not, -EIO. */
+static int probe(nand_dev *dev, int want_sum)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t ps = c->geo.page_size, ppb = c->geo.pages_per_block, used = 0;
+    uint64_t n = nand_blocks(c);
+    uint8_t h[12];
+    for (uint64_t b = 0; b < n && used < PROBE_USED; b++) {
+        int bad = nand_is_bad(dev, (nand_block_t)b);
+        if (bad < 0)
+            return -EIO;
+        if (bad)
+            continue;
+        int rc = nand_read_col(dev, (nand_block_t)b, 0, 0, h, sizeof h, NULL);
+        if (rc == NAND_E_POWER)
+            return -EIO;
+        uint16_t type;
+        uint32_t totlen;
+        if (rc != NAND_OK || jffs_decode_hdr(h, 0, &type, &totlen))
+            continue;
+        if (!want_sum)
+            return 1;
+        used++;
+        rc = nand_read_col(dev, (nand_block_t)b, ppb - 1, ps - JFFS_SUM_TAIL, h,
+                           JFFS_SUM_TAIL, NULL);
+        if (rc == NAND_E_POWER)
+            return -EIO;
+        uint32_t so = le32_get(h + 4);
+        if (rc == NAND_OK && le32_get(h + 8) == JFFS_SUM_MAGIC && so % ps == 0 &&
+            (uint64_t)so + JFFS_SUM_HDR + JFFS_SUM_TAIL <= (uint64_t)ps * ppb)
+            return 1;
+    }
+    return 0;
+}
+static int probe_scan(nand_dev *d) { return probe(d, 0); }
+static int probe_sum(nand_dev *d) { return probe(d, 1); }
+
 /* ---- the tables -------------------------------------------------------- */
 static int j_check(const char *o)
 {
@@ -286,11 +332,11 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
 const struct fsapi fsapi_jffs2_scan = {
     .name = "jffs2-scan",
     .summary = "JFFS2-style log of nodes; mount scans every used page",
-    .mkfs = mkfs_scan, .mount = mount_scan, JFFS_OPS,
+    .mkfs = mkfs_scan, .probe = probe_scan, .mount = mount_scan, JFFS_OPS,
 };
 
 const struct fsapi fsapi_jffs2_summary = {
     .name = "jffs2-summary",
     .summary = "JFFS2-style log with erase-block summaries; mount reads them",
-    .mkfs = mkfs_sum, .mount = mount_sum, JFFS_OPS,
+    .mkfs = mkfs_sum, .probe = probe_sum, .mount = mount_sum, JFFS_OPS,
 };

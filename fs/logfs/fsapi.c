@@ -4,6 +4,7 @@
  */
 #include "fsapi.h"
 #include "logfs.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <string.h>
@@ -33,6 +34,16 @@ static int l_mount(nand_dev *dev, const char *options, void **fs)
     struct logfs_options o;
     int rc = parse(options, &o);
     return rc ? rc : logfs_mount(dev, &o, (logfs **)fs);
+}
+
+/* LogFS's mark: a superblock (magic and CRC) at block 0 or the backup,
+ * found as mount finds it -- one read when block 0 holds it.  A version
+ * this code cannot read or write is still LogFS's. */
+static int l_probe(nand_dev *dev)
+{
+    struct lfs_super sb;
+    int rc = lfs_super_find(dev, &sb);
+    return rc == -EINVAL ? 0 : rc == -EIO ? -EIO : 1;
 }
 
 static uint64_t l_mem(void *fs)
@@ -90,7 +101,7 @@ static int l_statfs(void *fs, struct fs_statfs *st) { return logfs_statfs(fs, st
 const struct fsapi fsapi_logfs = {
     .name = "logfs",
     .summary = "LogFS: wandering tree under an anchor ring; mount reads a few pages",
-    .check_options = l_check, .mkfs = l_mkfs, .mount = l_mount, .unmount = l_unmount, .sync = l_sync,
+    .check_options = l_check, .mkfs = l_mkfs, .probe = l_probe, .mount = l_mount, .unmount = l_unmount, .sync = l_sync,
     .open = l_open, .close = l_close, .pread = l_pread, .pwrite = l_pwrite,
     .ftruncate = l_ftruncate, .punch = l_punch, .fsync = l_fsync, .stat = l_stat,
     .lstat = l_lstat, .fstat = l_fstat, .mkdir = l_mkdir, .rmdir = l_rmdir,

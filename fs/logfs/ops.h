@@ -29,6 +29,10 @@ void lfs_op_begin(struct logfs *fs, int kind);
 int64_t lfs_op_end(struct logfs *fs, int64_t rc);
 int64_t lfs_op_end_ro(struct logfs *fs, int64_t rc);
 
+/* super.c: the superblock from block 0, or the copy among the last
+ * blocks (docs/FORMAT.md section 5); lfs_super_decode's codes, -EIO. */
+int lfs_super_find(nand_dev *dev, struct lfs_super *sb);
+
 /* lathist.c */
 void lfs_lat_record(struct lfs_lathist *h, uint64_t ns);
 

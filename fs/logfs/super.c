@@ -261,7 +261,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
 }
 
 /* The superblock from block 0, or the copy in the last good block. */
-static int read_super(nand_dev *dev, struct lfs_super *sb)
+int lfs_super_find(nand_dev *dev, struct lfs_super *sb)
 {
     const struct nand_config *c = nand_get_config(dev);
     uint8_t buf[LFS_SB_SIZE];
@@ -318,7 +318,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     struct lfs_super sb;
     struct lfs_geo g;
     options_default(opt, &o);
-    int rc = read_super(dev, &sb), readonly = rc == -EROFS || o.readonly;
+    int rc = lfs_super_find(dev, &sb), readonly = rc == -EROFS || o.readonly;
     if (rc && !readonly)
         return rc == -EINVAL ? -EINVAL : rc;
     if (geo_from(dev, sb.block_size, &g) || sb.page_size != g.page_size ||

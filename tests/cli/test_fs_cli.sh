@@ -28,8 +28,11 @@ done
 # ---- mkfs ------------------------------------------------------------------
 expect 0 "sim create" "created" -- $FL sim create --device $DEV "$I"
 cp "$I" "$T/raw.img"
-expect 1 "not a LogFS image" "raw.img: not a LogFS file system (run flashlab mkfs)" -- $FL ls "$T/raw.img"
-expect 1 "not a LogFS image (put)" "not a LogFS file system" -- $FL mkdir "$T/raw.img:/a"
+# an erased image: probing finds no file system; --fs logfs gives LogFS's own message
+expect 1 "not a LogFS image" "raw.img: not a LogFS file system (run flashlab mkfs)" -- $FL ls --fs logfs "$T/raw.img"
+expect 1 "no file system on the image" "raw.img: no file system found (tried .*logfs.*); mkfs one or give --fs" -- $FL ls "$T/raw.img"
+expect 1 "not a LogFS image (put)" "not a LogFS file system" -- $FL mkdir --fs logfs "$T/raw.img:/a"
+expect 1 "no file system on the image (mkdir)" "no file system found" -- $FL mkdir "$T/raw.img:/a"
 expect 1 "missing image" "missing.img: cannot open" -- $FL ls "$T/missing.img"
 expect 1 "missing image (cat)" "missing.img: cannot open" -- $FL cat "$T/missing.img:/a"
 expect 1 "missing image (mkfs)" "cannot open" -- $FL mkfs "$T/missing.img"
