@@ -134,7 +134,8 @@ static int session_open(struct session *s, const char *cmd, const char *image)
     s->fs = NULL;
     if (nand_open(image, &s->dev, err, sizeof err))
         return fs_fail(cmd, "%s", err);
-    int rc = logfs_mount(s->dev, NULL, &s->fs);
+    /* file commands stamp files with the host's time, as cp would */
+    int rc = logfs_mount(s->dev, &(struct logfs_options){.clock = logfs_host_clock}, &s->fs);
     if (rc) {
         nand_close(s->dev);
         if (rc == -EINVAL)
@@ -355,6 +356,8 @@ int cmd_mkfs(int argc, char **argv)
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
         return fs_fail("mkfs", "%s", err);
+    if (!o.epoch_ns)
+        o.clock = logfs_host_clock; /* the root directory's times */
     int rc = logfs_mkfs(dev, &o);
     if (rc == -ENOSPC) {
         nand_close(dev);
