@@ -52,7 +52,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long deps clean install
+.PHONY: all test run bench check-long check-posix deps clean install
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
 
 $(BUILD)/obj/%.o: %.c
@@ -104,6 +104,12 @@ bench: $(BENCHES)
 
 check-long: all $(TESTS)
 	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
+
+# `make check-posix PJDFSTEST=DIR [SUITES='chmod utimensat']`, as root:
+# pjdfstest from DIR on a fresh image under `flashlab mount -o allow_other`
+# (docs/mount.md has the latest counts).  Not part of `make test`.
+check-posix: all
+	@sh scripts/check-posix.sh '$(PJDFSTEST)' ./$(BUILD)/flashlab $(SUITES)
 
 deps:
 	@sh .ci/deps.sh

@@ -129,7 +129,8 @@ static const struct flashlab_field fields_logfs_options[] = {
     F(logfs_options, gc_choices), F(logfs_options, gc_seed),
     F(logfs_options, gc_free_min), F(logfs_options, gc_separate),
     F(logfs_options, wear_leveling), F(logfs_options, wl_threshold),
-    F(logfs_options, gc_idle_free),
+    F(logfs_options, gc_idle_free), F(logfs_options, clock),
+    F(logfs_options, clock_ctx), F(logfs_options, epoch_ns),
 };
 
 static const struct flashlab_field fields_logfs_stats[] = {
@@ -213,7 +214,7 @@ static const struct flashlab_enum enums[] = {
     /* fs/logfs/logfs.h */
     E(LOGFS_WL_DYNAMIC), E(LOGFS_WL_NONE), E(LOGFS_WL_STATIC),
     E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),
-    E(LOGFS_OP_KINDS),
+    E(LOGFS_OP_KINDS), E(LOGFS_TIME_NOW), E(LOGFS_TIME_OMIT),
     /* analysis/results.h */
     E(RESULTS_RUNNING), E(RESULTS_COMPLETE), E(RESULTS_FAILED), E(RESULTS_INCOMPLETE),
     E(RESULTS_SCHEMA_VERSION),

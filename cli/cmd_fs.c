@@ -189,6 +189,19 @@ struct session {
     struct fsapi_fs m;
 };
 
+/* Mount the fs of m's kind; file commands stamp LogFS files with the
+ * host's time, as cp would (fsapi's mount takes options by name, which
+ * cannot carry a clock). */
+static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
+{
+    if (m->api != &fsapi_logfs)
+        return m->api->mount(dev, NULL, &m->fs);
+    logfs *fs = NULL;
+    int rc = logfs_mount(dev, &(struct logfs_options){.clock = logfs_host_clock}, &fs);
+    m->fs = fs;
+    return rc;
+}
+
 /* Open image and mount its file system: kind's (--fs), else the one
  * fsapi_probe finds. */
 static int session_open(struct session *s, const char *cmd, const char *image,
@@ -205,7 +218,7 @@ static int session_open(struct session *s, const char *cmd, const char *image,
         return fs_fail(cmd, "%s: no file system found (tried %s); mkfs one or give --fs",
                        image, kind_list(fsapi_probe_at));
     }
-    int rc = s->m.api->mount(s->dev, NULL, &s->m.fs);
+    int rc = mount_kind(&s->m, s->dev);
     if (rc) {
         /* a kind given by --fs whose marks are not there: say so, whatever
          * its mount made of the image */
@@ -430,6 +443,8 @@ static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na)
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
         return fs_fail("mkfs", "%s", err);
+    if (!o.epoch_ns)
+        o.clock = logfs_host_clock; /* the root directory's times */
     int rc = logfs_mkfs(dev, &o);
     if (rc == -ENOSPC) {
         nand_close(dev);

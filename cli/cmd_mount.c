@@ -45,7 +45,13 @@ static const char mount_help[] =
     "cache=1M, dirty=256K, gc_policy=..., wear_leveling=...) and FUSE mount\n"
     "options (allow_other, ro, max_write=N, ...) in one list; keys LogFS\n"
     "knows go to LogFS, the others to FUSE.  ro (or readonly) mounts both\n"
-    "read-only and never saves IMAGE.\n"
+    "read-only and never saves IMAGE.  The kernel checks permissions\n"
+    "(default_permissions); only the mounting user may enter the mount\n"
+    "unless -o allow_other, so conformance suites that switch uids\n"
+    "(pjdfstest: `make check-posix`) need -o allow_other, as root.\n"
+    "\n"
+    "Timestamps are the host's clock (CLOCK_REALTIME, in ns); -o epoch=DATE\n"
+    "uses LogFS's deterministic simulated clock plus DATE instead.\n"
     "\n"
     "/.flashlab-stats is a read-only virtual file (not listed by readdir)\n"
     "with LogFS, NAND and latency counters; `flashlab stats MOUNTPOINT`\n"
@@ -336,6 +342,10 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "%s", err);
         goto out;
     }
+    /* timestamps from the host's clock, as any file system's; -o epoch=
+     * asks for LogFS's deterministic simulated time plus that epoch */
+    if (!a->lo.epoch_ns && !a->lo.clock)
+        a->lo.clock = logfs_host_clock;
     int lrc = logfs_mount(m.dev, &a->lo, &m.fs);
     if (lrc) {
         if (lrc == -EINVAL)

@@ -99,12 +99,27 @@ static void stats_stat(struct mnt *m, struct stat *st)
     st->st_atim = st->st_ctim = st->st_mtim;
 }
 
-/* The caller's uid and gid on a new inode (LogFS makes them root's). */
+/* The caller's uid and gid on a new inode (LogFS makes them root's, or
+ * gives the group of a set-group-ID parent, which then stays). */
 static void set_owner(struct mnt *m, const char *path)
 {
     const struct fuse_context *c = fuse_get_context();
-    if (c && (c->uid || c->gid))
-        logfs_lchown(m->fs, path, c->uid, c->gid);
+    struct fs_stat ls;
+    if (!c || logfs_lstat(m->fs, path, &ls))
+        return;
+    char parent[4096];
+    const char *s = strrchr(path, '/');
+    size_t n = s && s != path ? (size_t)(s - path) : 1;
+    uint32_t gid = c->gid;
+    if (n < sizeof parent) {
+        struct fs_stat ps;
+        memcpy(parent, path, n);
+        parent[n] = 0;
+        if (!logfs_lstat(m->fs, parent, &ps) && (ps.mode & S_ISGID))
+            gid = ps.gid;
+    }
+    if (ls.uid != c->uid || ls.gid != gid)
+        logfs_lchown(m->fs, path, c->uid, gid);
 }
 
 /* The LogFS flags of an open: write-only becomes read-write, because the
@@ -191,12 +206,15 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
     return ulk(m, rc > 0 ? 0 : rc);
 }
 
-static int64_t ts_ns(const struct timespec *t, int64_t now, int64_t old)
+/* utimensat's time as logfs_lutimens takes it: UTIME_NOW and UTIME_OMIT
+ * pass through, so that LogFS takes "now" from its own clock and leaves
+ * ctime alone when both are omitted. */
+static int64_t ts_ns(const struct timespec *t)
 {
     if (!t || t->tv_nsec == UTIME_NOW)
-        return now; /* the simulated clock, as LogFS's own times */
+        return LOGFS_TIME_NOW;
     if (t->tv_nsec == UTIME_OMIT)
-        return old;
+        return LOGFS_TIME_OMIT;
     return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
@@ -207,11 +225,9 @@ static int op_utimens(const char *path, const struct timespec tv[2],
     struct mnt *m = lk();
     struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 1);
-    if (!rc) {
-        int64_t now = (int64_t)m->op_start;
-        rc = logfs_lutimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL, now, ls.atime),
-                            ts_ns(tv ? &tv[1] : NULL, now, ls.mtime));
-    }
+    if (!rc)
+        rc = logfs_lutimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL),
+                            ts_ns(tv ? &tv[1] : NULL));
     return ulk(m, rc > 0 ? 0 : rc);
 }
 

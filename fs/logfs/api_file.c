@@ -44,9 +44,10 @@ static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mo
         return flags & O_CREAT ? lfs_create(fs, &r, S_IFREG | (mode & 07777), in) : -ENOENT;
     if ((rc = lfs_inode_get(fs, r.ino, in)) || (rc = fs_open_existing(flags, (*in)->mode)))
         return rc;
-    if (fs_open_truncates(flags) && (*in)->size) {
-        rc = lfs_file_truncate(fs, *in, 0);
+    /* O_TRUNC marks mtime and ctime even when the file was empty */
+    if (fs_open_truncates(flags) && !(rc = (*in)->size ? lfs_file_truncate(fs, *in, 0) : 0)) {
         (*in)->mtime = (*in)->ctime = lfs_now(fs);
+        lfs_inode_dirty(fs, *in);
     }
     return rc;
 }
@@ -197,7 +198,10 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
     if (S_ISDIR(in->mode))
         return -EISDIR;
     int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
-    in->mtime = in->ctime = lfs_now(fs);
+    if (!rc) { /* even to the same size, as Linux (pjdfstest truncate/00.t) */
+        in->mtime = in->ctime = lfs_now(fs);
+        lfs_inode_dirty(fs, in);
+    }
     return rc;
 }
 
@@ -324,11 +328,16 @@ static int change_attrs(struct logfs *fs, const char *path, const struct attr_ch
             in->uid = c->uid;
             in->gid = c->gid;
         }
+        int64_t now = lfs_now(fs);
         if (c->set_times) {
-            in->atime = c->atime;
-            in->mtime = c->mtime;
+            if (c->atime == LOGFS_TIME_OMIT && c->mtime == LOGFS_TIME_OMIT)
+                return 0; /* nothing changes, not even ctime */
+            if (c->atime != LOGFS_TIME_OMIT)
+                in->atime = c->atime == LOGFS_TIME_NOW ? now : c->atime;
+            if (c->mtime != LOGFS_TIME_OMIT)
+                in->mtime = c->mtime == LOGFS_TIME_NOW ? now : c->mtime;
         }
-        in->ctime = lfs_now(fs);
+        in->ctime = now;
         lfs_inode_dirty(fs, in);
     }
     return rc;

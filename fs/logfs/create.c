@@ -2,6 +2,7 @@
 #include "ns.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 
 /* Create a file named r->name in r->dir. */
 int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
@@ -17,6 +18,13 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
         return rc;
     in->nlink = S_ISDIR(mode) ? 2 : 1;
     in->atime = in->mtime = in->ctime = lfs_now(fs);
+    /* a set-group-ID directory hands its group down, and to a new
+     * directory the bit too (BSD semantics, as Linux) */
+    if (r->dir->mode & S_ISGID) {
+        in->gid = r->dir->gid;
+        if (S_ISDIR(mode))
+            in->mode |= S_ISGID;
+    }
     if ((rc = lfs_dir_add(fs, r->dir, r->name, r->len, in->ino, lfs_dtype_of(mode)))) {
         in->nlink = 0;
         lfs_inode_release(fs, in);

@@ -230,9 +230,13 @@ void lfs_inode_trim(struct logfs *fs, uint64_t keep)
     }
 }
 
+/* "Now" for timestamps: the mount's clock, else simulated time plus the
+ * epoch. */
 int64_t lfs_now(struct logfs *fs)
 {
-    return (int64_t)nand_now(fs->dev);
+    if (fs->clock)
+        return fs->clock(fs->clock_ctx);
+    return (int64_t)nand_now(fs->dev) + fs->epoch_ns;
 }
 
 /* An unlinked file still open is listed in the anchor, so that the mount

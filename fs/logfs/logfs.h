@@ -14,8 +14,10 @@
  * symlink, mkdir).  A target is taken from the root when absolute, else
  * from the directory holding the link; 40 links at most per call (ELOOP),
  * and ENAMETOOLONG when a target and the rest of the path pass 4095
- * bytes.  Times are nanoseconds of the
- * device's simulated clock (deterministic), unless set with utimens.
+ * bytes.  Times are nanoseconds since 1970 from the clock the mount's
+ * options name (logfs_options.clock), by default the device's simulated
+ * clock plus logfs_options.epoch_ns (deterministic); docs/logfs-design.md
+ * lists which call changes which time.
  *
  * Crash semantics: after a power cut the fs mounts to one of its commit
  * points between the last completed sync/fsync and the cut.  A commit
@@ -62,6 +64,16 @@ struct logfs_options {
                                   cleaner move cold data (100) */
     uint32_t gc_idle_free;     /* logfs_idle cleans up to reserve + this
                                   many free segments (16) */
+    /* Timestamps (atime, mtime, ctime) in nanoseconds since 1970-01-01 UTC.
+     * With clock set, every "now" is clock(clock_ctx) (the mount and the
+     * CLI pass the host's CLOCK_REALTIME: logfs_host_clock); without, it
+     * is the device's simulated clock plus epoch_ns, which keeps
+     * experiments deterministic (0: the simulated clock alone).  Nothing
+     * on flash: each mount chooses. */
+    int64_t (*clock)(void *clock_ctx);
+    void *clock_ctx;
+    int64_t epoch_ns;          /* "epoch": 2024-01-01[T00:00:00[Z]] or
+                                  seconds since 1970 (0) */
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
@@ -69,13 +81,16 @@ enum {
     LOGFS_WL_STATIC = 2,  /* dynamic, and move cold data off little-worn
                              segments when the gap exceeds wl_threshold */
 };
+/* A clock for logfs_options.clock: the host's CLOCK_REALTIME in ns
+ * (ctx unused). */
+int64_t logfs_host_clock(void *ctx);
 /* The i-th victim-selection policy's name and summary, NULL past the end. */
 const char *logfs_gc_policy_name(unsigned i, const char **summary);
 /* Options by name, as mount -o and the YAML `fs:` section give them:
  * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
  * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
  * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
- * wl_threshold.  0, or -EINVAL with a message in err naming the key. */
+ * wl_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds).  0, or -EINVAL with a message in err naming the key. */
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen);
 /* "key=value,key=value". */
@@ -118,6 +133,11 @@ int logfs_lstat(logfs *fs, const char *path, struct fs_stat *st);
 int logfs_fstat(logfs *fs, int fd, struct fs_stat *st);
 int logfs_chmod(logfs *fs, const char *path, uint32_t mode);
 int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
+/* Times in ns since 1970; LOGFS_TIME_NOW sets the fs's clock's "now" and
+ * LOGFS_TIME_OMIT leaves that time as it is (utimensat's UTIME_NOW and
+ * UTIME_OMIT).  ctime becomes now unless both are LOGFS_TIME_OMIT. */
+#define LOGFS_TIME_NOW INT64_MIN
+#define LOGFS_TIME_OMIT (INT64_MIN + 1)
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
 /* chown and utimens of a final symbolic link itself (lchown,
  * utimensat with AT_SYMLINK_NOFOLLOW); on anything else the same as

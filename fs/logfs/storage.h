@@ -145,6 +145,9 @@ struct logfs {
     uint64_t relocated;         /* segments retired by a failed program */
     uint64_t dirty_limit;
     uint32_t reserve;           /* free segments kept back from writers */
+    int64_t (*clock)(void *ctx); /* timestamps: logfs_options.clock, */
+    void *clock_ctx;
+    int64_t epoch_ns;           /* or the simulated clock plus this */
     struct fs_fdtab fds;        /* open files (fs/fscommon.h) */
 };
 

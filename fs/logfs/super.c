@@ -94,6 +94,9 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
     fs->dirty_limit = o->dirty_bytes;
+    fs->clock = o->clock;
+    fs->clock_ctx = o->clock_ctx;
+    fs->epoch_ns = o->epoch_ns;
     if (gc_options(o, fs)) {
         free(fs);
         return -EINVAL;
@@ -246,6 +249,8 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     fs->sb.segments = sb.segments = (uint32_t)fs->an.free_segments;
     free(bad);
     struct lfs_inode root = {.ino = LFS_INO_ROOT, .mode = S_IFDIR | 0755, .nlink = 2};
+    if (o.clock || o.epoch_ns) /* else 0, as before clocks were chosen */
+        root.atime = root.mtime = root.ctime = lfs_now(fs);
     if (!rc)
         rc = lfs_inode_create_at(fs, &root);
     if (!rc)

@@ -187,6 +187,8 @@ class NandStats(Structure):
 
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
 LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = range(5)
+# logfs_utimens: "now" and "leave as it is" (utimensat's UTIME_NOW, UTIME_OMIT)
+LOGFS_TIME_NOW, LOGFS_TIME_OMIT = -(1 << 63), -(1 << 63) + 1
 
 
 class LogfsOptions(Structure):
@@ -207,6 +209,9 @@ class LogfsOptions(Structure):
         ("wear_leveling", c_int),
         ("wl_threshold", c_uint32),
         ("gc_idle_free", c_uint32),
+        ("clock", c_void_p),        # int64_t (*)(void *): None = simulated time
+        ("clock_ctx", c_void_p),
+        ("epoch_ns", c_int64),
     ]
 
 
@@ -422,6 +427,7 @@ _PROTOS = {
     "logfs_fstat": (c_int, [_fs, c_int, _P(LogfsStat)]),
     "logfs_chmod": (c_int, [_fs, c_char_p, c_uint32]),
     "logfs_chown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "logfs_host_clock": (c_int64, [c_void_p]),
     "logfs_utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "logfs_lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
     "logfs_lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
@@ -475,6 +481,7 @@ _CONSTANTS = (
     "NAND_SLC", "NAND_MLC", "NAND_TLC", "NAND_OP_READ", "NAND_OP_PROGRAM", "NAND_OP_ERASE",
     "LOGFS_WL_DYNAMIC", "LOGFS_WL_NONE", "LOGFS_WL_STATIC",
     "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
+    "LOGFS_TIME_NOW", "LOGFS_TIME_OMIT",
     "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",
 )
 

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
-NCHECKS=126 # reported as skipped when FUSE cannot be used
+NCHECKS=155 # reported as skipped when FUSE cannot be used
 skipped=0
 MOUNTS=""; IMAGES=""
 
@@ -72,6 +72,18 @@ if ! out=$($FL mount "$T/probe.img" "$T/m2" 2>&1) || ! mounted "$T/m2"; then
 fi
 fusermount3 -u "$T/m2"; flock -w 20 "$T/probe.img" true
 
+# ---- timestamps: the host's clock, or -o epoch= for simulated time ---------------
+# (the mount's own checks: tests/mount/times.c below)
+now=$(date +%s); printf 'x\n' > "$T/stamp.txt"
+$FL put "$T/stamp.txt" "$T/probe.img:/stamp" >/dev/null
+t=$($FL stat "$T/probe.img:/stamp" | sed -n 's/^mtime: *\([0-9]*\).*/\1/p')
+check "flashlab put stamps with the host's clock ($t vs $now)" \
+    '[ -n "$t" ] && [ "$t" -ge $((now - 60)) ] && [ "$t" -le $((now + 60)) ]'
+mnt "mount -o epoch=2024-01-01" "$T/probe.img" "$T/m2" -o epoch=2024-01-01 &&
+    touch "$T/m2/sim" && t=$(stat -c %Y "$T/m2/sim") && fusermount3 -u "$T/m2" &&
+    flock -w 20 "$T/probe.img" true
+check "-o epoch: simulated time from 2024-01-01 ($t)" '[ "$t" -ge 1704067200 ] && [ "$t" -lt 1704070800 ]'
+
 # ---- usage and errors: clear messages, nothing mounted ------------------------
 expect 0 "mount --help" "usage: flashlab mount" -- $FL mount --help
 expect 0 "mount --help states the threading model" "one global mutex" -- $FL mount --help
@@ -124,6 +136,22 @@ if have cc; then
     grep '^FAIL' "$T/sem.out"
     [ "$n" -eq 25 ] && ok || bad "semantics: $n checks passed, 25 expected: $(tail -3 "$T/sem.out")"
     rm -rf "$M/sem"
+else
+    skip 26 "no C compiler"
+fi
+
+# ---- timestamps and owners (tests/mount/times.c) ----------------------------------
+# the host's clock, POSIX's rules per call, set-group-ID directories, and
+# as root an unprivileged child (the mount has allow_other then)
+if have cc; then
+    cc -O1 -o "$T/times" "$SRC/tests/mount/times.c" && mkdir "$M/times" && chmod 777 "$M/times" &&
+        (cd "$M/times" && "$T/times") > "$T/times.out" 2>&1
+    n=$(grep -c '^ok ' "$T/times.out"); nf=$(grep -c '^FAIL' "$T/times.out")
+    passed=$((passed + n)); failed=$((failed + nf))
+    grep '^FAIL' "$T/times.out"
+    want=25; [ "$(id -u)" = 0 ] || { want=19; skip 6 "set-group-ID and other-uid checks need root"; }
+    [ "$n" -eq "$want" ] && ok || bad "times: $n checks passed, $want expected: $(tail -3 "$T/times.out")"
+    rm -rf "$M/times"
 else
     skip 26 "no C compiler"
 fi

@@ -6,6 +6,9 @@
  */
 #include "experiment.h"
 #include "fixture.h"
+#include "logfs/logfs.h"
+
+#include <fcntl.h>
 
 
 #define BASE                                                                   \
@@ -203,6 +206,55 @@ TEST(fs_kind_selects_the_file_system)
     experiment_free(e);
 }
 
+/* fs.epoch: LogFS's timestamps are the simulated clock plus the epoch
+ * (2024-01-01 unless given), recorded in params; the same run made twice
+ * stamps its files with identical times. */
+TEST(epoch_is_deterministic_and_recorded)
+{
+    const char *p = tmp_write("epoch.yaml", "name: ep\n" BASE
+                              "sweep:\n  fs.epoch: [\"\", \"2030-06-01T12:00:00Z\"]\n");
+    const char *q = tmp_write("epoch0.yaml", "name: ep0\n" BASE);
+    char err[1024] = "";
+    struct experiment *e;
+    REQUIRE(q && experiment_load(q, &e, err, sizeof err) == 0);
+    struct exp_run r;
+    REQUIRE(experiment_run(e, 0, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.fs.epoch_ns, EXP_DEFAULT_EPOCH_NS);
+    CHECK(r.fs.clock == NULL);
+    CHECK(strstr(r.params_json, "\"fs_epoch_ns\":1704067200000000000,") != NULL);
+    int64_t mt[2];
+    for (int i = 0; i < 2; i++) {
+        nand_dev *d;
+        struct exp_mounted m;
+        REQUIRE(nand_create(&r.dev, &d) == 0);
+        REQUIRE(exp_run_mkfs(&r, d) == 0 && exp_run_mount(&r, d, &m) == 0);
+        int fd = logfs_open(m.lfs, "/f", O_CREAT | O_RDWR, 0644);
+        struct fs_stat st = {0};
+        CHECK(fd >= 0 && logfs_pwrite(m.lfs, fd, "x", 1, 0) == 1);
+        CHECK(logfs_fstat(m.lfs, fd, &st) == 0 && logfs_close(m.lfs, fd) == 0);
+        mt[i] = st.mtime;
+        CHECK(st.mtime > EXP_DEFAULT_EPOCH_NS &&
+              st.mtime <= EXP_DEFAULT_EPOCH_NS + (int64_t)nand_now(d));
+        CHECK_EQ_INT(exp_run_unmount(&m), 0);
+        nand_close(d);
+    }
+    CHECK_EQ_INT(mt[0], mt[1]);
+    exp_run_free(&r);
+    experiment_free(e);
+
+    /* a given epoch; an empty one is a mistake */
+    REQUIRE(p);
+    CHECK(experiment_load(p, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "fs.epoch") != NULL);
+    p = tmp_write("epoch2.yaml", "name: ep2\n" BASE "fs: {epoch: \"2030-06-01T12:00:00Z\"}\n");
+    REQUIRE(p && experiment_load(p, &e, err, sizeof err) == 0);
+    REQUIRE(experiment_run(e, 0, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.fs.epoch_ns, 1906545600LL * 1000000000);
+    CHECK(strstr(r.params_json, "\"fs_epoch_ns\":1906545600000000000,") != NULL);
+    exp_run_free(&r);
+    experiment_free(e);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -212,6 +264,7 @@ int main(int argc, char **argv)
     RUN(sections_are_read);
     RUN(mistakes_are_named_with_their_place);
     RUN(fs_kind_selects_the_file_system);
+    RUN(epoch_is_deterministic_and_recorded);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }

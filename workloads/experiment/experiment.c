@@ -166,7 +166,12 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
         free(j);
     }
     snprintf(num, sizeof num, "%llu,\"repetition\":%u", (unsigned long long)r->seed, rep);
-    cat(&out, &n, "%s\"seed\":%s,\"sweep\":{", n ? "," : "{", num);
+    cat(&out, &n, "%s\"seed\":%s,", n ? "," : "{", num);
+    if (exp_run_is_logfs(r)) { /* the epoch of its timestamps, given or not */
+        snprintf(num, sizeof num, "%lld", (long long)r->fs.epoch_ns);
+        cat(&out, &n, "\"fs_epoch_ns\":%s,%s", num, "");
+    }
+    cat(&out, &n, "%s%s", "\"sweep\":{", "");
     struct yview plain = {&e->doc, NULL, 0};
     for (uint32_t a = 0; a < e->naxes; a++) {
         char *val = yview_json(&plain, v->ov[a].value, "");

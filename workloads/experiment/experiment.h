@@ -39,6 +39,10 @@ struct exp_powercut {
 };
 
 /* One run: everything the runner needs, resolved. */
+/* fs.epoch when not given: LogFS's timestamps are the simulated clock
+ * plus this, 2024-01-01T00:00:00Z (deterministic, recorded in params). */
+#define EXP_DEFAULT_EPOCH_NS (1704067200LL * 1000000000)
+
 struct exp_run {
     uint32_t index;       /* 0 .. runs - 1 */
     uint64_t seed;

@@ -118,6 +118,7 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
     yaml_node_t *kn = yview_get(v, fs, "fs", "kind");
     const char *kind = kn ? ydoc_scalar(kn) : "logfs";
     memset(&r->fs, 0, sizeof r->fs);
+    r->fs.epoch_ns = EXP_DEFAULT_EPOCH_NS; /* fs.epoch overrides it */
     r->fs_options[0] = 0;
     if (!(r->fs_api = fsapi_find(kind))) {
         char names[256];
