@@ -140,7 +140,9 @@ TEST(erase_hist_is_the_last_snapshot)
     REQUIRE(plot_erase_hist(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, 3);
     CHECK(p.bin_width == 1);
-    const char *names[] = {"greedy (run 1)", "greedy (run 2)", "fifo"};
+    /* Named by the keys that differ between the runs drawn (1-3). */
+    const char *names[] = {"greedy, utilisation=0.9", "greedy, utilisation=0.8",
+                           "fifo, utilisation=0.8"};
     for (int i = 0; i < 3; i++) {
         const struct plot_series *s = series(&p, names[i]);
         if (!s)
@@ -255,8 +257,9 @@ TEST(wa_time_per_run)
     struct plot_filter f = {.experiment = "wa-sweep"};
     REQUIRE(plot_wa_time(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, NFX);
-    const char *names[NFX] = {"greedy (run 1)", "greedy (run 2)", "fifo (run 3)",
-                              "fifo (run 4)", "cost-benefit", "run 6"};
+    const char *names[NFX] = {"greedy, utilisation=0.9", "greedy, utilisation=0.8",
+                              "fifo, utilisation=0.8", "fifo, fill=0.7",
+                              "cost-benefit, utilisation=0.85", "no policy"};
     for (size_t i = 0; i < NFX; i++) {
         const struct plot_series *s = series(&p, names[i]);
         if (!s)
@@ -272,7 +275,7 @@ TEST(wa_time_per_run)
     f.run_id = 2;
     REQUIRE(plot_wa_time(db, &f, &p) == 0);
     REQUIRE(p.nseries == 1);
-    CHECK(!strcmp(p.series[0].name, "greedy")); /* alone: no run suffix */
+    CHECK(!strcmp(p.series[0].name, "greedy")); /* alone: nothing differs, the policy */
     CHECK_EQ_INT(p.series[0].n, 4);
     CHECK(p.series[0].pts[3].x == (double)fx_time(3));
     CHECK(p.xdiv == 1e9);
@@ -611,7 +614,7 @@ TEST(mount_size_without_mounts_says_so)
 TEST(lifetime_from_kv_or_wear_out)
 {
     struct plot p = {0};
-    struct plot_filter f = {0};
+    struct plot_filter f = {.by = "fs.gc_policy"};
     REQUIRE(plot_lifetime(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, 2); /* run 2 stopped on budget; run 5 failed */
     const struct plot_series *g = series(&p, "greedy"), *fi = series(&p, "fifo");
@@ -634,7 +637,9 @@ TEST(by_key_and_filters)
     const struct plot_series *s8 = series(&p, "0.8"), *s9 = series(&p, "0.9");
     const struct plot_series *r4 = series(&p, "run 4");
     REQUIRE(s8 && s9 && r4);
-    CHECK_EQ_INT(s8->n, 2);
+    /* runs 2 and 3 at 0.8: one point, their mean */
+    CHECK_EQ_INT(s8->n, 1);
+    CHECK(s8->pts[0].n == 2 && s8->pts[0].y == ((1.5 + 3 / 4.0) + (2.0 + 1 / 4.0)) / 2);
     CHECK_EQ_INT(s9->n, 1);
     CHECK(r4->pts[0].x == 0.7);
     plot_free(&p);
