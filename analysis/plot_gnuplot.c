@@ -450,6 +450,8 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set logscale y\n", fp);
     if (p->kind == PLOT_ERASE_CDF)
         fputs("set yrange [0:1.05]\n", fp);
+    if (p->kind == PLOT_ERASE_HIST)
+        fputs("set yrange [0:*]\n", fp);
     if (p->kind == PLOT_WA_UTIL)
         fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
     if (p->kind == PLOT_MOUNT_SIZE)
@@ -486,16 +488,25 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
      * of its own at the right (every name, drawn from no data). */
     size_t cols = p->npanels <= 3 ? p->npanels : p->npanels == 4 ? 2 : 3;
     size_t rows = (p->npanels + cols - 1) / cols;
-    double left = 0.07, right = 0.72, bottom = 0.1, top = 0.88, gapx = 0.035, gapy = 0.08;
+    double left = 0.09, right = 0.70, bottom = 0.13, top = 0.88, gapx = 0.035, gapy = 0.08;
     double w = (right - left - gapx * (double)(cols - 1)) / (double)cols;
     double h = (top - bottom - gapy * (double)(rows - 1)) / (double)rows;
     put_shared_ranges(fp, p);
-    fputs("set tics font ',16'\nset xlabel font ',18'\nset ylabel font ',18'\n"
-          "set title font ',18' offset 0,-0.6\nunset key\nset multiplot title ", fp);
+    fputs("set tics font ',16'\nset title font ',18' offset 0,-0.6\nunset key\n"
+          "unset xlabel\nunset ylabel\nset multiplot title ", fp);
     char t[700];
-    snprintf(t, sizeof t, "%s, by %s", p->title, p->facet);
+    snprintf(t, sizeof t, "%s, by %s%s", p->title, p->facet,
+             p->spread ? (p->kind == PLOT_ERASE_HIST ? " (mean of seeds, bars ± 1 sd)"
+                                                     : " (mean of seeds, band ± 1 sd)")
+                       : "");
     put_str(fp, t);
     fputc('\n', fp);
+    /* The axis labels once for all the panels, drawn with the first. */
+    fputs("set label 1 ", fp);
+    put_str(fp, p->xlabel);
+    fprintf(fp, " at screen %.4f,0.03 center font ',18'\nset label 2 ", (left + right) / 2);
+    put_str(fp, p->ylabel);
+    fprintf(fp, " at screen 0.02,%.4f center rotate by 90 font ',18'\n", (top + bottom) / 2);
     for (size_t k = 0; k < p->npanels; k++) {
         size_t row = k / cols, col = k % cols;
         double l = left + (double)col * (w + gapx), tp = top - (double)row * (h + gapy);
@@ -503,17 +514,11 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
                 "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", l, l + w, tp,
                 tp - h);
         put_set(fp, "title", p->panels[k]);
-        /* x labels under the lowest panel of each column, y labels at the left */
-        if (row == rows - 1)
-            put_set(fp, "xlabel", p->xlabel);
-        else if (k + cols >= p->npanels) /* tics for the column below an empty slot */
-            fputs("unset xlabel\n", fp);
-        else
-            fputs("unset xlabel\nset format x ''\n", fp);
-        if (col == 0)
-            put_set(fp, "ylabel", p->ylabel);
-        else
-            fputs("unset ylabel\nset format y ''\n", fp);
+        /* tic labels under the lowest panel of each column and at the left */
+        if (k + cols < p->npanels)
+            fputs("set format x ''\n", fp);
+        if (col > 0)
+            fputs("set format y ''\n", fp);
         first = 1;
         models = 0;
         for (size_t i = 0; i < p->nseries; i++)
@@ -521,15 +526,20 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
                                    p->series[i].panel == PLOT_ALL_PANELS))
                 put_clause(fp, p, i, &first, &models, 0);
         fputs("\nset format x '%g'\nset format y '%g'\n", fp);
+        if (k == 0)
+            fputs("unset label 1\nunset label 2\n", fp);
     }
     /* The key: one entry per name (series of one name share their style). */
     fprintf(fp, "set lmargin at screen %.4f\nset rmargin at screen 0.99\n"
             "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
             "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
-            "set key inside left top Left reverse box font ',16' width 2\n", right + 0.01, top,
-            bottom);
-    put_key_title(fp, p);
+            "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
+    if (p->key_title) {
+        fputs("set key title ", fp);
+        put_str(fp, p->key_title);
+        fputs(" font ',16'\n", fp);
+    }
     first = 1;
     models = 0;
     for (size_t i = 0; i < p->nseries; i++) {

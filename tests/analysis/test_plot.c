@@ -897,7 +897,8 @@ TEST(plot_script_palette_spread_and_panels)
     plot_free(&p);
     sqlite3_close(w);
     REQUIRE(gp);
-    CHECK(strstr(gp, "set multiplot title 'Write amplification over the run, by fill'") != NULL);
+    CHECK(strstr(gp, "set multiplot title 'Write amplification over the run, by fill "
+                     "(mean of seeds, band ± 1 sd)'") != NULL);
     CHECK(strstr(gp, "set title 'fill=0.8'") != NULL);
     CHECK(strstr(gp, "with filledcurves lc 1 fs transparent solid 0.2") != NULL);
     CHECK(strstr(gp, "NaN with lines lc 3 dt 2 title 'cost-benefit, static'") != NULL);
