@@ -38,8 +38,13 @@ enum plot_style {
     PLOT_DASHED_POINTS, /* measured, dashed: mount-size after a power cut */
 };
 
+/* A point; aggregated (the runs of one setting, e.g. its seeds): y is the
+ * mean of n runs' values and sd their sample standard deviation (n - 1 in
+ * the denominator; 0 when n = 1).  n = 0: not from runs (model curves). */
 struct plot_point {
     double x, y;
+    double sd;
+    unsigned n;
 };
 
 struct plot_series {
@@ -49,14 +54,27 @@ struct plot_series {
                          series' position.  mount-size: one per fs_kind */
     struct plot_point *pts;
     size_t n, cap;
+    char *legend;     /* faceted: the name in the key, without the panel's
+                         value (NULL: name) */
+    unsigned dash;    /* gnuplot dash type; 0: from the colour (solid for
+                         the first 8 colours) */
+    unsigned mark;    /* point type number; 0: from the colour */
+    size_t panel;     /* faceted: index into plot.panels; PLOT_ALL_PANELS:
+                         drawn in every panel (the model curves) */
 };
+#define PLOT_ALL_PANELS ((size_t)-1)
 
 /* Which runs, and how they are named and grouped. */
 struct plot_filter {
     const char *experiment; /* experiments.name; NULL: all */
     int64_t run_id;         /* runs.id; 0: all */
-    const char *by;         /* params JSON path ("fs.gc_policy" or "$.x");
-                               NULL: fs.gc_policy, else policy, else run id */
+    const char *by;         /* params JSON paths, comma-separated
+                               ("fs.gc_policy,fs.wear_leveling", "$.x");
+                               NULL: every swept key whose value differs
+                               between the runs drawn (see docs/plots.md) */
+    const char *facet;      /* a params JSON path: a panel per value; NULL:
+                               automatic above PLOT_MAX_SERIES series;
+                               "none": never */
     unsigned np;            /* pages per block for the greedy model; 0: 64 */
     int x_time;             /* wa-time: x is simulated time, not host bytes */
 };
@@ -70,8 +88,18 @@ struct plot {
     double xdiv, ydiv;         /* axis value = raw / div */
     int logx, logy;
     double bin_width;          /* erase-hist: erase counts per bin */
-    char err[512];
+    int spread;                /* some point is the mean of several runs */
+    char *key_title;           /* the keys that name the series ("gc_policy,
+                                  fill"), or NULL */
+    char *facet;               /* faceted: the panels' key, else NULL */
+    char **panels;             /* faceted: the panels' names ("fill=0.8") */
+    size_t npanels;
+    int usage;                 /* the error is bad usage (an unknown key) */
+    char err[1024];
 };
+
+/* More series than this (not counting models) are split into panels. */
+#define PLOT_MAX_SERIES 8
 
 /* Kind by name ("erase-hist", ...); -1 if unknown. */
 int plot_kind_find(const char *name);
@@ -81,7 +109,7 @@ const char *plot_kind_name(enum plot_kind k);
 const char *plot_kind_help(enum plot_kind k);
 const char *plot_kind_needs(enum plot_kind k);
 
-/* The JSON path of a --by key into out: "fs.gc_policy" -> "$.fs.gc_policy"
+/* The JSON path of a --by or --facet key into out: "fs.gc_policy" -> "$.fs.gc_policy"
  * ("$..." is taken as it is); -1 if it is not a valid path. */
 int plot_by_path(const char *by, char *out, size_t n);
 
@@ -110,7 +138,8 @@ const struct plot_series *plot_find_series(const struct plot *p, const char *nam
 #define PLOT_MODEL_POINTS 60
 
 /* The table behind the plot: "series<TAB>x<TAB>y" lines, raw units, after
- * '#' comment lines naming the kind and units. */
+ * '#' comment lines naming the kind and units; when some point aggregates
+ * several runs (p->spread) every line also has "<TAB>sd<TAB>n". */
 int plot_write_data(const struct plot *p, const char *path, char *err, size_t errlen);
 
 /* Output formats, from the file name's extension. */

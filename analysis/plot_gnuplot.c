@@ -183,49 +183,115 @@ static void put_set(FILE *fp, const char *what, const char *s)
     fputc('\n', fp);
 }
 
-static const char *key_place(enum plot_kind k)
+/* The Okabe-Ito palette (colour-blind safe), yellow last: series 1..8
+ * take these colours, 9..16 again dashed (dt 2), 17..24 dt 3, 25..32 dt 4
+ * (put_dash), as gnuplot linetypes (all solid, so that no plot element
+ * gets a dash from its position), so "lc N" is series N's colour. */
+static const char *const okabe_ito[] = {"#E69F00", "#56B4E9", "#009E73", "#0072B2",
+                                        "#D55E00", "#CC79A7", "#000000", "#F0E442"};
+#define PALETTE 8
+#define LINETYPES 48
+
+static void put_palette(FILE *fp)
 {
-    switch (k) {
-    case PLOT_ERASE_CDF:
-    case PLOT_WA_TIME: return "bottom right";
-    case PLOT_WA_UTIL:
-    case PLOT_MOUNT_SIZE: return "top left";
-    default: return "top right";
-    }
+    for (int i = 0; i < LINETYPES; i++)
+        fprintf(fp, "set linetype %d lc rgb '%s' lw 1.5 dt solid\n", i + 1,
+                okabe_ito[i % PALETTE]);
 }
 
-/* The plot clause of series i (data block $Di); style from the series.
- * *models counts the dashed curves so far, which differ in dash and grey. */
-static void put_clause(FILE *fp, const struct plot *p, size_t i, int *first, int *models)
+/* " dt K": the series' own dash, or for colour c beyond the palette's
+ * first round the round's ("" within it). */
+static void put_dash(FILE *fp, const struct plot_series *s, size_t c)
+{
+    if (s->dash)
+        fprintf(fp, " dt %u", s->dash);
+    else if (c > PALETTE)
+        fprintf(fp, " dt %zu", 1 + (c - 1) / PALETTE % 4);
+}
+
+/* The point type of series s in colour c. */
+static size_t mark(const struct plot_series *s, size_t c)
+{
+    return (s->mark ? s->mark : c) + 4;
+}
+
+static int has_spread(const struct plot_series *s)
+{
+    for (size_t j = 0; j < s->n; j++)
+        if (s->pts[j].n > 1)
+            return 1;
+    return 0;
+}
+
+/* The plot clause of series i (data block $Di: x, y, sd); style from the
+ * series.  *models counts the dashed curves so far, which differ in dash
+ * and grey.  key: with a title (else notitle).  A series that averages
+ * runs gets its spread: error bars (points, histogram steps) or a band
+ * (lines, CDF steps) of mean +- 1 sd. */
+static void put_clause(FILE *fp, const struct plot *p, size_t i, int *first, int *models,
+                       int key)
 {
     static const char *const grey[] = {"black", "gray40", "gray60"};
     const struct plot_series *s = &p->series[i];
     size_t c = s->colour ? s->colour : i + 1; /* colour and point type */
     double shift = p->bin_width > 1 ? (p->bin_width - 1) / 2 : 0; /* bin centre */
-    fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):($2/%.17g) ", *first ? "plot " : ", \\\n  ",
-            i, p->xdiv, shift, p->ydiv);
+    int spread = has_spread(s);
+    const char *sep = *first ? "plot " : ", \\\n  ";
     *first = 0;
+    if (spread && (s->style == PLOT_LINES || (s->style == PLOT_STEPS &&
+                                              p->kind == PLOT_ERASE_CDF))) {
+        fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):(($2-$3)/%.17g):(($2+$3)/%.17g) "
+                "with filledcurves lc %zu fs transparent solid 0.2 noborder notitle", sep, i,
+                p->xdiv, shift, p->ydiv, p->ydiv, c);
+        sep = ", \\\n  ";
+    }
+    if (spread && s->style == PLOT_STEPS && p->kind == PLOT_ERASE_HIST) {
+        fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):($2/%.17g):($3/%.17g) "
+                "with yerrorbars lc %zu pt 7 ps 0.4 notitle", sep, i, p->xdiv, shift, p->ydiv,
+                p->ydiv, c);
+        sep = ", \\\n  ";
+    }
+    if (spread && s->style == PLOT_LINESPOINTS)
+        fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):($2/%.17g):($3/%.17g) ", sep, i,
+                p->xdiv, shift, p->ydiv, p->ydiv);
+    else
+        fprintf(fp, "%s$D%zu using ($1/%.17g + %.17g):($2/%.17g) ", sep, i, p->xdiv, shift,
+                p->ydiv);
     switch (s->style) {
     case PLOT_STEPS:
         fprintf(fp, "with %s lc %zu", p->kind == PLOT_ERASE_HIST ? "histeps" : "steps", c);
+        put_dash(fp, s, c);
         break;
-    case PLOT_LINESPOINTS: fprintf(fp, "with linespoints lc %zu pt %zu ps 1.5", c, c + 4); break;
+    case PLOT_LINESPOINTS:
+        fprintf(fp, "with %s lc %zu pt %zu ps 1.5", spread ? "yerrorlines" : "linespoints", c,
+                mark(s, c));
+        put_dash(fp, s, c);
+        break;
     case PLOT_DASHED_POINTS:
-        fprintf(fp, "with linespoints dt 2 lc %zu pt %zu ps 1.5", c, c + 4);
+        fprintf(fp, "with linespoints dt 2 lc %zu pt %zu ps 1.5", c, mark(s, c));
         break;
-    case PLOT_LINES: fprintf(fp, "with lines lc %zu", c); break;
+    case PLOT_LINES:
+        fprintf(fp, "with lines lc %zu", c);
+        put_dash(fp, s, c);
+        break;
     case PLOT_DASHED:
         fprintf(fp, "with lines dt %d lc rgb '%s'", 2 + *models, grey[*models % 3]);
         ++*models;
         break;
     case PLOT_BARS:
-        fprintf(fp, "smooth unique with boxes fs solid 0.5 lc %zu notitle, \\\n  "
-                "$D%zu using 1:($2/%.17g) with points pt 7 ps 1.5 lc %zu", c, i,
-                p->ydiv, c);
+        /* $Mi: the group's mean and sd; $Di the runs. */
+        fprintf(fp, "notitle, \\\n  $M%zu using 1:($2/%.17g) with boxes fs solid 0.5 lc %zu "
+                "notitle, \\\n  $M%zu using 1:($2/%.17g):($3/%.17g) with yerrorbars lc "
+                "rgb 'black' pt -1 notitle, \\\n  $D%zu using 1:($2/%.17g) with points pt 7 "
+                "ps 1.5 lc %zu", i, p->ydiv, c, i, p->ydiv, p->ydiv, i, p->ydiv, c);
         break;
     }
-    fputs(" title ", fp);
-    put_str(fp, s->name);
+    if (key) {
+        fputs(" title ", fp);
+        put_str(fp, s->legend ? s->legend : s->name);
+    } else {
+        fputs(" notitle", fp);
+    }
 }
 
 /* Powers of two of bytes as "16 MiB", "1 GiB", ... */
@@ -278,17 +344,104 @@ static void put_size_axes(FILE *fp, const struct plot *p)
     fprintf(fp, "set yrange [%.17g:%.17g]\n", pow(10, lo), pow(10, lo + (hi - lo) / (1 - key)));
 }
 
+/* The x and y ranges (axis units) of everything drawn, for panels that
+ * share their axes. */
+static void put_shared_ranges(FILE *fp, const struct plot *p)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            const struct plot_point *q = &p->series[i].pts[j];
+            xlo = fmin(xlo, q->x / p->xdiv);
+            xhi = fmax(xhi, q->x / p->xdiv);
+            ylo = fmin(ylo, (q->y - q->sd) / p->ydiv);
+            yhi = fmax(yhi, (q->y + q->sd) / p->ydiv);
+        }
+    if (!(isfinite(xlo) && isfinite(ylo)))
+        return;
+    double xpad = xhi > xlo ? (xhi - xlo) * 0.03 : 1, ypad = yhi > ylo ? (yhi - ylo) * 0.05 : 1;
+    if (p->kind != PLOT_LIFETIME)
+        fprintf(fp, "set xrange [%.17g:%.17g]\n", xlo - xpad, xhi + xpad);
+    if (p->kind == PLOT_ERASE_CDF)
+        fputs("set yrange [0:1.05]\n", fp);
+    else if (p->kind == PLOT_WA_UTIL)
+        fprintf(fp, "set yrange [1:%.17g]\n", yhi + ypad);
+    else
+        fprintf(fp, "set yrange [%.17g:%.17g]\n", fmax(0, ylo - ypad), yhi + ypad);
+}
+
+/* lifetime: whether a bar is the mean of several runs. */
+static int runs_averaged(const struct plot *p)
+{
+    for (size_t i = 0; i < p->nseries; i++)
+        if (p->series[i].n > 1)
+            return 1;
+    return 0;
+}
+
+/* The title, with what the error bars or bands are. */
+static void put_title(FILE *fp, const struct plot *p, const char *what)
+{
+    char t[600];
+    snprintf(t, sizeof t, "%s%s", p->title,
+             p->kind == PLOT_LIFETIME && runs_averaged(p) ? " (bars: mean ± 1 sd; dots: runs)"
+                                                          : "");
+    fprintf(fp, "set %s ", what);
+    put_str(fp, t);
+    fputc('\n', fp);
+}
+
+/* The key's title: the keys naming the series and, when points are means,
+ * what the error bars or bands are. */
+static void put_key_title(FILE *fp, const struct plot *p)
+{
+    if (!p->key_title && !p->spread)
+        return;
+    fputs("set key title ", fp);
+    if (p->key_title)
+        put_str(fp, p->key_title);
+    if (p->key_title && p->spread)
+        fputs(" . \"\\n\" . ", fp);
+    if (p->spread)
+        put_str(fp, p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL
+                        ? "(mean of seeds, bar ± 1 sd)"
+                        : "(mean of seeds, band ± 1 sd)");
+    fputs(" font ',16'\n", fp);
+}
+
 void plot_write_script(FILE *fp, const struct plot *p, const char *term)
 {
     fprintf(fp, "# flashlab plot %s\n", plot_kind_name(p->kind));
     for (size_t i = 0; i < p->nseries; i++) {
+        const struct plot_series *s = &p->series[i];
         fprintf(fp, "$D%zu << EOD\n", i);
-        for (size_t j = 0; j < p->series[i].n; j++)
-            fprintf(fp, "%.17g %.17g\n", p->series[i].pts[j].x, p->series[i].pts[j].y);
+        int sd = has_spread(s); /* a third column only for means */
+        for (size_t j = 0; j < s->n; j++) {
+            fprintf(fp, "%.17g %.17g", s->pts[j].x, s->pts[j].y);
+            if (sd)
+                fprintf(fp, " %.17g", s->pts[j].sd);
+            fputc('\n', fp);
+        }
         fputs("EOD\n", fp);
+        if (s->style == PLOT_BARS && s->n) { /* the mean and sd of the runs */
+            double sum = 0, dev = 0, n = (double)s->n;
+            for (size_t j = 0; j < s->n; j++)
+                sum += s->pts[j].y;
+            for (size_t j = 0; j < s->n; j++)
+                dev += (s->pts[j].y - sum / n) * (s->pts[j].y - sum / n);
+            fprintf(fp, "$M%zu << EOD\n%.17g %.17g %.17g\nEOD\n", i, s->pts[0].x, sum / n,
+                    s->n > 1 ? sqrt(dev / (n - 1)) : 0.0);
+        }
     }
-    fprintf(fp, "%s\nset grid\nset key %s box opaque\n", term, key_place(p->kind));
-    put_set(fp, "title", p->title);
+    fprintf(fp, "%s\nset encoding utf8\nset grid\n", term);
+    put_palette(fp);
+    if (p->kind == PLOT_MOUNT_SIZE) /* put_size_axes keeps the lines below it */
+        fputs("set key top left box opaque\n", fp);
+    else
+        fputs("set key outside right top box font ',18' samplen 2\n", fp);
+    put_key_title(fp, p);
+    if (!p->npanels)
+        put_title(fp, p, "title");
     put_set(fp, "xlabel", p->xlabel);
     put_set(fp, "ylabel", p->ylabel);
     if (p->logx)
@@ -297,26 +450,124 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set logscale y\n", fp);
     if (p->kind == PLOT_ERASE_CDF)
         fputs("set yrange [0:1.05]\n", fp);
+    if (p->kind == PLOT_ERASE_HIST)
+        fputs("set yrange [0:*]\n", fp);
     if (p->kind == PLOT_WA_UTIL)
-        fputs("set yrange [1:*]\n", fp);
+        fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
     if (p->kind == PLOT_MOUNT_SIZE)
         put_size_axes(fp, p);
     if (p->kind == PLOT_LIFETIME) {
-        /* Bars side by side, named on the x axis, not in a key. */
+        /* Bars side by side, named on the x axis (one line per key's value), not in a key. */
         fprintf(fp, "unset key\nset boxwidth 0.6\nset yrange [0:*]\nset xrange [0.5:%zu.5]\n"
-                "set xtics (", p->nseries);
+                "set bmargin 5\nset xtics font ',%d' (", p->nseries, p->nseries > 4 ? 17 : 22);
         for (size_t i = 0; i < p->nseries; i++) {
             fputs(i ? ", " : "", fp);
-            put_str(fp, p->series[i].name);
+            const char *name = p->series[i].name, *comma;
+            while ((comma = strstr(name, ", "))) {
+                char part[512];
+                snprintf(part, sizeof part, "%.*s", (int)(comma - name), name);
+                put_str(fp, part);
+                fputs(" . \"\\n\" . ", fp);
+                name = comma + 2;
+            }
+            put_str(fp, name);
             fprintf(fp, " %zu", i + 1);
         }
         fputs(")\n", fp);
     }
     int first = 1, models = 0;
-    for (size_t i = 0; i < p->nseries; i++)
-        if (p->series[i].n)
-            put_clause(fp, p, i, &first, &models);
+    if (!p->npanels) {
+        for (size_t i = 0; i < p->nseries; i++)
+            if (p->series[i].n)
+                put_clause(fp, p, i, &first, &models, 1);
+        fputc('\n', fp);
+        return;
+    }
+    /* Small multiples: a panel per value of the facet key, on shared axes,
+     * axis labels on the outer panels only, and the key once, in a column
+     * of its own at the right (every name, drawn from no data). */
+    size_t cols = p->npanels <= 3 ? p->npanels : p->npanels == 4 ? 2 : 3;
+    size_t rows = (p->npanels + cols - 1) / cols;
+    double left = 0.09, right = 0.70, bottom = 0.13, top = 0.88, gapx = 0.035, gapy = 0.08;
+    double w = (right - left - gapx * (double)(cols - 1)) / (double)cols;
+    double h = (top - bottom - gapy * (double)(rows - 1)) / (double)rows;
+    put_shared_ranges(fp, p);
+    fputs("set tics font ',16'\nset title font ',18' offset 0,-0.6\nunset key\n"
+          "unset xlabel\nunset ylabel\nset multiplot title ", fp);
+    char t[700];
+    snprintf(t, sizeof t, "%s, by %s%s", p->title, p->facet,
+             p->spread ? (p->kind == PLOT_ERASE_HIST ? " (mean of seeds, bars ± 1 sd)"
+                                                     : " (mean of seeds, band ± 1 sd)")
+                       : "");
+    put_str(fp, t);
     fputc('\n', fp);
+    /* The axis labels once for all the panels, drawn with the first. */
+    fputs("set label 1 ", fp);
+    put_str(fp, p->xlabel);
+    fprintf(fp, " at screen %.4f,0.03 center font ',18'\nset label 2 ", (left + right) / 2);
+    put_str(fp, p->ylabel);
+    fprintf(fp, " at screen 0.02,%.4f center rotate by 90 font ',18'\n", (top + bottom) / 2);
+    for (size_t k = 0; k < p->npanels; k++) {
+        size_t row = k / cols, col = k % cols;
+        double l = left + (double)col * (w + gapx), tp = top - (double)row * (h + gapy);
+        fprintf(fp, "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+                "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", l, l + w, tp,
+                tp - h);
+        put_set(fp, "title", p->panels[k]);
+        /* tic labels under the lowest panel of each column and at the left */
+        if (k + cols < p->npanels)
+            fputs("set format x ''\n", fp);
+        if (col > 0)
+            fputs("set format y ''\n", fp);
+        first = 1;
+        models = 0;
+        for (size_t i = 0; i < p->nseries; i++)
+            if (p->series[i].n && (p->series[i].panel == k ||
+                                   p->series[i].panel == PLOT_ALL_PANELS))
+                put_clause(fp, p, i, &first, &models, 0);
+        fputs("\nset format x '%g'\nset format y '%g'\n", fp);
+        if (k == 0)
+            fputs("unset label 1\nunset label 2\n", fp);
+    }
+    /* The key: one entry per name (series of one name share their style). */
+    fprintf(fp, "set lmargin at screen %.4f\nset rmargin at screen 0.99\n"
+            "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
+            "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
+            "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
+            "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
+    if (p->key_title) {
+        fputs("set key title ", fp);
+        put_str(fp, p->key_title);
+        fputs(" font ',16'\n", fp);
+    }
+    first = 1;
+    models = 0;
+    for (size_t i = 0; i < p->nseries; i++) {
+        const struct plot_series *s = &p->series[i];
+        const char *nm = s->legend ? s->legend : s->name;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(nm, p->series[j].legend ? p->series[j].legend : p->series[j].name);
+        if (seen)
+            continue;
+        size_t c = s->colour ? s->colour : i + 1;
+        fputs(first ? "plot " : ", \\\n  ", fp);
+        first = 0;
+        if (s->style == PLOT_DASHED) {
+            static const char *const grey[] = {"black", "gray40", "gray60"};
+            fprintf(fp, "NaN with lines dt %d lc rgb '%s'", 2 + models, grey[models % 3]);
+            models++;
+        } else if (s->style == PLOT_LINESPOINTS) {
+            fprintf(fp, "NaN with linespoints lc %zu pt %zu ps 1.5", c, mark(s, c));
+            put_dash(fp, s, c);
+        } else {
+            fprintf(fp, "NaN with lines lc %zu", c);
+            put_dash(fp, s, c);
+        }
+        fputs(" title ", fp);
+        put_str(fp, nm);
+    }
+    fputs("\nunset multiplot\n", fp);
 }
 
 /* Copy the file from to to (created or truncated). */

@@ -12,7 +12,8 @@
 
 static const char plot_help[] =
     "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
-    "                     [--experiment NAME] [--run ID] [--by KEY]\n"
+    "                     [--experiment NAME] [--run ID] [--by KEY[,KEY...]]\n"
+    "                     [--facet KEY|none]\n"
     "                     [--x host|time] [--np N]\n"
     "\n"
     "Draw a figure from a results database with gnuplot; the format comes\n"
@@ -22,9 +23,14 @@ static const char plot_help[] =
     "\n"
     "  --experiment NAME  only runs of experiments called NAME\n"
     "  --run ID           only run ID (runs.id)\n"
-    "  --by KEY           name and group runs by this params JSON path, e.g.\n"
-    "                     fs.gc_policy (default: fs.gc_policy, else policy,\n"
-    "                     else the run id)\n"
+    "  --by KEYS          name and group runs by these params JSON paths, e.g.\n"
+    "                     fs.gc_policy,fs.wear_leveling (default: every swept\n"
+    "                     key whose value differs between the runs drawn);\n"
+    "                     runs of one setting (seeds) are averaged, with\n"
+    "                     +- 1 standard deviation as error bars or a band\n"
+    "  --facet KEY        a panel per value of KEY (default: the key with the\n"
+    "                     fewest values when there are more than 8 series;\n"
+    "                     none: never)\n"
     "  --x host|time      wa-time: x is host data written (default) or\n"
     "                     simulated time\n"
     "  --np N             wa-util: pages per block of the greedy model (64)\n"
@@ -70,6 +76,7 @@ int cmd_plot(int argc, char **argv)
         {"data", required_argument, 0, 'd'},   {"experiment", required_argument, 0, 'e'},
         {"run", required_argument, 0, 'r'},    {"by", required_argument, 0, 'b'},
         {"x", required_argument, 0, 'x'},      {"np", required_argument, 0, 'n'},
+        {"facet", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     struct plot_filter f = {0};
     const char *kind_name = NULL, *out = NULL, *data = NULL;
@@ -89,10 +96,23 @@ int cmd_plot(int argc, char **argv)
             f.run_id = v;
             break;
         case 'b':
-            if (plot_by_path(optarg, path, sizeof path))
-                return cli_usage_error("plot", "bad --by key '%s' (a params JSON path "
-                                       "such as fs.gc_policy)", optarg);
+            for (const char *k = optarg;; k += strcspn(k, ",") + 1) {
+                char one[512];
+                size_t len = strcspn(k, ",");
+                snprintf(one, sizeof one, "%.*s", (int)(len < 511 ? len : 511), k);
+                if (plot_by_path(one, path, sizeof path))
+                    return cli_usage_error("plot", "bad --by key '%s' (params JSON paths "
+                                           "such as fs.gc_policy, comma-separated)", one);
+                if (!k[len])
+                    break;
+            }
             f.by = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "none") && plot_by_path(optarg, path, sizeof path))
+                return cli_usage_error("plot", "bad --facet key '%s' (a params JSON path "
+                                       "such as workload.fill, or none)", optarg);
+            f.facet = optarg;
             break;
         case 'x':
             if (strcmp(optarg, "host") && strcmp(optarg, "time"))
@@ -131,7 +151,7 @@ int cmd_plot(int argc, char **argv)
     struct plot p = {0};
     int rc = CLI_OK;
     if (plot_build(db, (enum plot_kind)kind, &f, &p))
-        rc = plot_fail("%s: %s", dbpath, p.err);
+        rc = p.usage ? cli_usage_error("plot", "%s", p.err) : plot_fail("%s: %s", dbpath, p.err);
     sqlite3_close(db);
     if (!rc && data && plot_write_data(&p, data, err, sizeof err))
         rc = plot_fail("%s", err);
@@ -141,8 +161,14 @@ int cmd_plot(int argc, char **argv)
         size_t pts = 0;
         for (size_t i = 0; i < p.nseries; i++)
             pts += p.series[i].n;
-        printf("%s: %s, %zu series, %zu points\n", out ? out : data, kind_name, p.nseries,
-               pts);
+        printf("%s: %s, %zu series, %zu points", out ? out : data, kind_name, p.nseries, pts);
+        if (p.key_title)
+            printf(", named by %s", p.key_title);
+        if (p.npanels)
+            printf(", %zu panels by %s", p.npanels, p.facet);
+        if (p.spread)
+            printf(", mean +- 1 sd of the runs of each setting");
+        putchar('\n');
     }
     plot_free(&p);
     return rc;

@@ -6,7 +6,10 @@
  * and the errors for missing files, foreign files and missing rows.
  * mount-size also on a database of its own (means over runs, the series
  * and their order) and through its gnuplot script (log-log, dashed lines
- * after a power cut).
+ * after a power cut).  A sweep of its own (3 swept keys, 3 seeds): series
+ * named by the keys that differ, seeds averaged (mean, standard deviation,
+ * n) in the series and the table, panels, unknown keys, the script's
+ * palette, error bars, bands and panels.
  */
 #include "gc_model.h"
 #include "plot.h"
@@ -140,7 +143,9 @@ TEST(erase_hist_is_the_last_snapshot)
     REQUIRE(plot_erase_hist(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, 3);
     CHECK(p.bin_width == 1);
-    const char *names[] = {"greedy (run 1)", "greedy (run 2)", "fifo"};
+    /* Named by the keys that differ between the runs drawn (1-3). */
+    const char *names[] = {"greedy, utilisation=0.9", "greedy, utilisation=0.8",
+                           "fifo, utilisation=0.8"};
     for (int i = 0; i < 3; i++) {
         const struct plot_series *s = series(&p, names[i]);
         if (!s)
@@ -255,8 +260,9 @@ TEST(wa_time_per_run)
     struct plot_filter f = {.experiment = "wa-sweep"};
     REQUIRE(plot_wa_time(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, NFX);
-    const char *names[NFX] = {"greedy (run 1)", "greedy (run 2)", "fifo (run 3)",
-                              "fifo (run 4)", "cost-benefit", "run 6"};
+    const char *names[NFX] = {"greedy, utilisation=0.9", "greedy, utilisation=0.8",
+                              "fifo, utilisation=0.8", "fifo, fill=0.7",
+                              "cost-benefit, utilisation=0.85", "no policy"};
     for (size_t i = 0; i < NFX; i++) {
         const struct plot_series *s = series(&p, names[i]);
         if (!s)
@@ -272,7 +278,7 @@ TEST(wa_time_per_run)
     f.run_id = 2;
     REQUIRE(plot_wa_time(db, &f, &p) == 0);
     REQUIRE(p.nseries == 1);
-    CHECK(!strcmp(p.series[0].name, "greedy")); /* alone: no run suffix */
+    CHECK(!strcmp(p.series[0].name, "greedy")); /* alone: nothing differs, the policy */
     CHECK_EQ_INT(p.series[0].n, 4);
     CHECK(p.series[0].pts[3].x == (double)fx_time(3));
     CHECK(p.xdiv == 1e9);
@@ -611,7 +617,7 @@ TEST(mount_size_without_mounts_says_so)
 TEST(lifetime_from_kv_or_wear_out)
 {
     struct plot p = {0};
-    struct plot_filter f = {0};
+    struct plot_filter f = {.by = "fs.gc_policy"};
     REQUIRE(plot_lifetime(db, &f, &p) == 0);
     CHECK_EQ_INT(p.nseries, 2); /* run 2 stopped on budget; run 5 failed */
     const struct plot_series *g = series(&p, "greedy"), *fi = series(&p, "fifo");
@@ -621,6 +627,283 @@ TEST(lifetime_from_kv_or_wear_out)
     CHECK(fi->pts[0].x == 2 && fi->pts[0].y == (double)fx_host(1));
     CHECK(g->style == PLOT_BARS);
     plot_free(&p);
+}
+
+/* ---- sweeps: names from the swept keys, seeds averaged, panels ------------------ */
+
+/* Experiment "sweep" in a database of its own, as `flashlab run` stores a
+ * sweep: params with the swept values and a "sweep" object naming them, 3
+ * policies x 2 wear-leveling modes x 2 fills x 3 seeds (36 runs).  Seed s
+ * (1..3) is 1 below, at or 1 above the setting's value sw_base(), so every
+ * setting has mean sw_base() and standard deviation exactly 1. */
+static const char *const sw_pol[] = {"greedy", "fifo", "cost-benefit"};
+static const char *const sw_wl[] = {"dynamic", "static"};
+static const double sw_fill[] = {0.6, 0.8};
+#define SW_SAMPLES 3
+#define SW_NB 4
+
+static double sw_base(int p, int w, int fi) { return 2 + p + 0.25 * w + 0.5 * fi; }
+
+static sqlite3 *open_sweep_db(void)
+{
+    char err[512], params[512];
+    struct results *r;
+    int64_t exp, id;
+    const char *path = tmp_path("sweep.db");
+    unlink(path);
+    if (results_open(path, &r, err, sizeof err))
+        return NULL;
+    int bad = results_begin_experiment(r, "sweep", NULL, "sweep: 3x2x2\n", NULL, &exp), i = 0;
+    for (int p = 0; p < 3; p++)
+        for (int w = 0; w < 2; w++)
+            for (int fi = 0; fi < 2; fi++)
+                for (int seed = 1; seed <= 3; seed++, i++) {
+                    snprintf(params, sizeof params,
+                             "{\"fs\":{\"reserve\":4,\"gc_policy\":\"%s\",\"wear_leveling\":"
+                             "\"%s\"},\"workload\":{\"fill\":%g},\"seed\":%d,\"repetition\":0,"
+                             "\"sweep\":{\"fs.gc_policy\":\"%s\",\"fs.wear_leveling\":\"%s\","
+                             "\"workload.fill\":%g}}", sw_pol[p], sw_wl[w], sw_fill[fi], seed,
+                             sw_pol[p], sw_wl[w], sw_fill[fi]);
+                    bad |= results_begin_run(r, exp, i, params, (uint64_t)seed, NULL, &id);
+                    double off = seed - 2;
+                    for (int k = 0; k < SW_SAMPLES; k++) {
+                        struct results_sample s = {.seq = k, .sim_time_ns = fx_time(k),
+                                                   .host_bytes = fx_host(k),
+                                                   .wa = sw_base(p, w, fi) + off + k / 4.0};
+                        bad |= results_add_sample(r, id, &s);
+                    }
+                    /* All SW_NB blocks at 10 + seed erases. */
+                    uint32_t c[SW_NB] = {10 + (uint32_t)seed, 10 + (uint32_t)seed,
+                                         10 + (uint32_t)seed, 10 + (uint32_t)seed};
+                    bad |= results_add_erase_counts(r, id, 0, c, SW_NB);
+                    bad |= results_set_kv(r, id, "lifetime_host_bytes", 1e9 * (p + 1) + off);
+                    bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
+                }
+    bad |= results_close(r);
+    sqlite3 *db2 = NULL;
+    if (bad || plot_open_db(path, &db2, err, sizeof err))
+        return NULL;
+    return db2;
+}
+
+/* Every point of s: y == mean(k), sd == sd, n == n. */
+static void check_mean(const struct plot_series *s, size_t npts, double x0, double dx,
+                       double y0, double dy, double sd, unsigned n)
+{
+    CHECK_EQ_INT(s->n, npts);
+    for (size_t j = 0; j < s->n && j < npts; j++) {
+        CHECK_NEAR(s->pts[j].x, x0 + dx * (double)j, 1e-12);
+        CHECK(s->pts[j].y == y0 + dy * (double)j);
+        CHECK(s->pts[j].sd == sd);
+        CHECK_EQ_INT(s->pts[j].n, n);
+    }
+}
+
+TEST(plot_series_named_by_swept_keys_seeds_averaged)
+{
+    sqlite3 *w = open_sweep_db();
+    REQUIRE(w);
+    struct plot p = {0};
+    struct plot_filter f = {0};
+    /* wa-util: fill is the x, so policy and wear leveling name the series. */
+    REQUIRE(plot_wa_util(w, &f, &p) == 0);
+    CHECK(p.spread && p.npanels == 0);
+    REQUIRE(p.key_title && !strcmp(p.key_title, "gc_policy, wear_leveling"));
+    CHECK_EQ_INT(p.nseries, 6 + 2);
+    for (int pi = 0; pi < 3; pi++)
+        for (int wi = 0; wi < 2; wi++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s, %s", sw_pol[pi], sw_wl[wi]);
+            const struct plot_series *s = series(&p, name);
+            if (!s)
+                continue;
+            /* x: the fills; y: the mean of 3 seeds' last WA; sd 1 */
+            check_mean(s, 2, 0.6, 0.2, sw_base(pi, wi, 0) + 0.5, 0.5, 1, 3);
+            /* colour by policy, dash by wear leveling */
+            CHECK_EQ_INT(s->colour, pi + 1);
+            CHECK_EQ_INT(s->dash, wi + 1);
+        }
+    const struct plot_series *gm = series(&p, "greedy model (Np = 64)");
+    REQUIRE(gm);
+    CHECK(gm->pts[0].n == 0 && gm->pts[0].sd == 0);
+    plot_free(&p);
+
+    /* wa-time: 12 settings > 8: panels by fill (2 values; as few as wear
+     * leveling, but the last), the others naming the series. */
+    REQUIRE(plot_wa_time(w, &f, &p) == 0);
+    CHECK_EQ_INT(p.npanels, 2);
+    REQUIRE(p.facet && !strcmp(p.facet, "fill"));
+    CHECK(!strcmp(p.panels[0], "fill=0.6") && !strcmp(p.panels[1], "fill=0.8"));
+    CHECK_EQ_INT(p.nseries, 12);
+    const struct plot_series *s = series(&p, "fifo, static, fill=0.8");
+    REQUIRE(s && s->legend && !strcmp(s->legend, "fifo, static"));
+    CHECK_EQ_INT(s->panel, 1);
+    check_mean(s, SW_SAMPLES, (double)fx_host(0), (double)fx_host(0), sw_base(1, 1, 1), 0.25,
+               1, 3);
+    plot_free(&p);
+
+    /* --facet none: 12 series on one plot, every (colour, dash) different. */
+    f.facet = "none";
+    REQUIRE(plot_wa_time(w, &f, &p) == 0);
+    CHECK_EQ_INT(p.npanels, 0);
+    CHECK_EQ_INT(p.nseries, 12);
+    REQUIRE(series(&p, "cost-benefit, dynamic, fill=0.6"));
+    for (size_t i = 0; i < p.nseries; i++)
+        for (size_t j = 0; j < i; j++)
+            CHECK(p.series[i].colour != p.series[j].colour ||
+                  p.series[i].dash != p.series[j].dash);
+    plot_free(&p);
+
+    /* --facet fs.gc_policy --by fs.wear_leveling: 3 panels of 2 series,
+     * each the mean of 2 fills x 3 seeds. */
+    f = (struct plot_filter){.facet = "fs.gc_policy", .by = "fs.wear_leveling"};
+    REQUIRE(plot_wa_time(w, &f, &p) == 0);
+    CHECK_EQ_INT(p.npanels, 3);
+    s = series(&p, "static, gc_policy=fifo");
+    REQUIRE(s);
+    CHECK_EQ_INT(s->pts[0].n, 6);
+    CHECK_NEAR(s->pts[0].y, (sw_base(1, 1, 0) + sw_base(1, 1, 1)) / 2, 1e-12);
+    plot_free(&p);
+    sqlite3_close(w);
+}
+
+TEST(plot_wear_kinds_average_seeds)
+{
+    sqlite3 *w = open_sweep_db();
+    REQUIRE(w);
+    struct plot p = {0};
+    struct plot_filter f = {.by = "fs.gc_policy,fs.wear_leveling,workload.fill", .facet = "none"};
+    /* erase-hist: seed s has all 4 blocks at 10 + s; bins 11..13. */
+    REQUIRE(plot_erase_hist(w, &f, &p) == 0);
+    CHECK_EQ_INT(p.nseries, 12);
+    const struct plot_series *s = series(&p, "greedy, static, fill=0.8");
+    REQUIRE(s && s->n == 3);
+    double sd = sqrt(((4 - 4 / 3.0) * (4 - 4 / 3.0) + 2 * (4 / 3.0) * (4 / 3.0)) / 2);
+    for (size_t j = 0; j < 3; j++) {
+        CHECK(s->pts[j].x == 11 + (double)j);
+        CHECK_NEAR(s->pts[j].y, 4 / 3.0, 1e-12);
+        CHECK_NEAR(s->pts[j].sd, sd, 1e-12);
+        CHECK_EQ_INT(s->pts[j].n, 3);
+    }
+    plot_free(&p);
+    /* erase-cdf: the mean of the seeds' step functions: 1/3, 2/3, 1. */
+    REQUIRE(plot_erase_cdf(w, &f, &p) == 0);
+    s = series(&p, "fifo, dynamic, fill=0.6");
+    REQUIRE(s && s->n == 3);
+    CHECK_NEAR(s->pts[0].y, 1 / 3.0, 1e-12);
+    CHECK_NEAR(s->pts[1].y, 2 / 3.0, 1e-12);
+    CHECK(s->pts[2].y == 1 && s->pts[2].sd == 0);
+    CHECK_NEAR(s->pts[1].sd, sqrt((2 * (1 / 3.0) * (1 / 3.0) + (2 / 3.0) * (2 / 3.0)) / 2),
+               1e-12);
+    plot_free(&p);
+    /* lifetime: a bar per setting, its runs as points. */
+    f = (struct plot_filter){0};
+    REQUIRE(plot_lifetime(w, &f, &p) == 0);
+    CHECK_EQ_INT(p.nseries, 12); /* no panels for bars */
+    s = series(&p, "cost-benefit, dynamic, fill=0.8");
+    REQUIRE(s && s->n == 3);
+    CHECK(s->pts[0].y == 3e9 - 1 && s->pts[2].y == 3e9 + 1);
+    plot_free(&p);
+    sqlite3_close(w);
+}
+
+TEST(plot_table_has_mean_sd_and_n)
+{
+    sqlite3 *w = open_sweep_db();
+    REQUIRE(w);
+    struct plot p = {0};
+    struct plot_filter f = {0};
+    char err[512], line[256];
+    REQUIRE(plot_wa_util(w, &f, &p) == 0);
+    sqlite3_close(w);
+    const char *path = tmp_path("sweep.dat");
+    REQUIRE(plot_write_data(&p, path, err, sizeof err) == 0);
+    plot_free(&p);
+    FILE *fp = fopen(path, "r");
+    REQUIRE(fp);
+    int rows = 0, header = 0, found = 0, models = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (!strcmp(line, "# series\tx\ty\tsd\tn\n"))
+            header++;
+        if (line[0] == '#')
+            continue;
+        rows++;
+        char name[64];
+        double x, y, sd;
+        unsigned n;
+        REQUIRE(sscanf(line, "%63[^\t]\t%lf\t%lf\t%lf\t%u", name, &x, &y, &sd, &n) == 5);
+        if (!strcmp(name, "cost-benefit, static") && x == 0.8 && y == sw_base(2, 1, 1) + 0.5 &&
+            sd == 1 && n == 3)
+            found++;
+        models += n == 0 && sd == 0;
+    }
+    fclose(fp);
+    CHECK_EQ_INT(header, 1);
+    CHECK_EQ_INT(rows, 6 * 2 + 2 * PLOT_MODEL_POINTS);
+    CHECK_EQ_INT(found, 1);
+    CHECK_EQ_INT(models, 2 * PLOT_MODEL_POINTS);
+}
+
+TEST(plot_unknown_keys_are_usage_errors)
+{
+    sqlite3 *w = open_sweep_db();
+    REQUIRE(w);
+    struct plot p = {0};
+    struct plot_filter f = {.by = "fs.gc_policy,fs.gc_polcy"};
+    CHECK(plot_wa_util(w, &f, &p) == -1);
+    CHECK(p.usage == 1);
+    CHECK(strstr(p.err, "unknown --by key 'fs.gc_polcy'; the runs drawn have: fs.reserve, "
+                        "fs.gc_policy, fs.wear_leveling, workload.fill") != NULL);
+    plot_free(&p);
+    f = (struct plot_filter){.facet = "workload.fil"};
+    CHECK(plot_erase_cdf(w, &f, &p) == -1);
+    CHECK(p.usage == 1 && strstr(p.err, "unknown --facet key 'workload.fil'") != NULL);
+    plot_free(&p);
+    f = (struct plot_filter){.by = "fs.gc_policy,"};
+    CHECK(plot_wa_time(w, &f, &p) == -1);
+    CHECK(p.usage == 1 && strstr(p.err, "bad --by path") != NULL);
+    plot_free(&p);
+    /* A key that leads to values is known; so is one some runs lack. */
+    f = (struct plot_filter){.by = "fs"};
+    CHECK(plot_wa_time(w, &f, &p) == 0);
+    plot_free(&p);
+    /* No rows: that error first, not a usage error. */
+    f = (struct plot_filter){.by = "nope", .experiment = "other"};
+    CHECK(plot_wa_time(w, &f, &p) == -1);
+    CHECK(p.usage == 0 && strstr(p.err, "no samples rows") != NULL);
+    plot_free(&p);
+    sqlite3_close(w);
+}
+
+TEST(plot_script_palette_spread_and_panels)
+{
+    sqlite3 *w = open_sweep_db();
+    REQUIRE(w);
+    struct plot p = {0};
+    struct plot_filter f = {0};
+    REQUIRE(plot_wa_util(w, &f, &p) == 0);
+    char *gp = script_of(&p);
+    plot_free(&p);
+    REQUIRE(gp);
+    CHECK(strstr(gp, "\nset linetype 1 lc rgb '#E69F00'") != NULL);
+    CHECK(strstr(gp, "\nset linetype 9 lc rgb '#E69F00'") != NULL);
+    CHECK(strstr(gp, "set key outside right top") != NULL);
+    CHECK(strstr(gp, "set key title 'gc_policy, wear_leveling' . \"\\n\" . "
+                     "'(mean of seeds, bar ± 1 sd)'") != NULL);
+    CHECK(strstr(gp, "with yerrorlines lc 2 pt 8 ps 1.5 dt 2 title 'fifo, static'") != NULL);
+    free(gp);
+    REQUIRE(plot_wa_time(w, &f, &p) == 0);
+    gp = script_of(&p);
+    plot_free(&p);
+    sqlite3_close(w);
+    REQUIRE(gp);
+    CHECK(strstr(gp, "set multiplot title 'Write amplification over the run, by fill "
+                     "(mean of seeds, band ± 1 sd)'") != NULL);
+    CHECK(strstr(gp, "set title 'fill=0.8'") != NULL);
+    CHECK(strstr(gp, "with filledcurves lc 1 fs transparent solid 0.2") != NULL);
+    CHECK(strstr(gp, "NaN with lines lc 3 dt 2 title 'cost-benefit, static'") != NULL);
+    CHECK(strstr(gp, "unset multiplot") != NULL);
+    free(gp);
 }
 
 /* ---- selection, grouping, the table ------------------------------------------- */
@@ -634,7 +917,9 @@ TEST(by_key_and_filters)
     const struct plot_series *s8 = series(&p, "0.8"), *s9 = series(&p, "0.9");
     const struct plot_series *r4 = series(&p, "run 4");
     REQUIRE(s8 && s9 && r4);
-    CHECK_EQ_INT(s8->n, 2);
+    /* runs 2 and 3 at 0.8: one point, their mean */
+    CHECK_EQ_INT(s8->n, 1);
+    CHECK(s8->pts[0].n == 2 && s8->pts[0].y == ((1.5 + 3 / 4.0) + (2.0 + 1 / 4.0)) / 2);
     CHECK_EQ_INT(s9->n, 1);
     CHECK(r4->pts[0].x == 0.7);
     plot_free(&p);
@@ -795,6 +1080,11 @@ int main(int argc, char **argv)
     RUN(build_dispatches_and_kinds_have_names);
     RUN(data_table_has_every_point);
     RUN(bad_files_and_empty_databases);
+    RUN(plot_series_named_by_swept_keys_seeds_averaged);
+    RUN(plot_wear_kinds_average_seeds);
+    RUN(plot_table_has_mean_sd_and_n);
+    RUN(plot_unknown_keys_are_usage_errors);
+    RUN(plot_script_palette_spread_and_panels);
     sqlite3_close(db);
     tmp_dir_remove();
     return test_summary(argv[0]);

@@ -28,7 +28,7 @@ if ! ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Ianalysis tests/analysis/plot
     echo "test_plot_cli: $passed passed, $failed failed, $skipped skipped"; exit 1
 fi
 DB="$T/results.db"
-"$T/fixture" "$DB" && "$T/fixture" "$T/empty.db" empty && ok || bad "fixture databases"
+"$T/fixture" "$DB" && "$T/fixture" "$T/empty.db" empty && "$T/fixture" "$T/seeds.db" seeds && ok || bad "fixture databases"
 cp "$DB" "$T/before.db"
 # flashlab plot's temporary directories go here, so that leftovers show.
 mkdir "$T/tmp" && export TMPDIR="$T/tmp"
@@ -82,7 +82,7 @@ grep -q "^yaffs${TAB}1073741824${TAB}5592405\$" "$T/m.dat" && ok || bad "mount t
 expect 0 "wa-util --data" "5 series" -- $FL plot "$DB" --kind wa-util --data "$T/w.dat"
 grep -q "^greedy${TAB}0.7${TAB}" "$T/w.dat" && ok || bad "wa-util table: greedy at 0.7"
 grep -q "^greedy model (Np = 64)${TAB}0.5${TAB}" "$T/w.dat" && ok || bad "wa-util table: the model"
-expect 0 "lifetime --data" "3 series" -- $FL plot "$DB" --kind lifetime --data "$T/l.dat"
+expect 0 "lifetime --data" "3 series" -- $FL plot "$DB" --kind lifetime --by fs.gc_policy --data "$T/l.dat"
 grep -q "^greedy${TAB}1${TAB}5000000000000\$" "$T/l.dat" && ok || bad "lifetime from kv: $(cat "$T/l.dat")"
 grep -q "^fifo${TAB}2${TAB}21474836480\$" "$T/l.dat" && ok || bad "lifetime from the last sample"
 expect 0 "--by utilisation" "2 series" -- $FL plot "$DB" --kind lifetime --by utilisation --data "$T/b.dat"
@@ -91,6 +91,29 @@ expect 0 "--run" "1 series, 20 points" -- $FL plot "$DB" --kind wa-time --run 2 
 grep -q "^greedy${TAB}10000000000${TAB}" "$T/t.dat" && ok || bad "--x time uses sim_time_ns"
 expect 0 "erase-cdf --data" "6 series" -- $FL plot "$DB" --kind erase-cdf --data "$T/c.dat"
 [ "$(grep -c "${TAB}1\$" "$T/c.dat")" -eq 6 ] && ok || bad "every CDF ends at 1"
+
+# ---- sweeps: series named by the swept keys, seeds averaged, panels --------------------
+# seeds.db: 2 policies x 2 wear-leveling modes x 2 fills x 3 seeds; each
+# setting's seeds have mean base + k/4 and standard deviation 1 (plot_fixture.c).
+S="$T/seeds.db"
+expect 0 "sweep wa-util: named by the keys that differ" "6 series, .* named by gc_policy, wear_leveling, mean +- 1 sd" -- $FL plot "$S" --kind wa-util --data "$T/s.dat"
+grep -q "^# series${TAB}x${TAB}y${TAB}sd${TAB}n\$" "$T/s.dat" && ok || bad "sweep table header: $(cat "$T/s.dat")"
+grep -q "^greedy, dynamic${TAB}0.6${TAB}2.75${TAB}1${TAB}3\$" "$T/s.dat" && ok || bad "sweep mean, sd, n: $(cat "$T/s.dat")"
+grep -q "^fifo, static${TAB}0.8${TAB}4.5${TAB}1${TAB}3\$" "$T/s.dat" && ok || bad "sweep mean at 0.8"
+[ "$(grep -c "${TAB}3\$" "$T/s.dat")" -eq 8 ] && ok || bad "4 settings x 2 fills, 3 seeds each"
+! grep -q "run " "$T/s.dat" && ok || bad "a series named by its run"
+expect 0 "sweep wa-time: 8 settings, no panels" "8 series, 32 points, named by gc_policy, wear_leveling, fill, mean" -- $FL plot "$S" --kind wa-time --data "$T/t8.dat"
+grep -q "^fifo, dynamic, fill=0.8${TAB}4294967296${TAB}4.25${TAB}1${TAB}3\$" "$T/t8.dat" && ok || bad "wa-time mean of the seeds: $(grep fifo "$T/t8.dat")"
+expect 0 "--by two keys" "4 series, 16 points, named by gc_policy, wear_leveling" -- $FL plot "$S" --kind wa-time --by fs.gc_policy,fs.wear_leveling --data "$T/t4.dat"
+grep -q "^greedy, static${TAB}1073741824${TAB}2.5${TAB}[0-9.]*${TAB}6\$" "$T/t4.dat" && ok || bad "--by two keys: the mean over fills and seeds: $(grep static "$T/t4.dat")"
+expect 0 "--facet" "2 panels by fill" -- $FL plot "$S" --kind erase-cdf --facet workload.fill --data "$T/f.dat"
+grep -q "^greedy, static, fill=0.6${TAB}12${TAB}0.6666666666666666${TAB}0.57735026918962[0-9]*${TAB}3$" "$T/f.dat" && ok || bad "--facet: CDF mean: $(grep 'greedy, static, fill=0.6' "$T/f.dat")"
+expect 0 "lifetime of a sweep" "8 series, 24 points" -- $FL plot "$S" --kind lifetime --data "$T/lt.dat"
+expect 2 "unknown --by key" "unknown --by key 'fs.gc_polcy'; the runs drawn have: fs.gc_policy, fs.wear_leveling, workload.fill" -- $FL plot "$S" --kind wa-util --by fs.gc_policy,fs.gc_polcy -o "$T/a.png"
+expect 2 "unknown --facet key" "unknown --facet key 'fill'" -- $FL plot "$S" --kind wa-time --facet fill -o "$T/a.png"
+expect 2 "bad --facet" "bad --facet key 'a..b'" -- $FL plot "$S" --kind wa-time --facet a..b -o "$T/a.png"
+expect 2 "bad key in a --by list" "bad --by key 'x.'" -- $FL plot "$S" --kind wa-time --by fs.gc_policy,x. -o "$T/a.png"
+[ ! -e "$T/a.png" ] && ok || bad "a usage error wrote its output"
 
 # ---- drawing ------------------------------------------------------------------------------
 if ! command -v gnuplot >/dev/null 2>&1 && [ -z "${FLASHLAB_GNUPLOT:-}" ]; then
@@ -112,6 +135,12 @@ else
             drawn "$k to $f" "$T/$k.$f" $f
         done
     done
+    for k in erase-hist erase-cdf wa-util wa-time lifetime; do
+        expect 0 "sweep $k to png" "series" -- $FL plot "$S" --kind $k -o "$T/sweep-$k.png"
+        drawn "sweep $k to png" "$T/sweep-$k.png" png
+    done
+    expect 0 "panels to svg" "2 panels by gc_policy" -- $FL plot "$S" --kind wa-time --facet fs.gc_policy --by fs.wear_leveling,workload.fill -o "$T/panels.svg"
+    drawn "panels to svg" "$T/panels.svg" svg
     expect 0 "upper-case extension" "" -- $FL plot "$DB" --kind wa-util -o "$T/UP.PNG"
     drawn "upper-case extension" "$T/UP.PNG" png
     # Quotes, a newline, gnuplot and shell syntax in the name: used as given,
