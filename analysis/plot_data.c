@@ -3,7 +3,7 @@
  * results database; and the plain-text table behind a plot.  The SQL here
  * is what docs/plots.md shows: keep them in step.
  */
-#include "plot.h"
+#include "plot_impl.h"
 
 #include "gc_model.h"
 
@@ -64,8 +64,7 @@ const char *plot_kind_needs(enum plot_kind k)
 
 /* ---- the plot and its series -------------------------------------------- */
 
-static int fail(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct plot *p, const char *fmt, ...)
+int plot_fail(struct plot *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -94,7 +93,7 @@ void plot_free(struct plot *p)
     p->key_title = p->facet = NULL;
 }
 
-static void plot_reset(struct plot *p, enum plot_kind kind)
+void plot_reset(struct plot *p, enum plot_kind kind)
 {
     plot_free(p);
     memset(p, 0, sizeof *p);
@@ -102,7 +101,7 @@ static void plot_reset(struct plot *p, enum plot_kind kind)
     p->xdiv = p->ydiv = 1;
 }
 
-static struct plot_series *series_new(struct plot *p, const char *name, enum plot_style st)
+struct plot_series *plot_series_new(struct plot *p, const char *name, enum plot_style st)
 {
     if (p->nseries == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 8;
@@ -134,7 +133,7 @@ static struct plot_series *series_get(struct plot *p, const char *name, enum plo
     for (size_t i = 0; i < p->nseries; i++)
         if (!strcmp(p->series[i].name, name))
             return &p->series[i];
-    return series_new(p, name, st);
+    return plot_series_new(p, name, st);
 }
 
 static int point_add(struct plot_series *s, double x, double y)
@@ -151,7 +150,7 @@ static int point_add(struct plot_series *s, double x, double y)
     return 0;
 }
 
-static int by_x(const void *a, const void *b)
+int plot_by_x(const void *a, const void *b)
 {
     double x = ((const struct plot_point *)a)->x, y = ((const struct plot_point *)b)->x;
     return (x > y) - (x < y);
@@ -249,12 +248,12 @@ int plot_by_path(const char *by, char *out, size_t n)
     return 0;
 }
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct plot_filter *f,
+sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filter *f,
                              struct plot *p)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-        fail(p, "query failed: %s", sqlite3_errmsg(db));
+        plot_fail(p, "query failed: %s", sqlite3_errmsg(db));
         return NULL;
     }
     if (f->experiment)
@@ -267,14 +266,14 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct plot_fil
 }
 
 /* Step q; 1 for a row, 0 at the end, -1 on error (in p->err). */
-static int step(sqlite3 *db, sqlite3_stmt *q, struct plot *p)
+int plot_step(sqlite3 *db, sqlite3_stmt *q, struct plot *p)
 {
     int rc = sqlite3_step(q);
     if (rc == SQLITE_ROW)
         return 1;
     if (rc == SQLITE_DONE)
         return 0;
-    return fail(p, "query failed: %s", sqlite3_errmsg(db));
+    return plot_fail(p, "query failed: %s", sqlite3_errmsg(db));
 }
 
 static int is_number(sqlite3_stmt *q, int col)
@@ -288,7 +287,7 @@ static const char *scope(const struct plot_filter *f)
     return f->experiment || f->run_id ? "for the selected runs" : "in the database";
 }
 
-static const char *text(sqlite3_stmt *q, int col, const char *dflt)
+const char *plot_text(sqlite3_stmt *q, int col, const char *dflt)
 {
     const unsigned char *s = sqlite3_column_text(q, col);
     return s ? (const char *)s : dflt;
@@ -296,26 +295,12 @@ static const char *text(sqlite3_stmt *q, int col, const char *dflt)
 
 /* ---- rows into series ------------------------------------------------------ */
 
-/* One row of a kind's query. */
-struct row {
-    int64_t run;          /* run_series: the run (rows come ordered by run) */
-    const char *name;     /* query_series: the series' name; run_series: the
-                             run's params */
-    enum plot_style style; /* for a new series; query_series' style unless set */
-    unsigned colour;      /* if not 0, the series' colour */
-    double x, y;
-};
-
-/* Fills r from the current row of q; 0 to add the point, 1 to leave the
- * row out.  r->name must stay valid until the next row. */
-typedef int (*row_reader)(sqlite3_stmt *q, struct row *r, void *arg);
-
 /* The usual columns: run id, params, x, y. */
 static int read_point(sqlite3_stmt *q, struct row *r, void *arg)
 {
     (void)arg;
     r->run = sqlite3_column_int64(q, 0);
-    r->name = text(q, 1, "{}");
+    r->name = plot_text(q, 1, "{}");
     r->x = sqlite3_column_double(q, 2);
     r->y = sqlite3_column_double(q, 3);
     return 0;
@@ -327,7 +312,7 @@ static int read_numeric_x(sqlite3_stmt *q, struct row *r, void *arg)
     return is_number(q, 2) ? read_point(q, r, arg) : 1;
 }
 
-static int point_add_n(struct plot_series *s, double x, double y, double sd, unsigned n)
+int plot_point_add_n(struct plot_series *s, double x, double y, double sd, unsigned n)
 {
     if (point_add(s, x, y))
         return -1;
@@ -344,664 +329,21 @@ static int query_series(sqlite3 *db, const char *sql, const struct plot_filter *
 {
     struct plot_series *s = NULL;
     int rc;
-    sqlite3_stmt *q = prepare(db, sql, f, p);
+    sqlite3_stmt *q = plot_prepare(db, sql, f, p);
     if (!q)
         return -1;
-    while ((rc = step(db, q, p)) == 1) {
+    while ((rc = plot_step(db, q, p)) == 1) {
         struct row r = {.style = style};
         if (read(q, &r, arg))
             continue;
-        if (!(s = series_get(p, r.name, r.style)) || point_add_n(s, r.x, r.y, 0, 1))
+        if (!(s = series_get(p, r.name, r.style)) || plot_point_add_n(s, r.x, r.y, 0, 1))
             break;
         if (r.colour)
             s->colour = r.colour;
     }
     sqlite3_finalize(q);
     if (rc == 1)
-        rc = fail(p, "out of memory");
-    return rc;
-}
-
-/* ---- naming runs by their parameters ----------------------------------------- */
-
-/* A growing list of strings. */
-struct strs {
-    char **v;
-    size_t n, cap;
-};
-
-static void strs_free(struct strs *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-    *l = (struct strs){0};
-}
-
-static ssize_t strs_find(const struct strs *l, const char *s)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->v[i], s))
-            return (ssize_t)i;
-    return -1;
-}
-
-/* Append a copy of s (NULL stays NULL); -1 out of memory. */
-static int strs_add(struct strs *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        char **v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        l->v = v;
-        l->cap = cap;
-    }
-    char *c = NULL;
-    if (s && !(c = strdup(s)))
-        return -1;
-    l->v[l->n++] = c;
-    return 0;
-}
-
-static int strs_add_new(struct strs *l, const char *s)
-{
-    return strs_find(l, s) >= 0 ? 0 : strs_add(l, s);
-}
-
-/* The runs a kind draws, one raw series each, before they are named and
- * grouped. */
-struct runs {
-    struct plot raw;   /* one series per run, in run order */
-    int64_t *ids;
-    struct strs params;
-    size_t cap;
-};
-
-static void runs_free(struct runs *r)
-{
-    plot_free(&r->raw);
-    free(r->ids);
-    strs_free(&r->params);
-}
-
-/* The key's name in series names: the last component ("fill"). */
-static const char *key_short(const char *path)
-{
-    const char *d = strrchr(path, '.');
-    return d && d[1] ? d + 1 : path;
-}
-
-/* Whether a path is (in) the runner's own bookkeeping, never a setting. */
-static int bookkeeping(const char *path)
-{
-    return !strcmp(path, "$.seed") || !strcmp(path, "$.repetition") ||
-           !strncmp(path, "$.sweep", 7);
-}
-
-/* The value of path in params as text (numbers as sqlite prints them),
- * *num set when it is a number; NULL when missing (the caller frees). */
-static char *param_value(sqlite3_stmt *v, const char *params, const char *path, int *num)
-{
-    char *out = NULL;
-    sqlite3_reset(v);
-    sqlite3_bind_text(v, 1, params, -1, SQLITE_STATIC);
-    sqlite3_bind_text(v, 2, path, -1, SQLITE_STATIC);
-    *num = 0;
-    if (sqlite3_step(v) == SQLITE_ROW && sqlite3_column_type(v, 0) != SQLITE_NULL) {
-        const char *t = text(v, 0, "");
-        *num = !strcmp(t, "integer") || !strcmp(t, "real");
-        out = strdup(text(v, 1, "null"));
-    }
-    return out;
-}
-
-/* A json_tree path with the quotes sqlite puts around keys such as
- * "gc_policy" taken off where the key needs none: $.fs."gc_policy" ->
- * $.fs.gc_policy, as --by spells it. */
-static void path_plain(const char *in, char *out, size_t n)
-{
-    size_t o = 0;
-    for (const char *s = in; *s && o + 1 < n;) {
-        if (s[0] == '.' && s[1] == '"') {
-            const char *e = strchr(s + 2, '"');
-            size_t len = e ? (size_t)(e - s - 2) : 0;
-            if (e && len && strcspn(s + 2, ".[]\" ") >= len) {
-                o += (size_t)snprintf(out + o, n - o, ".%.*s", (int)len, s + 2);
-                s = e + 1;
-                continue;
-            }
-        }
-        out[o++] = *s++;
-    }
-    out[o < n ? o : n - 1] = 0;
-}
-
-/* The leaf paths of the runs' params, in order of first appearance
- * (bookkeeping left out), and the keys they swept ($.sweep's names). */
-static int runs_paths(sqlite3 *db, const struct runs *r, struct strs *leaves, struct strs *swept)
-{
-    sqlite3_stmt *t, *w;
-    if (sqlite3_prepare_v2(db, "SELECT fullkey FROM json_tree(?1) WHERE type NOT IN "
-                           "('object', 'array') ORDER BY id", -1, &t, NULL) != SQLITE_OK)
-        return -1;
-    if (sqlite3_prepare_v2(db, "SELECT '$.' || key FROM json_each(?1, '$.sweep')", -1, &w,
-                           NULL) != SQLITE_OK) {
-        sqlite3_finalize(t);
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < r->raw.nseries && !rc; i++) {
-        sqlite3_reset(t);
-        sqlite3_bind_text(t, 1, r->params.v[i], -1, SQLITE_STATIC);
-        while (!rc && sqlite3_step(t) == SQLITE_ROW) {
-            char path[512];
-            path_plain(text(t, 0, "$"), path, sizeof path);
-            if (!bookkeeping(path))
-                rc = strs_add_new(leaves, path);
-        }
-        sqlite3_reset(w);
-        sqlite3_bind_text(w, 1, r->params.v[i], -1, SQLITE_STATIC);
-        while (!rc && sqlite3_step(w) == SQLITE_ROW)
-            rc = strs_add_new(swept, text(w, 0, "$"));
-    }
-    sqlite3_finalize(t);
-    sqlite3_finalize(w);
-    return rc;
-}
-
-/* Whether path is a leaf or leads to one. */
-static int path_known(const struct strs *leaves, const char *path)
-{
-    size_t n = strlen(path);
-    for (size_t i = 0; i < leaves->n; i++)
-        if (!strncmp(leaves->v[i], path, n) &&
-            (!leaves->v[i][n] || leaves->v[i][n] == '.' || leaves->v[i][n] == '['))
-            return 1;
-    return 0;
-}
-
-/* "unknown --by key 'x' (keys of the runs drawn: a, b.c, ...)" as a usage error. */
-static int unknown_key(struct plot *p, const char *opt, const char *key,
-                       const struct strs *leaves)
-{
-    size_t len = (size_t)snprintf(p->err, sizeof p->err, "unknown %s key '%s'; the runs drawn "
-                                  "have:", opt, key);
-    for (size_t i = 0; i < leaves->n && len < sizeof p->err; i++)
-        len += (size_t)snprintf(p->err + len, sizeof p->err - len, "%s %s", i ? "," : "",
-                                leaves->v[i] + 2);
-    p->usage = 1;
-    return -1;
-}
-
-/* Split a comma-separated --by into checked JSON paths. */
-static int by_paths(struct plot *p, const char *by, struct strs *keys)
-{
-    char path[512];
-    for (const char *s = by; *s;) {
-        size_t len = strcspn(s, ",");
-        char one[512];
-        snprintf(one, sizeof one, "%.*s", (int)(len < 511 ? len : 511), s);
-        if (plot_by_path(one, path, sizeof path)) {
-            p->usage = 1;
-            return fail(p, "bad --by path '%s' (a params JSON path such as fs.gc_policy)",
-                        by);
-        }
-        if (strs_add_new(keys, path))
-            return fail(p, "out of memory");
-        s += len + (s[len] == ',');
-        if (!*s && s[-1] == ',') {
-            p->usage = 1;
-            return fail(p, "bad --by path '%s' (a params JSON path such as fs.gc_policy)",
-                        by);
-        }
-    }
-    return 0;
-}
-
-/* Of keys, those whose value is not the same in every run (a missing value
- * counts as one). */
-static int differing(sqlite3_stmt *v, const struct runs *r, const struct strs *keys,
-                     struct strs *out)
-{
-    for (size_t k = 0; k < keys->n; k++) {
-        int num, same = 1;
-        char *first = param_value(v, r->params.v[0], keys->v[k], &num);
-        for (size_t i = 1; i < r->raw.nseries && same; i++) {
-            char *x = param_value(v, r->params.v[i], keys->v[k], &num);
-            same = (!x && !first) || (x && first && !strcmp(x, first));
-            free(x);
-        }
-        free(first);
-        if (!same && strs_add(out, keys->v[k]))
-            return -1;
-    }
-    return 0;
-}
-
-/* Run i's name from keys: one key, its value; several, their values joined
- * by ", ", numbers as "fill=0.8"; no value at all, "run ID".  No keys:
- * fs.gc_policy, else policy, else "run ID". */
-static int run_name(sqlite3_stmt *v, const struct runs *r, size_t i, const struct strs *keys,
-                    char *out, size_t n)
-{
-    static const char *const dflt[] = {"$.fs.gc_policy", "$.policy"};
-    size_t len = 0;
-    int num;
-    *out = 0;
-    if (!keys->n)
-        for (size_t d = 0; d < 2 && !*out; d++) {
-            char *x = param_value(v, r->params.v[i], dflt[d], &num);
-            if (x)
-                snprintf(out, n, "%s", x);
-            free(x);
-        }
-    for (size_t k = 0; k < keys->n && len < n; k++) {
-        char *x = param_value(v, r->params.v[i], keys->v[k], &num);
-        if (!x)
-            continue;
-        if (keys->n == 1 || !num)
-            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "", x);
-        else
-            len += (size_t)snprintf(out + len, n - len, "%s%s=%s", len ? ", " : "",
-                                    key_short(keys->v[k]), x);
-        free(x);
-    }
-    if (!*out)
-        snprintf(out, n, "run %lld", (long long)r->ids[i]);
-    return 0;
-}
-
-/* How the runs of one setting make one series. */
-enum agg {
-    AGG_X,     /* the points of equal x: mean and sd (wa-util, erase-hist) */
-    AGG_INDEX, /* the k-th points of the runs (wa-time: samples) */
-    AGG_STEP,  /* step functions (CDFs) at every x of any run */
-    AGG_NONE,  /* every run's points as they are (lifetime) */
-};
-
-static int by_x(const void *a, const void *b);
-
-/* Mean and sample standard deviation of v[0..n). */
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
-{
-    double sum = 0, dev = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    *mean = sum / (double)n;
-    for (size_t i = 0; i < n; i++)
-        dev += (v[i] - *mean) * (v[i] - *mean);
-    *sd = n > 1 ? sqrt(dev / (double)(n - 1)) : 0;
-}
-
-/* The step function s (sorted by x) at x: its y at the last point <= x. */
-static double step_at(const struct plot_series *s, double x)
-{
-    double y = 0;
-    for (size_t j = 0; j < s->n && s->pts[j].x <= x; j++)
-        y = s->pts[j].y;
-    return y;
-}
-
-/* Make out from the raw series of the runs m[0..nm). */
-static int aggregate(const struct plot *raw, const size_t *m, size_t nm, enum agg mode,
-                     struct plot_series *out)
-{
-    size_t total = 0, most = 0;
-    for (size_t i = 0; i < nm; i++) {
-        total += raw->series[m[i]].n;
-        most = raw->series[m[i]].n > most ? raw->series[m[i]].n : most;
-    }
-    struct plot_point *all = malloc((total ? total : 1) * sizeof *all);
-    double *ys = malloc((nm + total + 1) * sizeof *ys), *xs = ys + nm;
-    int rc = all && ys ? 0 : -1;
-    size_t na = 0;
-    for (size_t i = 0; i < nm && !rc; i++)
-        for (size_t j = 0; j < raw->series[m[i]].n; j++)
-            all[na++] = raw->series[m[i]].pts[j];
-    if (mode == AGG_NONE) {
-        for (size_t j = 0; j < na && !rc; j++)
-            rc = point_add_n(out, all[j].x, all[j].y, 0, 1);
-    } else if (mode == AGG_INDEX) {
-        for (size_t k = 0; k < most && !rc; k++) {
-            size_t n = 0;
-            double mx, my, sx, sd;
-            for (size_t i = 0; i < nm; i++)
-                if (k < raw->series[m[i]].n) {
-                    xs[n] = raw->series[m[i]].pts[k].x;
-                    ys[n++] = raw->series[m[i]].pts[k].y;
-                }
-            mean_sd(xs, n, &mx, &sx);
-            mean_sd(ys, n, &my, &sd);
-            rc = point_add_n(out, mx, my, sd, (unsigned)n);
-        }
-    } else if (!rc) {
-        qsort(all, na, sizeof *all, by_x);
-        for (size_t j = 0; j < na && !rc;) {
-            size_t e = j, n = 0;
-            while (e < na && all[e].x == all[j].x)
-                e++;
-            if (mode == AGG_X)
-                for (size_t t = j; t < e; t++)
-                    ys[n++] = all[t].y;
-            else
-                for (size_t i = 0; i < nm; i++)
-                    ys[n++] = step_at(&raw->series[m[i]], all[j].x);
-            double my, sd;
-            mean_sd(ys, n, &my, &sd);
-            rc = point_add_n(out, all[j].x, my, sd, (unsigned)n);
-            j = e;
-        }
-    }
-    free(all);
-    free(ys);
-    return rc;
-}
-
-/* The keys that name the series: --by's, or the swept keys that differ
- * between the runs drawn (without the x keys: xkeys, NULL-terminated). */
-static int pick_keys(sqlite3_stmt *v, const struct plot_filter *f, const struct runs *r,
-                     const struct strs *leaves, const struct strs *swept,
-                     const char *const *xkeys, struct strs *keys, struct plot *p)
-{
-    if (f->by) {
-        if (by_paths(p, f->by, keys))
-            return -1;
-        for (size_t k = 0; k < keys->n; k++)
-            if (!path_known(leaves, keys->v[k]))
-                return unknown_key(p, "--by", keys->v[k] + 2, leaves);
-        return 0;
-    }
-    struct strs cand = {0};
-    const struct strs *from = swept->n ? swept : leaves;
-    int rc = 0;
-    for (size_t k = 0; k < from->n && !rc; k++) {
-        int x = 0;
-        for (size_t j = 0; xkeys && xkeys[j]; j++)
-            x |= !strcmp(xkeys[j], from->v[k]);
-        if (!x)
-            rc = strs_add(&cand, from->v[k]);
-    }
-    if (rc || differing(v, r, &cand, keys))
-        rc = fail(p, "out of memory");
-    strs_free(&cand);
-    return rc;
-}
-
-/* The number of distinct values of key among the runs. */
-static size_t count_values(sqlite3_stmt *v, const struct runs *r, const char *key)
-{
-    struct strs vals = {0};
-    for (size_t i = 0; i < r->raw.nseries; i++) {
-        int num;
-        char *x = param_value(v, r->params.v[i], key, &num);
-        strs_add_new(&vals, x ? x : "\x01");
-        free(x);
-    }
-    size_t n = vals.n;
-    strs_free(&vals);
-    return n;
-}
-
-/* Name and group the runs r into p's series, facets and key title. */
-static int name_runs(sqlite3 *db, const struct plot_filter *f, struct runs *r,
-                     const char *const *xkeys, enum agg mode, struct plot *p)
-{
-    struct strs leaves = {0}, swept = {0}, keys = {0}, labels = {0}, panels = {0},
-                groups = {0}, firsts = {0}, rests = {0}, first_key = {0}, rest_keys = {0};
-    char facet[512] = "", name[1024], panel[1024];
-    size_t *member = NULL, *grp = NULL, *gfirst = NULL, *grest = NULL;
-    int rc = -1;
-    sqlite3_stmt *v = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT json_type(?1, ?2), json_extract(?1, ?2)", -1, &v,
-                           NULL) != SQLITE_OK) {
-        fail(p, "query failed: %s", sqlite3_errmsg(db));
-        goto out;
-    }
-    if (runs_paths(db, r, &leaves, &swept)) {
-        fail(p, "out of memory");
-        goto out;
-    }
-    if (pick_keys(v, f, r, &leaves, &swept, xkeys, &keys, p))
-        goto out;
-    if (f->facet && strcmp(f->facet, "none")) {
-        if (plot_by_path(f->facet, facet, sizeof facet)) {
-            p->usage = 1;
-            fail(p, "bad --facet path '%s' (a params JSON path such as workload.fill)",
-                 f->facet);
-            goto out;
-        }
-        if (!path_known(&leaves, facet)) {
-            unknown_key(p, "--facet", facet + 2, &leaves);
-            goto out;
-        }
-    } else if (!f->facet && mode != AGG_NONE && keys.n >= 2) {
-        /* Too many series for one plot: panels by the key with the fewest
-         * values (the last of equals), the others naming the series. */
-        for (size_t i = 0; i < r->raw.nseries; i++) {
-            run_name(v, r, i, &keys, name, sizeof name);
-            if (strs_add_new(&labels, name))
-                goto oom;
-        }
-        /* The key leaving at most PLOT_MAX_SERIES names per panel with the
-         * fewest panels (the last of equals); if none does, the key with
-         * the most values. */
-        size_t best = 0, most = 0;
-        char fallback[512] = "";
-        for (size_t k = 0; labels.n > PLOT_MAX_SERIES && k < keys.n; k++) {
-            size_t c = count_values(v, r, keys.v[k]);
-            struct strs rest = {0}, names = {0};
-            for (size_t j = 0; j < keys.n; j++)
-                if (j != k && strs_add(&rest, keys.v[j]))
-                    goto oom;
-            for (size_t i = 0; i < r->raw.nseries; i++) {
-                run_name(v, r, i, &rest, name, sizeof name);
-                if (strs_add_new(&names, name)) {
-                    strs_free(&rest);
-                    goto oom;
-                }
-            }
-            if (c >= 2 && names.n <= PLOT_MAX_SERIES && (!best || c <= best)) {
-                best = c;
-                snprintf(facet, sizeof facet, "%s", keys.v[k]);
-            }
-            if (c > most) {
-                most = c;
-                snprintf(fallback, sizeof fallback, "%s", keys.v[k]);
-            }
-            strs_free(&rest);
-            strs_free(&names);
-        }
-        if (!*facet)
-            snprintf(facet, sizeof facet, "%s", fallback);
-        strs_free(&labels);
-    }
-    if (*facet) {
-        ssize_t at = strs_find(&keys, facet);
-        if (at >= 0) {
-            free(keys.v[at]);
-            memmove(keys.v + at, keys.v + at + 1, (keys.n - (size_t)at - 1) * sizeof *keys.v);
-            keys.n--;
-        }
-        if (!(p->facet = strdup(key_short(facet))))
-            goto oom;
-    }
-    /* The key title: what names the series. */
-    if (keys.n) {
-        size_t len = 0;
-        char t[512] = "";
-        for (size_t k = 0; k < keys.n && len < sizeof t; k++)
-            len += (size_t)snprintf(t + len, sizeof t - len, "%s%s", k ? ", " : "",
-                                    key_short(keys.v[k]));
-        if (!(p->key_title = strdup(t)))
-            goto oom;
-    }
-    /* Each run's group: its panel and name; and its first key's value and
-     * the others', for colours and dashes. */
-    member = malloc(r->raw.nseries * sizeof *member);
-    grp = malloc(r->raw.nseries * sizeof *grp);
-    gfirst = malloc(r->raw.nseries * sizeof *gfirst);
-    grest = malloc(r->raw.nseries * sizeof *grest);
-    if (!member || !grp || !gfirst || !grest)
-        goto oom;
-    for (size_t k = 0; k < keys.n; k++)
-        if (strs_add(k ? &rest_keys : &first_key, keys.v[k]))
-            goto oom;
-    for (size_t i = 0; i < r->raw.nseries; i++) {
-        char part[1024];
-        run_name(v, r, i, &keys, name, sizeof name);
-        *panel = 0;
-        if (*facet) {
-            int num;
-            char *x = param_value(v, r->params.v[i], facet, &num);
-            snprintf(panel, sizeof panel, "%s=%s", key_short(facet), x ? x : "(none)");
-            free(x);
-            if (strs_add_new(&panels, panel))
-                goto oom;
-        }
-        char g[2100];
-        snprintf(g, sizeof g, "%s\x1f%s", panel, name);
-        ssize_t at = strs_find(&groups, g);
-        if (at < 0) {
-            if (strs_add(&groups, g) || strs_add_new(&labels, name))
-                goto oom;
-            at = (ssize_t)groups.n - 1;
-            run_name(v, r, i, &first_key, part, sizeof part);
-            if (strs_add_new(&firsts, part))
-                goto oom;
-            gfirst[at] = (size_t)strs_find(&firsts, part);
-            run_name(v, r, i, &rest_keys, part, sizeof part);
-            if (strs_add_new(&rests, part))
-                goto oom;
-            grest[at] = (size_t)strs_find(&rests, part);
-        }
-        grp[i] = (size_t)at;
-    }
-    /* Several keys: a colour per value of the first, a dash per value of
-     * the others, while the palette and the dashes last. */
-    int by_parts = keys.n >= 2 && firsts.n <= 8 && rests.n <= 4;
-    /* Panels in the order of their values (numbers by value). */
-    for (size_t a = 1; a < panels.n; a++)
-        for (size_t b = a; b > 0; b--) {
-            const char *x = strchr(panels.v[b - 1], '='), *y = strchr(panels.v[b], '=');
-            char *ex, *ey;
-            double dx = strtod(x + 1, &ex), dy = strtod(y + 1, &ey);
-            int gt = !*ex && !*ey ? dx > dy : 0;
-            if (!gt)
-                break;
-            char *tmp = panels.v[b - 1];
-            panels.v[b - 1] = panels.v[b];
-            panels.v[b] = tmp;
-        }
-    for (size_t gi = 0; gi < groups.n; gi++) {
-        size_t nm = 0;
-        for (size_t i = 0; i < r->raw.nseries; i++)
-            if (grp[i] == gi)
-                member[nm++] = i;
-        const char *sep = strchr(groups.v[gi], '\x1f');
-        const char *label = sep + 1;
-        size_t plen = (size_t)(sep - groups.v[gi]);
-        if (plen)
-            snprintf(name, sizeof name, "%s, %.*s", label, (int)plen, groups.v[gi]);
-        else
-            snprintf(name, sizeof name, "%s", label);
-        struct plot_series *s = series_new(p, name, r->raw.series[member[0]].style);
-        if (!s)
-            goto oom;
-        if (plen) {
-            snprintf(panel, sizeof panel, "%.*s", (int)plen, groups.v[gi]);
-            s->panel = (size_t)strs_find(&panels, panel);
-            s->colour = (unsigned)strs_find(&labels, label) + 1;
-            if (!(s->legend = strdup(label)))
-                goto oom;
-        }
-        s->mark = (unsigned)strs_find(&labels, label) + 1;
-        if (by_parts) {
-            s->colour = (unsigned)gfirst[gi] + 1;
-            s->dash = (unsigned)grest[gi] + 1;
-        }
-        if (aggregate(&r->raw, member, nm, mode, s))
-            goto oom;
-        for (size_t j = 0; j < s->n; j++)
-            p->spread |= s->pts[j].n > 1;
-    }
-    p->panels = panels.v;
-    p->npanels = panels.n;
-    panels = (struct strs){0};
-    rc = 0;
-    goto out;
-oom:
-    fail(p, "out of memory");
-out:
-    sqlite3_finalize(v);
-    strs_free(&leaves);
-    strs_free(&swept);
-    strs_free(&keys);
-    strs_free(&labels);
-    strs_free(&panels);
-    strs_free(&groups);
-    strs_free(&firsts);
-    strs_free(&rests);
-    strs_free(&first_key);
-    strs_free(&rest_keys);
-    free(member);
-    free(grp);
-    free(gfirst);
-    free(grest);
-    return rc;
-}
-
-/* Read the kind's rows into one raw series per run (r), in run order. */
-static int read_runs(sqlite3 *db, const char *sql, const struct plot_filter *f,
-                     enum plot_style style, row_reader read, struct runs *r, struct plot *p)
-{
-    struct plot_series *s = NULL;
-    int64_t last = 0;
-    int rc;
-    sqlite3_stmt *q = prepare(db, sql, f, p);
-    if (!q)
-        return -1;
-    while ((rc = step(db, q, p)) == 1) {
-        struct row row = {.style = style};
-        if (read(q, &row, NULL))
-            continue;
-        if (!s || row.run != last) {
-            if (r->raw.nseries == r->cap) {
-                size_t cap = r->cap ? 2 * r->cap : 16;
-                int64_t *v = realloc(r->ids, cap * sizeof *v);
-                if (!v)
-                    break;
-                r->ids = v;
-                r->cap = cap;
-            }
-            if (!(s = series_new(&r->raw, "", row.style)) || strs_add(&r->params, row.name))
-                break;
-            r->ids[r->raw.nseries - 1] = last = row.run;
-        }
-        if (point_add_n(s, row.x, row.y, 0, 1))
-            break;
-    }
-    sqlite3_finalize(q);
-    if (rc == 1)
-        rc = fail(p, "out of memory");
-    return rc;
-}
-
-/* The run kinds: read, transform each run's series (prep, may be NULL),
- * then name, group and aggregate them into p.  No rows: 0, no series. */
-static int run_series(sqlite3 *db, const char *sql, const struct plot_filter *f,
-                      struct plot *p, enum plot_style style, row_reader read,
-                      int (*prep)(struct plot *raw, struct plot *p), const char *const *xkeys,
-                      enum agg mode)
-{
-    struct runs r = {0};
-    plot_reset(&r.raw, p->kind);
-    int rc = read_runs(db, sql, f, style, read, &r, p);
-    if (!rc && r.raw.nseries && prep)
-        rc = prep(&r.raw, p);
-    if (!rc && r.raw.nseries)
-        rc = name_runs(db, f, &r, xkeys, mode, p);
-    runs_free(&r);
+        rc = plot_fail(p, "out of memory");
     return rc;
 }
 
@@ -1031,7 +373,7 @@ static int erase_bins(struct plot *raw, struct plot *p)
         struct plot_series *s = &raw->series[i];
         struct plot_point *v = calloc(nb, sizeof *v);
         if (!v)
-            return fail(p, "out of memory");
+            return plot_fail(p, "out of memory");
         for (size_t b = 0; b < nb; b++)
             v[b] = (struct plot_point){.x = lo + (double)b * w, .n = 1};
         for (size_t j = 0; j < s->n; j++)
@@ -1064,10 +406,10 @@ static int erase_cumulate(struct plot *raw, struct plot *p)
 static int erase_rows(sqlite3 *db, const struct plot_filter *f, struct plot *p,
                       int (*prep)(struct plot *, struct plot *), enum agg mode)
 {
-    if (run_series(db, SQL_ERASE, f, p, PLOT_STEPS, read_point, prep, NULL, mode))
+    if (plot_run_series(db, SQL_ERASE, f, p, PLOT_STEPS, read_point, prep, NULL, mode))
         return -1;
     if (!p->nseries)
-        return fail(p, "no erase_counts rows %s: run an experiment with erase snapshots",
+        return plot_fail(p, "no erase_counts rows %s: run an experiment with erase snapshots",
                     scope(f));
     return 0;
 }
@@ -1112,11 +454,11 @@ static int add_models(struct plot *p, double lo, double hi, unsigned np)
 {
     char name[64];
     snprintf(name, sizeof name, "greedy model (Np = %u)", np);
-    struct plot_series *g = series_new(p, name, PLOT_DASHED);
+    struct plot_series *g = plot_series_new(p, name, PLOT_DASHED);
     if (!g)
         return -1;
     size_t gi = p->nseries - 1; /* series_new may move the array */
-    struct plot_series *fi = series_new(p, "FIFO model", PLOT_DASHED);
+    struct plot_series *fi = plot_series_new(p, "FIFO model", PLOT_DASHED);
     if (!fi)
         return -1;
     g = &p->series[gi];
@@ -1139,22 +481,22 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     p->xdata = "utilisation (fraction)";
     p->ydata = "WA (ratio)";
     static const char *const xkeys[] = {"$.utilisation", "$.workload.fill", "$.spare", NULL};
-    if (run_series(db, SQL_WA_UTIL, f, p, PLOT_LINESPOINTS, read_numeric_x, NULL, xkeys, AGG_X))
+    if (plot_run_series(db, SQL_WA_UTIL, f, p, PLOT_LINESPOINTS, read_numeric_x, NULL, xkeys, AGG_X))
         return -1;
     if (!p->nseries)
-        return fail(p, "no complete runs with samples and a utilisation in params %s "
+        return plot_fail(p, "no complete runs with samples and a utilisation in params %s "
                     "(keys utilisation, workload.fill or spare)", scope(f));
     double umin = INFINITY, umax = -INFINITY;
     for (size_t i = 0; i < p->nseries; i++) {
         struct plot_series *s = &p->series[i];
-        qsort(s->pts, s->n, sizeof *s->pts, by_x);
+        qsort(s->pts, s->n, sizeof *s->pts, plot_by_x);
         umin = fmin(umin, s->pts[0].x);
         umax = fmax(umax, s->pts[s->n - 1].x);
     }
     /* The models blow up towards u = 1: draw them over the usual range. */
     double lo = fmax(0.05, fmin(0.5, umin)), hi = fmin(0.98, fmax(0.95, umax));
     if (add_models(p, lo, hi, f->np ? f->np : DEFAULT_NP))
-        return fail(p, "out of memory");
+        return plot_fail(p, "out of memory");
     return 0;
 }
 
@@ -1181,10 +523,10 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
         p->xdata = "host_bytes (bytes)";
         p->xdiv = 1073741824.0;
     }
-    if (run_series(db, SQL_WA_TIME, f, p, PLOT_LINES, read_point, NULL, NULL, AGG_INDEX))
+    if (plot_run_series(db, SQL_WA_TIME, f, p, PLOT_LINES, read_point, NULL, NULL, AGG_INDEX))
         return -1;
     if (!p->nseries)
-        return fail(p, "no samples rows with a WA %s: run an experiment that samples",
+        return plot_fail(p, "no samples rows with a WA %s: run an experiment that samples",
                     scope(f));
     return 0;
 }
@@ -1208,7 +550,7 @@ struct mount_rows {
 static int read_mount(sqlite3_stmt *q, struct row *r, void *arg)
 {
     struct mount_rows *m = arg;
-    const char *kind = text(q, 0, "unknown");
+    const char *kind = plot_text(q, 0, "unknown");
     int clean = sqlite3_column_int(q, 1);
     if (!m->colour || strncmp(kind, m->kind, sizeof m->kind - 1)) {
         snprintf(m->kind, sizeof m->kind, "%s", kind);
@@ -1238,7 +580,7 @@ int plot_mount_size(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     if (query_series(db, SQL_MOUNT_SIZE, f, p, PLOT_LINESPOINTS, read_mount, &m))
         return -1;
     if (!p->nseries)
-        return fail(p, "no mounts rows %s (with device_bytes and sim_latency_ns > 0): "
+        return plot_fail(p, "no mounts rows %s (with device_bytes and sim_latency_ns > 0): "
                     "run a mount experiment", scope(f));
     return 0;
 }
@@ -1262,7 +604,7 @@ static int read_lifetime(sqlite3_stmt *q, struct row *r, void *arg)
     if (!is_number(q, 2))
         return 1; /* a text kv value is no byte count */
     r->run = sqlite3_column_int64(q, 0);
-    r->name = text(q, 1, "{}");
+    r->name = plot_text(q, 1, "{}");
     r->y = sqlite3_column_double(q, 2);
     return 0;
 }
@@ -1276,10 +618,10 @@ int plot_lifetime(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     p->xdata = "group number (1, 2, ... in legend order)";
     p->ydata = "host bytes (bytes)";
     p->ydiv = 1073741824.0;
-    if (run_series(db, SQL_LIFETIME, f, p, PLOT_BARS, read_lifetime, NULL, NULL, AGG_NONE))
+    if (plot_run_series(db, SQL_LIFETIME, f, p, PLOT_BARS, read_lifetime, NULL, NULL, AGG_NONE))
         return -1;
     if (!p->nseries)
-        return fail(p, "no wear-out lifetimes %s: need kv 'lifetime_host_bytes', or a "
+        return plot_fail(p, "no wear-out lifetimes %s: need kv 'lifetime_host_bytes', or a "
                     "complete run with kv stop_reason 'wear-out' and samples", scope(f));
     for (size_t i = 0; i < p->nseries; i++)
         for (size_t j = 0; j < p->series[i].n; j++)
@@ -1297,7 +639,7 @@ int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, st
     };
     if (kind >= PLOT_KIND_COUNT) {
         plot_reset(p, PLOT_ERASE_HIST);
-        return fail(p, "unknown plot kind %d", (int)kind);
+        return plot_fail(p, "unknown plot kind %d", (int)kind);
     }
     return build[kind](db, f, p);
 }

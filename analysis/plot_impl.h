@@ -1,0 +1,60 @@
+/*
+ * plot_impl.h -- what plot_data.c (the plot kinds, their queries, the data
+ * table) and plot_runs.c (naming runs by their parameters, grouping and
+ * averaging them) share.  Not for users of plot.h.
+ */
+#ifndef FLASHLAB_PLOT_IMPL_H
+#define FLASHLAB_PLOT_IMPL_H
+
+#include "plot.h"
+
+#include <sqlite3.h>
+
+/* One row of a kind's query. */
+struct row {
+    int64_t run;          /* run_series: the run (rows come ordered by run) */
+    const char *name;     /* query_series: the series' name; run_series: the
+                             run's params */
+    enum plot_style style; /* for a new series; query_series' style unless set */
+    unsigned colour;      /* if not 0, the series' colour */
+    double x, y;
+};
+
+/* Fills r from the current row of q; 0 to add the point, 1 to leave the
+ * row out.  r->name must stay valid until the next row. */
+typedef int (*row_reader)(sqlite3_stmt *q, struct row *r, void *arg);
+
+/* How the runs of one setting make one series. */
+enum agg {
+    AGG_X,     /* the points of equal x: mean and sd (wa-util, erase-hist) */
+    AGG_INDEX, /* the k-th points of the runs (wa-time: samples) */
+    AGG_STEP,  /* step functions (CDFs) at every x of any run */
+    AGG_NONE,  /* every run's points as they are (lifetime) */
+};
+
+/* printf-style error into p->err; -1. */
+int plot_fail(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Empty p, ready for kind's series. */
+void plot_reset(struct plot *p, enum plot_kind kind);
+struct plot_series *plot_series_new(struct plot *p, const char *name, enum plot_style st);
+/* Append a point with its spread and the runs averaged in it. */
+int plot_point_add_n(struct plot_series *s, double x, double y, double sd, unsigned n);
+/* qsort order of points by x. */
+int plot_by_x(const void *a, const void *b);
+/* sql prepared with the filter's parameters bound (NULL with p->err). */
+sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filter *f,
+                           struct plot *p);
+/* 1 for a row, 0 at the end, -1 with p->err. */
+int plot_step(sqlite3 *db, sqlite3_stmt *q, struct plot *p);
+/* Column col as text, dflt for NULL. */
+const char *plot_text(sqlite3_stmt *q, int col, const char *dflt);
+
+/* plot_runs.c: the run kinds: read, transform each run's series (prep, may
+ * be NULL), then name, group and aggregate them into p.  No rows: 0, no
+ * series. */
+int plot_run_series(sqlite3 *db, const char *sql, const struct plot_filter *f, struct plot *p,
+                    enum plot_style style, row_reader read,
+                    int (*prep)(struct plot *raw, struct plot *p), const char *const *xkeys,
+                    enum agg mode);
+
+#endif
