@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "nand.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
