@@ -324,6 +324,145 @@ static int sim_page(int argc, char **argv)
     return rc;
 }
 
+/* ---- export / import: flat dumps for mtd-utils ------------------------------ */
+
+static const char export_help[] =
+    "usage: flashlab sim export [--format nanddump|raw] IMAGE OUT\n"
+    "\n"
+    "Write every page of IMAGE to OUT, block after block, block i at block i.\n"
+    "  nanddump  (default) each page's data then its whole OOB, as\n"
+    "            `nanddump --oob --noecc --bb=dumpbad` writes and\n"
+    "            `nandwrite --oob --noecc` reads; bad blocks are dumped as\n"
+    "            stored, markers included\n"
+    "  raw       data only, as mkfs.jffs2 --pad and ubinize images are; a bad\n"
+    "            block is written as 0xFF (nanddump's --bb=padbad)\n"
+    "The stored bits are written without ECC or read noise, and IMAGE is not\n"
+    "changed (no read is counted).  See docs/simulator.md.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim export --format nanddump dev.img dev.nanddump\n"
+    "  flashlab sim export --format raw dev.img dev.bin\n";
+
+static const char import_help[] =
+    "usage: flashlab sim import --device DEVICE.yaml [--format nanddump|raw]\n"
+    "                           [--seed N] [--force] IN IMAGE\n"
+    "\n"
+    "Create a fresh device from DEVICE.yaml (as `sim create`) and program\n"
+    "into it, in order, every page of IN that is not all 0xFF; block i of IN\n"
+    "goes to block i.  IN is a whole number of pages (nanddump: page + OOB,\n"
+    "raw: page data only; raw pages get an erased OOB) and no larger than the\n"
+    "device; it may be shorter.  A nanddump block whose marker reads bad is\n"
+    "marked bad; data for a factory-bad block of the device is refused.\n"
+    "--force overwrites an existing IMAGE.  See docs/simulator.md.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim import --device configs/devices/test-64m.yaml dev.nanddump dev.img\n"
+    "  flashlab sim import --device configs/devices/test-64m.yaml --format raw \\\n"
+    "      jffs2.bin dev.img\n";
+
+static int parse_format(const char *cmd, const char *s, enum nand_dump_format *fmt)
+{
+    if (!strcmp(s, "nanddump"))
+        *fmt = NAND_DUMP_NANDDUMP;
+    else if (!strcmp(s, "raw"))
+        *fmt = NAND_DUMP_RAW;
+    else
+        return cli_usage_error(cmd, "unknown format '%s' (nanddump or raw)", s);
+    return CLI_OK;
+}
+
+static int sim_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, 0, 'F'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    enum nand_dump_format fmt = NAND_DUMP_NANDDUMP;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "F:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_format("sim export", optarg, &fmt))
+                return CLI_USAGE;
+            break;
+        case 'h': fputs(export_help, stdout); return CLI_OK;
+        default: return cli_usage_error("sim export", "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error("sim export", "expected IMAGE and OUT");
+    const char *image = argv[optind], *outp = argv[optind + 1];
+    nand_dev *dev;
+    if (open_image(image, &dev))
+        return CLI_FAIL;
+    char err[512];
+    int rc = nand_export(dev, outp, fmt, err, sizeof err);
+    if (rc)
+        rc = cli_error("sim export: %s", err);
+    else
+        printf("exported %s to %s (%s)\n", image, outp,
+               fmt == NAND_DUMP_RAW ? "raw" : "nanddump");
+    nand_close(dev);
+    return rc;
+}
+
+static int sim_import(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 'd'}, {"format", required_argument, 0, 'F'},
+        {"seed", required_argument, 0, 's'}, {"force", no_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *device = NULL;
+    enum nand_dump_format fmt = NAND_DUMP_NANDDUMP;
+    uint64_t seed = 0;
+    int have_seed = 0, force = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:F:s:fh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'F':
+            if (parse_format("sim import", optarg, &fmt))
+                return CLI_USAGE;
+            break;
+        case 's':
+            if (parse_u64(optarg, &seed))
+                return cli_usage_error("sim import", "bad seed '%s'", optarg);
+            have_seed = 1;
+            break;
+        case 'f': force = 1; break;
+        case 'h': fputs(import_help, stdout); return CLI_OK;
+        default: return cli_usage_error("sim import", "bad option");
+        }
+    }
+    if (!device)
+        return cli_usage_error("sim import", "--device is required");
+    if (argc - optind != 2)
+        return cli_usage_error("sim import", "expected IN and IMAGE");
+    const char *in = argv[optind], *image = argv[optind + 1];
+    struct stat st;
+    if (!force && stat(image, &st) == 0)
+        return cli_error("sim import: %s: already exists (use --force to overwrite)",
+                         image);
+    struct nand_config cfg;
+    char err[512];
+    if (nand_config_load(device, &cfg, err, sizeof err))
+        return cli_error("%s", err);
+    if (have_seed)
+        cfg.seed = seed;
+    nand_dev *dev;
+    if (nand_import(&cfg, in, fmt, &dev, err, sizeof err))
+        return cli_error("sim import: %s", err);
+    int rc = save_image(dev, image);
+    if (!rc) {
+        struct nand_stats s;
+        nand_get_stats(dev, &s);
+        printf("imported %s into %s: %s, %" PRIu64 " pages programmed\n", in, image,
+               cfg.name, s.programs);
+    }
+    nand_close(dev);
+    return rc;
+}
+
 /* ---- dispatch ------------------------------------------------------------- */
 
 int sim_demo(int argc, char **argv);
@@ -334,6 +473,8 @@ static const struct cli_cmd sim_cmds[] = {
     {"erase", "erase one block of an image", sim_page},
     {"write", "program one page of an image", sim_page},
     {"read", "read one page of an image as hex", sim_page},
+    {"export", "write an image as a nanddump or raw file (mtd-utils)", sim_export},
+    {"import", "create an image from a nanddump or raw file", sim_import},
     {"demo", "a tour of the simulator on a small device", sim_demo},
     {NULL, NULL, NULL},
 };

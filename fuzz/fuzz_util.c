@@ -19,6 +19,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"trace", NULL, fuzz_trace},
     {"mount", fuzz_mount_init, fuzz_mount},
     {"image", NULL, fuzz_image},
+    {"import", NULL, fuzz_import},
 };
 const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof fuzz_targets[0];
 

@@ -35,6 +35,10 @@ int fuzz_mount(const uint8_t *data, size_t size);
 /* A device image file (nand_save's format) through nand_open; the
  * trailing checksum is recomputed first so that the body gets parsed. */
 int fuzz_image(const uint8_t *data, size_t size);
+/* A nanddump (byte 0 even) or raw (odd) page dump, the rest of the input,
+ * through nand_import into a tiny device; an accepted one must export
+ * back as itself. */
+int fuzz_import(const uint8_t *data, size_t size);
 
 struct fuzz_target {
     const char *name;      /* fuzz/corpus/<name>/, build/fuzz/fuzz_<name> */

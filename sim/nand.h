@@ -262,6 +262,42 @@ int nand_snapshot_take(nand_dev *dev, nand_snapshot **out);
 int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *snap);
 void nand_snapshot_free(nand_snapshot *snap);
 
+/* ---- exchanging images with Linux tools (sim/dump.c) ---------------------
+ * Flat page dumps, as mtd-utils write and read them (docs/simulator.md,
+ * "Exchanging images with mtd-utils and nandsim"):
+ *   NAND_DUMP_NANDDUMP  every page's data then its whole OOB, block after
+ *                       block: `nanddump --oob --noecc --bb=dumpbad`, read
+ *                       by `nandwrite --oob --noecc`; bad blocks are dumped
+ *                       as stored, so their markers survive;
+ *   NAND_DUMP_RAW       data only (`mkfs.jffs2 --pad`, `ubinize` images);
+ *                       a bad block exports as 0xFF (nanddump's padbad).
+ * Block i of the file is block i of the device (nothing is shifted around
+ * bad blocks). */
+enum nand_dump_format { NAND_DUMP_NANDDUMP = 1, NAND_DUMP_RAW = 2 };
+
+/* Write every page of dev to the file at path, block after block.  The
+ * stored cell contents are written as they are: no ECC, no sampled bit
+ * errors, and no read is counted, so the device's clock, statistics and
+ * read-disturb counts do not change.  0, NAND_E_INVAL (bad fmt) or
+ * NAND_E_IO, with a message naming path in err (which may be NULL). */
+int nand_export(nand_dev *dev, const char *path, enum nand_dump_format fmt,
+                char *err, size_t errlen);
+
+/* Create a fresh device from cfg (as nand_create) and program into it,
+ * in order, every page of the dump at path that is not all 0xFF (data and,
+ * for nanddump, OOB: erased pages stay erased; raw pages get an erased
+ * OOB).  A nanddump block whose page-0 marker reads bad is marked bad.
+ * The file must be a whole number of pages (page_size, plus oob_size for
+ * nanddump) and no larger than the device; it may end before the device
+ * does (the rest stays erased).  Data for a factory-bad block of the device
+ * is refused, naming the block, unless (nanddump) the file's block is bad
+ * too.  0 with *out set, or an error code with a message naming path in
+ * err (NAND_E_IO: cannot read; NAND_E_CORRUPT: wrong size or data on a bad
+ * block; the status of a failed program). */
+int nand_import(const struct nand_config *cfg, const char *path,
+                enum nand_dump_format fmt, nand_dev **out,
+                char *err, size_t errlen);
+
 /* ---- wear and statistics ------------------------------------------------- */
 struct nand_block_info {
     uint64_t pe_cycles;       /* erases done, including initial_pe */

@@ -222,6 +222,32 @@ class Device:
             raise NandError(rc, err.value.decode(errors="replace") or None)
         return cls(ptr.value, lib)
 
+    _DUMP_FORMATS = {"nanddump": 1, "raw": 2}  # enum nand_dump_format
+
+    @classmethod
+    def import_dump(cls, path, yaml_path=None, format="nanddump", **settings):
+        """A fresh device (as create) with the pages of a nanddump (data +
+        OOB) or raw (data only) file programmed into it: nand_import,
+        docs/simulator.md "Exchanging images with mtd-utils and nandsim"."""
+        lib = _lib.get()
+        cfg = config_from(yaml_path, **settings)
+        ptr = c_void_p()
+        err = ctypes.create_string_buffer(512)
+        rc = lib.nand_import(cfg, _fspath(path), cls._DUMP_FORMATS[format], byref(ptr),
+                             err, len(err))
+        if rc:
+            raise NandError(rc, err.value.decode(errors="replace") or None)
+        return cls(ptr.value, lib)
+
+    def export_dump(self, path, format="nanddump"):
+        """Write every page as a nanddump (data + OOB) or raw (data only)
+        file, without ECC, noise or counted reads: nand_export."""
+        err = ctypes.create_string_buffer(512)
+        rc = self._lib.nand_export(self._ptr(), _fspath(path), self._DUMP_FORMATS[format],
+                                   err, len(err))
+        if rc:
+            raise NandError(rc, err.value.decode(errors="replace") or None)
+
     def save(self, path):
         """Write the device's whole state to an image file (atomic rename).
         A mounted LogFS is not synced first: call its sync() to include

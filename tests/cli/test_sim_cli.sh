@@ -47,5 +47,42 @@ expect 2 "page out of range" "bad page" -- $FL sim read "$T/a.img" 1 64
 expect 2 "errors name the whole subcommand" "^flashlab sim write: expected IMAGE and BLOCK PAGE" -- $FL sim write "$T/a.img" 1
 expect 2 "bad option" "Try 'flashlab sim info --help'" -- $FL sim info --bogus "$T/a.img"
 
+
+# export/import: nanddump (data + OOB) and raw (data only) files for mtd-utils
+expect 0 "sim export help" "nanddump --oob --noecc" -- $FL sim export --help
+expect 0 "sim import help" "usage: flashlab sim import" -- $FL sim import --help
+expect 0 "create for export" "" -- $FL sim create --device $DEV "$T/x.img"
+expect 0 "write with OOB" "status: success" -- $FL sim write "$T/x.img" 1 0 --byte 0x3c
+expect 0 "write page 2" "status: success" -- $FL sim write "$T/x.img" 1 2 --byte 0x00
+expect 0 "export nanddump" "exported" -- $FL sim export "$T/x.img" "$T/x.nd"
+expect 0 "export raw" "exported" -- $FL sim export --format raw "$T/x.img" "$T/x.raw"
+if [ "$(wc -c < "$T/x.nd")" -eq $((512 * 64 * 2112)) ] &&
+   [ "$(wc -c < "$T/x.raw")" -eq $((512 * 64 * 2048)) ]; then ok; else bad "export sizes"; fi
+expect 0 "import nanddump" "2 pages programmed" -- $FL sim import --device $DEV "$T/x.nd" "$T/y.img"
+expect 0 "imported data" "000000     3c 3c 3c" -- $FL sim read "$T/y.img" 1 0
+expect 0 "imported page 2" "000000     00 00 00" -- $FL sim read "$T/y.img" 1 2
+expect 0 "re-export" "" -- $FL sim export "$T/y.img" "$T/y.nd"
+if cmp -s "$T/x.nd" "$T/y.nd"; then ok; else bad "nanddump round trip is byte for byte"; fi
+expect 0 "erased page stays erased" "status: success" -- $FL sim write "$T/y.img" 1 3 --byte 0x11
+expect 0 "import raw" "2 pages programmed" -- $FL sim import --device $DEV --format raw "$T/x.raw" "$T/z.img"
+expect 0 "raw import data" "000000     3c 3c 3c" -- $FL sim read "$T/z.img" 1 0
+expect 0 "raw import erases OOB" "000800 oob ff ff ff" -- $FL sim read "$T/z.img" 1 0
+expect 1 "import refuses to overwrite" "z.img: already exists" -- $FL sim import --device $DEV --format raw "$T/x.raw" "$T/z.img"
+expect 0 "import --force" "imported" -- $FL sim import --device $DEV --format raw --force "$T/x.raw" "$T/z.img"
+head -c 1234567 "$T/x.nd" > "$T/t.nd"
+expect 1 "truncated nanddump names size and unit" \
+    "t.nd: 1234567 bytes is not a whole number of 2112-byte pages (2048 + 64 OOB) of test-64m" \
+    -- $FL sim import --device $DEV "$T/t.nd" "$T/t.img"
+expect 1 "nanddump imported as raw is refused" "is larger than test-64m" \
+    -- $FL sim import --device $DEV --format raw "$T/x.nd" "$T/t.img"
+cat "$T/x.raw" "$T/x.raw" > "$T/big.raw"
+expect 1 "file larger than the device" "big.raw: 134217728 bytes is larger than" \
+    -- $FL sim import --device $DEV --format raw "$T/big.raw" "$T/t.img"
+if [ -e "$T/t.img" ]; then bad "a failed import leaves no image"; else ok; fi
+expect 1 "missing input" "nope.nd: cannot open" -- $FL sim import --device $DEV "$T/nope.nd" "$T/t.img"
+expect 2 "import without --device" "--device is required" -- $FL sim import "$T/x.nd" "$T/t.img"
+expect 2 "unknown format" "unknown format 'jffs2'" -- $FL sim export --format jffs2 "$T/x.img" "$T/o"
+expect 2 "export arguments" "^flashlab sim export: expected IMAGE and OUT" -- $FL sim export "$T/x.img"
+
 echo "test_sim_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -326,6 +326,33 @@ class TestDevice(TempDirMixin, unittest.TestCase):
             snap.free()  # idempotent
             dev.snapshot()  # left for close() to free
 
+    def test_export_and_import_dump(self):
+        nd, raw = os.path.join(self.tmp, "d.nanddump"), os.path.join(self.tmp, "d.raw")
+        geo = dict(blocks=128, pages=64, page_size=2048, oob_size=64, seed=8, rber=None)
+        with small_device() as dev:
+            dev.program(3, 1, b"dumped", b"\xff\x42")
+            dev.mark_bad(5)
+            dev.export_dump(nd)
+            dev.export_dump(raw, format="raw")
+            self.assertEqual(dev.stats()["reads"], 0)  # exporting reads nothing
+        self.assertEqual(os.path.getsize(nd), 128 * 64 * 2112)
+        self.assertEqual(os.path.getsize(raw), 128 * 64 * 2048)
+        with Device.import_dump(nd, **geo) as dev:
+            data, oob = dev.read(3, 1, oob=True)
+            self.assertEqual((data[:6], oob[:2]), (b"dumped", b"\xff\x42"))
+            self.assertTrue(dev.is_bad(5))
+        with Device.import_dump(raw, format="raw", **geo) as dev:
+            data, oob = dev.read(3, 1, oob=True)
+            self.assertEqual((data[:6], oob[:2]), (b"dumped", b"\xff\xff"))
+            self.assertFalse(dev.is_bad(5))
+        short = os.path.join(self.tmp, "short.nanddump")
+        with open(short, "wb") as f:
+            f.write(b"\0" * 3000)
+        with self.assertRaises(NandError) as cm:
+            Device.import_dump(short, **geo)
+        self.assertEqual(cm.exception.code, _lib.NAND_E_CORRUPT)
+        self.assertIn("3000 bytes is not a whole number of 2112-byte pages", str(cm.exception))
+
     def test_save_and_open_image(self):
         path = os.path.join(self.tmp, "dev.img")
         with small_device(seed=77) as dev:

@@ -15,6 +15,7 @@
 #include "../../fuzz/fuzz_device_yaml.c"
 #include "../../fuzz/fuzz_experiment_yaml.c"
 #include "../../fuzz/fuzz_image.c"
+#include "../../fuzz/fuzz_import.c"
 #include "../../fuzz/fuzz_mount.c"
 #include "../../fuzz/fuzz_trace.c"
 #include "../../fuzz/fuzz_util.c"
@@ -148,6 +149,7 @@ TEST(experiment_yaml_inputs) { replay_target("experiment_yaml"); }
 TEST(trace_inputs) { replay_target("trace"); }
 TEST(mount_inputs) { replay_target("mount"); }
 TEST(image_inputs) { replay_target("image"); }
+TEST(import_inputs) { replay_target("import"); }
 
 /* Every target has seeds, and every corpus directory a target. */
 TEST(every_target_has_seeds)
@@ -194,6 +196,7 @@ int main(int argc, char **argv)
     RUN(trace_inputs);
     RUN(mount_inputs);
     RUN(image_inputs);
+    RUN(import_inputs);
     RUN(every_target_has_seeds);
     return test_summary("test_fuzz_regress");
 }
