@@ -98,9 +98,11 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@FL=./$(BUILD)/flashlab sh tests/demo.sh
 
+# `make bench QUICK=1`: the steady-state benchmark's quick variant
+# (bench/bench_steady.c, docs/performance.md).
 bench: $(BENCHES)
 	@mkdir -p results
-	@for b in $(BENCHES); do $$b || exit 1; done
+	@for b in $(BENCHES); do FLASHLAB_BENCH_QUICK='$(QUICK)' $$b || exit 1; done
 
 check-long: all $(TESTS)
 	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)

@@ -71,6 +71,25 @@ static const char schema_v1[] =
     "PRAGMA application_id = " STR(RESULTS_APP_ID) ";"
     "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION) ";";
 
+/* The `final` view: one row per run with its final metrics (the last
+ * sample), its swept settings and why it stopped (docs/results-schema.md).
+ * A view adds no rows, so it joins version 1 files too: created with the
+ * schema and, in files made before it, when they are next opened for
+ * writing. */
+static const char final_view[] =
+    "CREATE VIEW IF NOT EXISTS final AS"
+    " SELECT r.id AS run_id, e.name AS experiment, r.run_index, r.seed, r.status,"
+    "  json_extract(r.params, '$.sweep') AS sweep,"
+    "  coalesce(json_extract(r.params, '$.fs.kind'), 'logfs') AS fs_kind,"
+    "  json_extract(r.params, '$.fs.gc_policy') AS gc_policy,"
+    "  s.host_bytes, s.flash_bytes_programmed AS flash_bytes, s.wa, s.erases,"
+    "  s.gc_invocations AS gc_victims, s.gc_time_ns, s.free_segments, s.sim_time_ns,"
+    "  (SELECT value FROM kv WHERE kv.run_id = r.id AND kv.key = 'stop_reason') AS stop_reason,"
+    "  r.wall_seconds, r.params"
+    " FROM runs r JOIN experiments e ON e.id = r.experiment_id"
+    " LEFT JOIN samples s ON s.run_id = r.id"
+    "  AND s.seq = (SELECT max(seq) FROM samples WHERE samples.run_id = r.id);";
+
 int res_fail(struct results *r, const char *what)
 {
     const char *msg = r->db ? sqlite3_errmsg(r->db) : NULL;
@@ -174,6 +193,8 @@ static int create_schema(struct results *r)
     int rc = res_check_header(r, r->db, &v);
     if (!rc && v == 0 && sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
         rc = res_fail(r, "creating the schema");
+    if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
+        rc = res_fail(r, "creating the final view");
     /* Migrations from v to RESULTS_SCHEMA_VERSION go here when v > 1 exists. */
     return res_end(r, rc);
 }

@@ -108,7 +108,7 @@ static const struct flashlab_field fields_nand_stats[] = {
 static const struct flashlab_field fields_fs_stat[] = {
     F(fs_stat, ino), F(fs_stat, mode), F(fs_stat, nlink), F(fs_stat, uid),
     F(fs_stat, gid), F(fs_stat, size), F(fs_stat, atime), F(fs_stat, mtime),
-    F(fs_stat, ctime),
+    F(fs_stat, ctime), F(fs_stat, rdev),
 };
 
 static const struct flashlab_field fields_fs_statfs[] = {

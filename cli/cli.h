@@ -2,6 +2,8 @@
 #ifndef FLASHLAB_CLI_H
 #define FLASHLAB_CLI_H
 
+#include "nand.h"
+
 #include <stdio.h>
 
 /* A subcommand: name, one-line summary, entry point (argv[0] is its name). */
@@ -42,6 +44,9 @@ int cmd_sim(int argc, char **argv);
  * say so on stderr ("IMAGE: warning: the newest anchor record is damaged;
  * mounted commit N, ...").  Returns 1 if it warned. */
 struct logfs;
+/* A note on stderr when the LogFS on dev is of another format version
+ * than this program writes: 1 older and read-only, 2 unreadable, else 0. */
+int cli_format_note(const char *image, nand_dev *dev);
 int cli_anchor_warning(const char *image, struct logfs *fs);
 
 /* The file commands (cmd_fs.c), on any fs of fs/fsapi.h (--fs KIND or
@@ -52,6 +57,8 @@ int cmd_cat(int argc, char **argv);
 int cmd_put(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
+int cmd_mknod(int argc, char **argv);
+int cmd_xattr(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_rmdir(int argc, char **argv);
 int cmd_ln(int argc, char **argv);
@@ -61,6 +68,9 @@ int cmd_stat(int argc, char **argv);
 int cmd_fsck(int argc, char **argv); /* cmd_fsck.c: the independent checker */
 int cmd_mount(int argc, char **argv); /* cmd_mount.c */
 int cmd_stats(int argc, char **argv);
+/* stats_show.c: a mount's stats text as a readable summary, or (as_json)
+ * one JSON object of every key plus "wa". */
+void cli_stats_show(FILE *out, const char *mp, const char *text, int as_json);
 
 /* Experiments (cmd_run.c). */
 int cmd_run(int argc, char **argv);

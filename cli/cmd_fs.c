@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define CHUNK (64u * 1024u) /* bytes per read/write when streaming a file */
@@ -224,6 +225,10 @@ static int session_open(struct session *s, const char *cmd, const char *image,
          * its mount made of the image */
         if (rc != -EINVAL && s->m.api->probe(s->dev) == 0)
             rc = -EINVAL;
+        if (rc == -EPROTO && cli_format_note(image, s->dev) == 2) {
+            nand_close(s->dev);
+            return fs_fail(cmd, "%s: cannot mount LogFS of that format version", image);
+        }
         nand_close(s->dev);
         if (rc == -EINVAL && s->m.api == &fsapi_logfs)
             return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
@@ -233,8 +238,10 @@ static int session_open(struct session *s, const char *cmd, const char *image,
                            image, s->m.api->name, s->m.api->name);
         return fs_fail(cmd, "%s: cannot mount %s: %s", image, s->m.api->name, errmsg(rc));
     }
-    if (s->m.api == &fsapi_logfs)
+    if (s->m.api == &fsapi_logfs) {
+        cli_format_note(image, s->dev);
         cli_anchor_warning(image, s->m.fs);
+    }
     cur_kind = s->m.api->name;
     return CLI_OK;
 }
@@ -355,7 +362,9 @@ static int list_dir(struct session *s, const char *path, struct listing *l)
 
 static void mode_string(uint32_t mode, char out[11])
 {
-    out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : '?';
+    out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-'
+           : S_ISFIFO(mode) ? 'p' : S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b'
+           : S_ISSOCK(mode) ? 's' : '?';
     static const char rwx[] = "rwxrwxrwx";
     for (int i = 0; i < 9; i++)
         out[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
@@ -365,7 +374,9 @@ static void mode_string(uint32_t mode, char out[11])
 static const char *type_name(uint32_t mode)
 {
     return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link"
-         : S_ISREG(mode) ? "regular file" : "other";
+         : S_ISREG(mode) ? "regular file" : S_ISFIFO(mode) ? "fifo"
+         : S_ISCHR(mode) ? "character device" : S_ISBLK(mode) ? "block device"
+         : S_ISSOCK(mode) ? "socket" : "other";
 }
 
 /* The target of symlink path, as a new string. */
@@ -388,12 +399,13 @@ static int read_link(struct session *s, const char *path, uint64_t size, char **
 
 static const char mkfs_help[] =
     "usage: flashlab mkfs [--fs KIND] [--block-size N] [--anchor-blocks N]\n"
-    "                     [--reserve N] [-o KEY=VALUE,...] IMAGE\n"
+    "                     [--reserve N] [-o KEY=VALUE,...] [--force] IMAGE\n"
     "\n"
     "Make an empty file system of KIND (logfs without --fs) on a simulator\n"
     "image (made with `flashlab sim create`), destroying what the device\n"
-    "held.  -o passes options, \"key=value,...\" in the fs's own keys, to\n"
-    "it (repeatable).\n"
+    "held.  An image that already holds a file system (of any kind) is\n"
+    "refused unless --force is given.  -o passes options, \"key=value,...\"\n"
+    "in the fs's own keys, to it (repeatable).\n"
     "\n"
     "LogFS: --block-size is the fs block, a power of two 512..32768 (4096);\n"
     "--anchor-blocks the erase blocks of the anchor ring, 2..16 (4);\n"
@@ -403,7 +415,35 @@ static const char mkfs_help[] =
     "inodes=N, cache=0|1 (docs/blockfs-baseline.md).  jffs2-scan and\n"
     "jffs2-summary: -o reserve=N (docs/jffs2-baseline.md).\n"
     "\n"
-    "example: flashlab mkfs --fs jffs2-summary -o reserve=6 fs.img\n";
+    "examples:\n"
+    "  flashlab sim create --device configs/devices/test-64m.yaml fs.img\n"
+    "  flashlab mkfs fs.img\n"
+    "  flashlab mkfs --force --fs jffs2-summary -o reserve=6 fs.img\n";
+
+/* Refuse to overwrite the file system dev already holds, unless force:
+ * "IMAGE: already holds a KIND file system (N files, X MiB used); use
+ * --force to overwrite it".  Returns CLI_OK when mkfs may go on. */
+static int mkfs_check_existing(nand_dev *dev, const char *image, int force)
+{
+    if (force)
+        return CLI_OK;
+    const struct fsapi *old = fsapi_probe(dev);
+    if (!old)
+        return CLI_OK;
+    char what[128] = "";
+    void *fs = NULL;
+    struct fs_statfs st = {0};
+    if (old->mount(dev, NULL, &fs) == 0) {
+        if (old->statfs && old->statfs(fs, &st) == 0)
+            snprintf(what, sizeof what, " (%" PRIu64 " file%s, %.1f MiB used of %.1f MiB)",
+                     st.files, st.files == 1 ? "" : "s",
+                     (double)(st.total_bytes - st.free_bytes) / 1048576.0,
+                     (double)st.total_bytes / 1048576.0);
+        old->unmount(fs);
+    }
+    return fs_fail("mkfs", "%s: already holds a %s file system%s; use --force to "
+                   "overwrite it", image, old->name, what);
+}
 
 /* One option as given: the LogFS flags and -o are applied in order once
  * the kind is known. */
@@ -413,7 +453,7 @@ struct mkfs_arg {
 };
 
 /* LogFS's mkfs, with its own flags and messages. */
-static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na)
+static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na, int force)
 {
     struct logfs_options o = {0};
     char oerr[256];
@@ -443,6 +483,10 @@ static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na)
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
         return fs_fail("mkfs", "%s", err);
+    if (mkfs_check_existing(dev, image, force)) {
+        nand_close(dev);
+        return CLI_FAIL;
+    }
     if (!o.epoch_ns)
         o.clock = logfs_host_clock; /* the root directory's times */
     int rc = logfs_mkfs(dev, &o);
@@ -490,7 +534,7 @@ static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na)
 
 /* Any other kind's mkfs, through its table: the -o lists joined. */
 static int mkfs_other(const struct fsapi *api, const char *image,
-                      const struct mkfs_arg *a, int na)
+                      const struct mkfs_arg *a, int na, int force)
 {
     static const char *const flag[] = {['b'] = "--block-size", ['a'] = "--anchor-blocks",
                                        ['r'] = "--reserve"};
@@ -521,6 +565,11 @@ static int mkfs_other(const struct fsapi *api, const char *image,
     if (nand_open(image, &dev, err, sizeof err)) {
         free(opts);
         return fs_fail("mkfs", "%s", err);
+    }
+    if (mkfs_check_existing(dev, image, force)) {
+        nand_close(dev);
+        free(opts);
+        return CLI_FAIL;
     }
     int rc = api->mkfs(dev, o);
     free(opts);
@@ -562,11 +611,12 @@ int cmd_mkfs(int argc, char **argv)
         {"anchor-blocks", required_argument, 0, 'a'},
         {"reserve", required_argument, 0, 'r'},
         {"fs", required_argument, 0, 'F'},
+        {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
     const struct fsapi *api = &fsapi_logfs;
     struct mkfs_arg *a = calloc((size_t)argc + 1, sizeof *a);
-    int na = 0, c;
+    int na = 0, c, force = 0;
     if (!a)
         return fs_fail("mkfs", "out of memory");
     optind = 1;
@@ -575,6 +625,7 @@ int cmd_mkfs(int argc, char **argv)
         case 'o': case 'b': case 'a': case 'r':
             a[na++] = (struct mkfs_arg){c, optarg};
             break;
+        case 'f': force = 1; break;
         case 'F':
             if (parse_kind("mkfs", optarg, &api)) {
                 free(a);
@@ -599,9 +650,9 @@ int cmd_mkfs(int argc, char **argv)
     if (optind != argc - 1)
         rc = cli_usage_error("mkfs", "expected one IMAGE argument");
     else if (api == &fsapi_logfs)
-        rc = mkfs_logfs(argv[optind], a, na);
+        rc = mkfs_logfs(argv[optind], a, na, force);
     else
-        rc = mkfs_other(api, argv[optind], a, na);
+        rc = mkfs_other(api, argv[optind], a, na, force);
     free(a);
     return rc;
 }
@@ -1219,11 +1270,18 @@ static const char df_help[] =
     "Show the space of the file system on IMAGE: block size, total and free\n"
     "bytes, and files (inodes allocated).  For LogFS, free leaves out the\n"
     "cleaner's reserve, and it shows the bytes the tree references (live)\n"
-    "and the number of the last commit; for the other kinds, the fs's name\n"
-    "and the bytes used (total - free).\n"
+    "and the number of the last commit, then where the device's space went:\n"
+    "the bad blocks, the superblock and its backup, the anchor ring, the\n"
+    "segments held back outside the capacity (the cleaner's reserve, the\n"
+    "open write areas), the cleaner's headroom (live data may fill at most 85% of the\n"
+    "rest), leaving total; and of total, live (file data and metadata the\n"
+    "tree references), not yet committed, and free.  For the other kinds, the\n"
+    "fs's name and the bytes used (total - free).\n"
     FS_HELP
     "\n"
-    "example: flashlab df --fs jffs2-summary fs.img\n";
+    "examples:\n"
+    "  flashlab df fs.img\n"
+    "  flashlab df --fs jffs2-summary fs.img\n";
 
 static void print_bytes(const char *what, uint64_t n)
 {
@@ -1275,8 +1333,52 @@ int cmd_df(int argc, char **argv)
             print_bytes("used:", sf.total_bytes - (sf.free_bytes < sf.total_bytes
                                                    ? sf.free_bytes : sf.total_bytes));
         printf("%-11s %" PRIu64 "\n", "files:", sf.files);
-        if (is_logfs)
+        if (is_logfs) {
             printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
+            /* where the device's space went, from the roles of its blocks */
+            const struct nand_config *cfg = nand_get_config(s.dev);
+            uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *
+                                                 cfg->geo.pages_per_block;
+            uint64_t bad = 0, sb = 0, anchor = 0, segs = 0;
+            for (uint64_t b = 0; b < nb; b++) {
+                struct nand_block_info bi;
+                const char *role = logfs_block_role(s.m.fs, (uint32_t)b);
+                if (!nand_block_info(s.dev, (nand_block_t)b, &bi) &&
+                    (bi.factory_bad || bi.grown_bad || bi.marked_bad))
+                    bad++;
+                else if (!strcmp(role, "superblock"))
+                    sb++;
+                else if (!strcmp(role, "anchor"))
+                    anchor++;
+                else
+                    segs++;
+            }
+            /* the cleaner may fill 85% of the segments it manages (total) */
+            uint64_t managed = eb ? (sf.total_bytes * 100 / 85 + eb - 1) / eb : 0;
+            if (managed > segs)
+                managed = segs;
+            uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
+            uint64_t used = sf.total_bytes - sf.free_bytes;
+            uint64_t pend = used > st.live_bytes ? used - st.live_bytes : 0;
+            printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
+#define DF_ROW(what, bytes, fmt, ...) \
+            printf("  %-18s %9.2f MiB  " fmt "\n", what, (double)(bytes) / 1048576.0, __VA_ARGS__)
+            DF_ROW("device", nb * eb, "%" PRIu64 " erase blocks", nb);
+            DF_ROW("- bad blocks", bad * eb, "%" PRIu64 " blocks (factory or grown bad)", bad);
+            DF_ROW("- superblocks", sb * eb, "%" PRIu64 " blocks (block 0 and its backup)", sb);
+            DF_ROW("- anchor ring", anchor * eb, "%" PRIu64 " blocks (mkfs --anchor-blocks)",
+                   anchor);
+            DF_ROW("- held back", held * eb, "%" PRIu64 " segments outside the capacity "
+                   "(mkfs --reserve for the cleaner, the open write areas)", held);
+            DF_ROW("- cleaner headroom", head, "%s", "15% of the rest: live data fills at "
+                   "most 85% of the segments, so a victim is at most 85% full");
+            DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
+            DF_ROW("  - live", st.live_bytes, "%s", "file data and metadata the tree "
+                   "references (committed)");
+            DF_ROW("  - not committed", pend, "%s", "written, waiting for the next commit");
+            DF_ROW("  = free", sf.free_bytes, "%s", "");
+#undef DF_ROW
+        }
     }
     return session_close(&s, rc, 0);
 }
@@ -1340,12 +1442,184 @@ int cmd_stat(int argc, char **argv)
         printf("uid:    %" PRIu32 "\ngid:    %" PRIu32 "\n", st.uid, st.gid);
         printf("size:   %" PRIu64 "%s\n", st.size,
                S_ISDIR(st.mode) ? " entries" : " bytes");
+        if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
+            printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
         printf("atime:  %.9f\n", (double)st.atime / 1e9);
         printf("mtime:  %.9f\n", (double)st.mtime / 1e9);
         printf("ctime:  %.9f\n", (double)st.ctime / 1e9);
     }
     free(target);
     rc = session_close(&s, rc, 0);
+    free(t.image);
+    return rc;
+}
+
+/* ---- mknod --------------------------------------------------------------- */
+
+static const char mknod_help[] =
+    "usage: flashlab mknod [--mode OCTAL] [--fs KIND] IMAGE:/path TYPE [MAJOR MINOR]\n"
+    "\n"
+    "Make a special file /path in the file system on IMAGE: TYPE p (a FIFO),\n"
+    "s (a socket), c or b (a character or block device, with its MAJOR and\n"
+    "MINOR numbers).  --mode sets the permission bits (0644).  LogFS keeps\n"
+    "such files (docs/FORMAT.md 13a); the baselines have none (ENOTSUP).\n"
+    FS_HELP
+    "\n"
+    "examples: flashlab mknod fs.img:/fifo p\n"
+    "          flashlab mknod --mode 0600 fs.img:/null c 1 3\n";
+
+/* The mode and rdev TYPE [MAJOR MINOR] name; -1 when they are wrong. */
+static int node_kind(int argc, char **argv, uint32_t *mode, uint64_t *rdev)
+{
+    static const char types[] = "pscb";
+    static const uint32_t ifmt[] = {S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK};
+    const char *t = argv[0], *at = strchr(types, t[0]);
+    if (!t[0] || t[1] || !at)
+        return cli_usage_error("mknod", "TYPE '%s' is not p, s, c or b", t), -1;
+    int dev = at - types >= 2;
+    if (argc != (dev ? 3 : 1))
+        return cli_usage_error("mknod", dev ? "TYPE %s needs MAJOR and MINOR"
+                                            : "TYPE %s takes no device numbers", t), -1;
+    *mode |= ifmt[at - types];
+    *rdev = 0;
+    if (dev) {
+        char *e1, *e2;
+        unsigned long maj = strtoul(argv[1], &e1, 0), min = strtoul(argv[2], &e2, 0);
+        if (*e1 || *e2 || !*argv[1] || !*argv[2] || maj > 0xfff || min > 0xfffff)
+            return cli_usage_error("mknod", "MAJOR and MINOR must be numbers "
+                                   "(at most 4095 and 1048575)"), -1;
+        *rdev = (uint64_t)makedev((unsigned)maj, (unsigned)min);
+    }
+    return 0;
+}
+
+int cmd_mknod(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
+                                         {"mode", required_argument, 0, 'm'}, {0, 0, 0, 0}};
+    int c;
+    uint32_t mode = 0644;
+    uint64_t rdev;
+    const struct fsapi *kind = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hm:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_kind("mknod", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'm': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 8);
+            if (*end || !*optarg || v > 07777)
+                return cli_usage_error("mknod", "--mode '%s' is not an octal mode", optarg);
+            mode = (uint32_t)v;
+            break;
+        }
+        case 'h': return help(mknod_help);
+        default: return cli_usage_error("mknod", "bad option");
+        }
+    }
+    if (argc - optind < 2)
+        return cli_usage_error("mknod", "expected IMAGE:/path TYPE");
+    if (node_kind(argc - optind - 1, argv + optind + 1, &mode, &rdev))
+        return CLI_USAGE;
+    struct target t;
+    if (parse_target("mknod", argv[optind], 0, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "mknod", t.image, kind);
+    if (!rc) {
+        int frc = fsapi_mknod(&s.m, t.path, mode, rdev);
+        if (frc)
+            rc = path_fail("mknod", frc, t.path);
+        rc = session_close(&s, rc, 1);
+    }
+    free(t.image);
+    return rc;
+}
+
+/* ---- xattr --------------------------------------------------------------- */
+
+static const char xattr_help[] =
+    "usage: flashlab xattr [--fs KIND] list IMAGE:/path\n"
+    "       flashlab xattr [--fs KIND] get IMAGE:/path NAME\n"
+    "       flashlab xattr [--fs KIND] set IMAGE:/path NAME VALUE\n"
+    "       flashlab xattr [--fs KIND] rm IMAGE:/path NAME\n"
+    "\n"
+    "List, print, set or remove the extended attributes of /path (a symbolic\n"
+    "link itself).  LogFS keeps the user., trusted. and security. namespaces\n"
+    "(names up to 255 bytes, values up to 64 KiB; docs/FORMAT.md 13a); the\n"
+    "baselines have none (ENOTSUP).  get prints the value as it is.\n"
+    FS_HELP
+    "\n"
+    "examples: flashlab xattr set fs.img:/a user.origin camera\n"
+    "          flashlab xattr list fs.img:/a\n";
+
+static int xattr_do(struct session *s, const char *op, const char *path, char **args)
+{
+    if (!strcmp(op, "set"))
+        return fsapi_setxattr(&s->m, path, args[0], args[1], strlen(args[1]), 0);
+    if (!strcmp(op, "rm"))
+        return fsapi_removexattr(&s->m, path, args[0]);
+    int get = !strcmp(op, "get");
+    int64_t n = get ? fsapi_getxattr(&s->m, path, args[0], NULL, 0)
+                    : fsapi_listxattr(&s->m, path, NULL, 0);
+    char *buf = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (n >= 0 && !buf)
+        return -ENOMEM;
+    if (n > 0)
+        n = get ? fsapi_getxattr(&s->m, path, args[0], buf, (uint64_t)n)
+                : fsapi_listxattr(&s->m, path, buf, (uint64_t)n);
+    if (n >= 0 && get)
+        fwrite(buf, 1, (size_t)n, stdout);
+    for (int64_t i = 0; n > 0 && !get && i < n; i += (int64_t)strlen(buf + i) + 1)
+        printf("%s\n", buf + i);
+    free(buf);
+    return n < 0 ? (int)n : 0;
+}
+
+int cmd_xattr(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
+                                         {0, 0, 0, 0}};
+    int c;
+    const struct fsapi *kind = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_kind("xattr", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return help(xattr_help);
+        default: return cli_usage_error("xattr", "bad option");
+        }
+    }
+    static const struct { const char *op; int nargs, writes; } ops[] = {
+        {"list", 0, 0}, {"get", 1, 0}, {"set", 2, 1}, {"rm", 1, 1}};
+    int k = -1;
+    for (int i = 0; optind < argc && i < 4; i++)
+        if (!strcmp(argv[optind], ops[i].op))
+            k = i;
+    if (k < 0)
+        return cli_usage_error("xattr", "expected list, get, set or rm");
+    if (argc - optind - 2 != ops[k].nargs)
+        return cli_usage_error("xattr", "%s takes IMAGE:/path%s", ops[k].op,
+                               ops[k].nargs == 2 ? " NAME VALUE" : ops[k].nargs ? " NAME" : "");
+    struct target t;
+    if (parse_target("xattr", argv[optind + 1], 0, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "xattr", t.image, kind);
+    if (!rc) {
+        int frc = xattr_do(&s, ops[k].op, t.path, argv + optind + 2);
+        if (frc == -ENODATA)
+            rc = fs_fail("xattr", "%s: no attribute %s", t.path, argv[optind + 2]);
+        else if (frc)
+            rc = path_fail("xattr", frc, t.path);
+        rc = session_close(&s, rc, ops[k].writes);
+    }
     free(t.image);
     return rc;
 }

@@ -29,7 +29,11 @@ static const char help[] =
     "\n"
     "fsck checks LogFS only: on an image that holds another file system\n"
     "(blockfs, jffs2-scan, jffs2-summary: see `flashlab mkfs --help`) it says\n"
-    "so and exits with 8.\n";
+    "so and exits with 8.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab fsck fs.img\n"
+    "  flashlab fsck --repair -v fs.img\n";
 
 /* The kind of file system on image when it is not LogFS, else NULL.  The
  * probe reads a copy of the image, so that the device fsck checks has

@@ -64,14 +64,31 @@ static const char mount_help[] =
     "                      (ns, or with a unit: 500us, 20ms, 3s)\n"
     "  --save-after-cut    save the torn image at unmount all the same\n"
     "                      (by default a cut image is not saved)\n"
-    "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n";
+    "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n"
+    "\n"
+    "examples:\n"
+    "  mkdir -p /tmp/mnt && flashlab mount fs.img /tmp/mnt\n"
+    "  flashlab mount -o gc_policy=cost-benefit --trace rec.fstrace fs.img /tmp/mnt\n"
+    "  fusermount3 -u /tmp/mnt      # unmount: commits and saves fs.img\n";
 
 static const char stats_help[] =
-    "usage: flashlab stats MOUNTPOINT [KEY...]\n"
+    "usage: flashlab stats [--all | --json] MOUNTPOINT [KEY...]\n"
     "\n"
-    "Print the counters of the LogFS mounted at MOUNTPOINT by `flashlab\n"
-    "mount` (its /.flashlab-stats file): \"key value\" lines.  With KEYs,\n"
-    "print only their values, one a line.\n";
+    "Show the counters of the LogFS mounted at MOUNTPOINT by `flashlab\n"
+    "mount` (its /.flashlab-stats file).  By default a summary: host and\n"
+    "flash bytes written since the mount and their ratio, the write\n"
+    "amplification; erases; the cleaner's victims, bytes moved and time;\n"
+    "p99 latencies; free space and segments; the erase counts per block\n"
+    "(min, mean, max); ECC and failures.  --all prints every counter as\n"
+    "\"key value\" lines (the file itself), --json one JSON object of them\n"
+    "(numbers as numbers) with \"wa\" added.  With KEYs, print only their\n"
+    "values, one a line.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab mount fs.img /tmp/mnt\n"
+    "  flashlab stats /tmp/mnt\n"
+    "  flashlab stats --json /tmp/mnt > stats.json\n"
+    "  flashlab stats /tmp/mnt fs.gc_rounds nand.erases\n";
 
 /* ---- messages: the terminal until daemonized, then syslog ---------------- */
 
@@ -350,15 +367,21 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     if (lrc) {
         if (lrc == -EINVAL)
             rc = mfail("mount", "%s: not a LogFS file system (run flashlab mkfs)", image);
+        else if (lrc == -EPROTO && cli_format_note(image, m.dev) == 2)
+            rc = mfail("mount", "%s: cannot mount LogFS of that format version", image);
         else
             rc = mfail("mount", "%s: cannot mount: %s", image, strerror(-lrc));
         nand_close(m.dev);
         goto out;
     }
+    cli_format_note(image, m.dev);
     cli_anchor_warning(image, m.fs);
     struct fs_statfs sf;
     m.block_size = logfs_statfs(m.fs, &sf) ? 4096 : sf.block_size;
     m.t0 = m.op_start = nand_now(m.dev);
+    struct logfs_stats st0;
+    logfs_get_stats(m.fs, &st0);
+    m.host0 = st0.host_bytes;
     if (a->trace && (!(m.trace = fopen(a->trace, "w")) || trace_write_fsop_header(m.trace))) {
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
@@ -524,17 +547,25 @@ static const char *stat_value(const char *text, const char *key, size_t *n)
 
 int cmd_stats(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
+    static const struct option opts[] = {{"all", no_argument, 0, 'a'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c, all = 0, as_json = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
+        case 'a': all = 1; break;
+        case 'j': as_json = 1; break;
         case 'h': fputs(stats_help, stdout); return CLI_OK;
         default: return cli_usage_error("stats", "bad option");
         }
     }
     if (optind >= argc)
         return cli_usage_error("stats", "expected MOUNTPOINT");
+    if (all && as_json)
+        return cli_usage_error("stats", "--all and --json exclude each other");
+    if ((all || as_json) && optind != argc - 1)
+        return cli_usage_error("stats", "KEYs print values alone: no --all or --json with them");
     const char *mp = argv[optind];
     size_t pl = strlen(mp);
     char *path = malloc(pl + sizeof MNT_STATS_PATH);
@@ -548,8 +579,10 @@ int cmd_stats(int argc, char **argv)
         rc = mfail("stats", "%s: not a flashlab mount (no %s)", mp, MNT_STATS_PATH);
     else if (!text)
         rc = mfail("stats", "%s: %s", path, strerror(errno));
-    else if (optind == argc - 1)
+    else if (optind == argc - 1 && all)
         fputs(text, stdout);
+    else if (optind == argc - 1)
+        cli_stats_show(stdout, mp, text, as_json);
     for (int i = optind + 1; text && i < argc; i++) {
         size_t n;
         const char *v = stat_value(text, argv[i], &n);

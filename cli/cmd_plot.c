@@ -35,6 +35,10 @@ static const char plot_help[] =
     "                     simulated time\n"
     "  --np N             wa-util: pages per block of the greedy model (64)\n"
     "\n"
+    "examples:\n"
+    "  flashlab plot results/demo.db --kind wa-util -o wa.png\n"
+    "  flashlab plot results/demo.db --kind wa-time --by fs.gc_policy --facet none -o t.svg\n"
+    "\n"
     "kinds (see docs/plots.md):\n";
 
 /* "flashlab plot: message" on stderr, as the other commands word it. */

@@ -34,7 +34,11 @@ static const char help[] =
     "--repro POINT checks one cut point of run K (default 0) and prints what\n"
     "happened, with the recovered file system's listing.\n"
     "\n"
-    "Exit status: 0 when every cut point passed, 1 if any failed, 2 for bad usage.\n";
+    "Exit status: 0 when every cut point passed, 1 if any failed, 2 for bad usage.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab powercut configs/powercut-churn.yaml -j 2\n"
+    "  flashlab powercut configs/powercut-churn.yaml --run 0 --repro 17\n";
 
 /* The independent fsck, as the campaign's checker wants it: its verdict,
  * and the first error it found. */

@@ -386,7 +386,12 @@ static const char merge_help[] =
     "Copy every experiment and run of each IN.db into OUT.db (created if\n"
     "missing): the way to join the databases of runs sharded over a cluster\n"
     "(flashlab run --shard).  Runs already in OUT.db (same experiment, run\n"
-    "number, seed and settings) are skipped, so merging twice is harmless.\n";
+    "number, seed and settings) are skipped, so merging twice is harmless.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab run configs/demo.yaml --shard 0/2 -o s0.db\n"
+    "  flashlab run configs/demo.yaml --shard 1/2 -o s1.db\n"
+    "  flashlab merge results/demo.db s0.db s1.db\n";
 
 int cmd_merge(int argc, char **argv)
 {

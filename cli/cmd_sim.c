@@ -46,7 +46,11 @@ static const char create_help[] =
     "Create a fresh device image: every block erased, factory bad blocks\n"
     "marked.  DEVICE.yaml describes the part (see configs/devices/ and\n"
     "docs/devices.md).  --seed overrides the file's seed; --force overwrites\n"
-    "an existing IMAGE.\n";
+    "an existing IMAGE.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim create --device configs/devices/test-64m.yaml dev.img\n"
+    "  flashlab sim create --device configs/devices/mlc-2g.yaml --seed 7 --force dev.img\n";
 
 static int sim_create(int argc, char **argv)
 {
@@ -103,7 +107,11 @@ static const char info_help[] =
     "usage: flashlab sim info [--blocks] IMAGE\n"
     "\n"
     "Print a device's geometry, timing, wear summary, bad blocks and\n"
-    "statistics.  --blocks adds one line per block.\n";
+    "statistics.  --blocks adds one line per block.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim info dev.img\n"
+    "  flashlab sim info --blocks dev.img | less\n";
 
 static const char *cell_name(enum nand_cell c)
 {
@@ -216,7 +224,12 @@ static const char page_help[] =
     "\n"
     "Erase a block, program one page (every byte N, default 0x00, or the\n"
     "first page_size bytes of FILE) or dump a page as hex, then save the\n"
-    "image.  Each prints the NAND status and the simulated time it took.\n";
+    "image.  Each prints the NAND status and the simulated time it took.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim erase dev.img 5\n"
+    "  flashlab sim write dev.img 5 0 --byte 0x5a\n"
+    "  flashlab sim read dev.img 5 0\n";
 
 static int parse_addr(const char *cmd, char **argv, int need, uint64_t *v,
                       const struct nand_config *cfg)
@@ -480,7 +493,14 @@ static const struct cli_cmd sim_cmds[] = {
 };
 
 static const char sim_help[] =
-    "usage: flashlab sim <command> [options]\n\ncommands:\n";
+    "usage: flashlab sim <command> [options]\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim create --device configs/devices/test-64m.yaml dev.img\n"
+    "  flashlab sim info dev.img\n"
+    "  flashlab sim demo\n"
+    "\n"
+    "commands:\n";
 
 int cmd_sim(int argc, char **argv)
 {

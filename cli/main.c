@@ -5,8 +5,16 @@
 
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: flashlab version\n"
+               "\n"
+               "Print the program's version: the release and the git commit it was\n"
+               "built from (also flashlab --version).\n"
+               "\n"
+               "example:\n"
+               "  flashlab version\n");
+        return CLI_OK;
+    }
     printf("flashlab %s\n", FLASHLAB_VERSION);
     return CLI_OK;
 }
@@ -19,12 +27,14 @@ static const struct cli_cmd commands[] = {
     {"put", "copy a host file into an image", cmd_put},
     {"get", "copy a file out of an image", cmd_get},
     {"mkdir", "make directories", cmd_mkdir},
+    {"mknod", "make a FIFO, socket or device file", cmd_mknod},
     {"rm", "remove files and directories", cmd_rm},
     {"rmdir", "remove empty directories", cmd_rmdir},
     {"ln", "make a hard or symbolic link in an image", cmd_ln},
     {"mv", "rename or move a file or directory", cmd_mv},
     {"df", "show an image's space and files", cmd_df},
     {"stat", "show a file's inode", cmd_stat},
+    {"xattr", "list, get, set or remove extended attributes", cmd_xattr},
     {"fsck", "check (and repair) the LogFS on an image", cmd_fsck},
     {"mount", "mount a LogFS image through FUSE", cmd_mount},
     {"stats", "print a flashlab mount's counters", cmd_stats},
@@ -44,6 +54,11 @@ static const char help[] =
     "every file system kind (LogFS, blockfs, jffs2-scan, jffs2-summary: the\n"
     "image is probed, or --fs KIND names it) and name a file on an image\n"
     "as IMAGE:/path (split at the first ':' followed by '/').\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim create --device configs/devices/test-64m.yaml fs.img\n"
+    "  flashlab mkfs fs.img && flashlab put README.md fs.img:/README.md\n"
+    "  flashlab run configs/demo.yaml -j 2\n"
     "\n"
     "commands:\n";
 

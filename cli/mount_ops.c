@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -37,7 +38,7 @@ static struct mnt *lk(void)
  * answer to a lookup, not a failure). */
 static int ulk(struct mnt *m, int rc)
 {
-    if (rc < 0 && rc != -ENOENT)
+    if (rc < 0 && rc != -ENOENT && rc != -ENODATA) /* a missing xattr is asked for often */
         m->errors++;
     if (rc == -EIO)
         m->eio++;
@@ -82,6 +83,7 @@ static void fill_stat(const struct mnt *m, const struct fs_stat *ls, struct stat
     ns_to_ts(ls->atime, &st->st_atim);
     ns_to_ts(ls->mtime, &st->st_mtim);
     ns_to_ts(ls->ctime, &st->st_ctim);
+    st->st_rdev = (dev_t)ls->rdev;
 }
 
 static void stats_stat(struct mnt *m, struct stat *st)
@@ -351,12 +353,18 @@ static int op_readlink(const char *path, char *buf, size_t size)
     return ulk(m, n < 0 ? (int)n : 0);
 }
 
+/* A regular file (as open(O_CREAT|O_EXCL) would make it, and traced so),
+ * or a FIFO, socket or device node: the kernel opens those itself. */
 static int op_mknod(const char *path, mode_t mode, dev_t rdev)
 {
-    (void)rdev;
-    if (!S_ISREG(mode))
-        return -EPERM; /* LogFS has files, directories and symlinks only */
     struct mnt *m = lk();
+    if (!S_ISREG(mode)) {
+        int rc = is_stats(path) ? -EEXIST
+               : logfs_mknod(m->fs, path, (uint32_t)mode, (uint64_t)rdev);
+        if (!rc)
+            set_owner(m, path);
+        return ulk(m, rc);
+    }
     int fd = is_stats(path) ? -EEXIST
            : logfs_open(m->fs, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
     int rc = fd < 0 ? fd : logfs_close(m->fs, fd);
@@ -664,6 +672,41 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     return mnt_g;
 }
 
+/* ---- extended attributes (LogFS keeps user., trusted. and security.) ---- */
+
+static int op_setxattr(const char *path, const char *name, const char *value, size_t size,
+                       int flags)
+{
+    struct mnt *m = lk();
+    int lflags = (flags & XATTR_CREATE ? LOGFS_XATTR_CREATE : 0) |
+                 (flags & XATTR_REPLACE ? LOGFS_XATTR_REPLACE : 0);
+    int rc = is_stats(path) ? -ENOTSUP
+           : m->readonly ? -EROFS : logfs_setxattr(m->fs, path, name, value, size, lflags);
+    return ulk(m, rc);
+}
+
+static int op_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+    struct mnt *m = lk();
+    int64_t n = is_stats(path) ? -ENODATA : logfs_getxattr(m->fs, path, name, value, size);
+    return ulk(m, (int)n);
+}
+
+static int op_listxattr(const char *path, char *list, size_t size)
+{
+    struct mnt *m = lk();
+    int64_t n = is_stats(path) ? 0 : logfs_listxattr(m->fs, path, list, size);
+    return ulk(m, (int)n);
+}
+
+static int op_removexattr(const char *path, const char *name)
+{
+    struct mnt *m = lk();
+    int rc = is_stats(path) ? -ENODATA
+           : m->readonly ? -EROFS : logfs_removexattr(m->fs, path, name);
+    return ulk(m, rc);
+}
+
 const struct fuse_operations mnt_ops = {
     .init = op_init,
     .getattr = op_getattr,
@@ -685,6 +728,10 @@ const struct fuse_operations mnt_ops = {
     .read = op_read,
     .write = op_write,
     .statfs = op_statfs,
+    .setxattr = op_setxattr,
+    .getxattr = op_getxattr,
+    .listxattr = op_listxattr,
+    .removexattr = op_removexattr,
     .flush = op_flush,
     .release = op_release,
     .fsync = op_fsync,

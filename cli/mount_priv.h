@@ -29,6 +29,7 @@ struct mnt {
     const char *logfs_opts;         /* the LogFS part of -o, as given */
     nand_time_t t0;                 /* simulated clock when mounted */
     nand_time_t op_start;           /* clock when the current op began */
+    uint64_t host0;                 /* LogFS's host_bytes when mounted */
     int readonly;
     uint32_t block_size;            /* LogFS's, for st_blksize and statfs */
     FILE *trace;                    /* --trace, or NULL */

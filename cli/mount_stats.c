@@ -75,6 +75,7 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.next_ino", fs.next_ino);
     U("fs.relocations", fs.relocations);
     U("fs.host_bytes", fs.host_bytes);
+    U("fs.host_bytes_mount", fs.host_bytes - m->host0);
     U("fs.pages_data", fs.pages_data);
     U("fs.pages_meta", fs.pages_meta);
     U("fs.pages_anchor", fs.pages_anchor);
@@ -115,6 +116,26 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("nand.state_ops", ns.state_ops);
     U("nand.pages_stored", ns.pages_stored);
     U("nand.busy_ns", ns.busy_ns);
+    const struct nand_config *cfg = nand_get_config(m->dev);
+    U("nand.page_size", cfg->geo.page_size);
+
+    /* wear: the erase counts of the good blocks */
+    uint64_t nb = nand_blocks(cfg), good = 0, wmin = UINT64_MAX, wmax = 0, wsum = 0;
+    for (uint64_t blk = 0; blk < nb; blk++) {
+        struct nand_block_info bi;
+        if (nand_block_info(m->dev, (nand_block_t)blk, &bi) || bi.factory_bad ||
+            bi.grown_bad || bi.marked_bad)
+            continue;
+        good++;
+        wsum += bi.pe_cycles;
+        wmin = bi.pe_cycles < wmin ? bi.pe_cycles : wmin;
+        wmax = bi.pe_cycles > wmax ? bi.pe_cycles : wmax;
+    }
+    U("wear.good_blocks", good);
+    U("wear.bad_blocks", nb - good);
+    U("wear.erases_min", good ? wmin : 0);
+    put(&b, "wear.erases_mean %.2f\n", good ? (double)wsum / (double)good : 0.0);
+    U("wear.erases_max", wmax);
 
     static const char *const kinds[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
     for (int k = 0; k < LOGFS_OP_KINDS; k++) {

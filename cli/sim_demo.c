@@ -14,7 +14,11 @@ static const char demo_help[] =
     "a block to show bit errors growing with wear, tear a program with a\n"
     "power cut and undo it with a snapshot.  Default device:\n"
     "configs/devices/test-64m.yaml (the one flashlab ships, from any directory);\n"
-    "the image is saved if --image is given.\n";
+    "the image is saved if --image is given.\n"
+    "\n"
+    "examples:\n"
+    "  flashlab sim demo\n"
+    "  flashlab sim demo --image demo.img\n";
 
 static void fill_random(uint8_t *buf, size_t n, uint64_t *state)
 {

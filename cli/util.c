@@ -77,3 +77,21 @@ int cli_anchor_warning(const char *image, struct logfs *fs)
             st.anchor_fallback, st.anchor_fallback == 1 ? "" : "s");
     return 1;
 }
+
+int cli_format_note(const char *image, nand_dev *dev)
+{
+    uint32_t rv, wv;
+    if (logfs_format_version(dev, &rv, &wv) ||
+        (rv == LOGFS_FORMAT_VERSION && wv == LOGFS_FORMAT_VERSION))
+        return 0;
+    if (rv >= LOGFS_FORMAT_OLDEST && rv < LOGFS_FORMAT_VERSION) {
+        fprintf(stderr, "%s: LogFS format version %u, read-only: this flashlab writes "
+                "version %d (copy the files into a new mkfs to write them)\n", image, rv,
+                LOGFS_FORMAT_VERSION);
+        return 1;
+    }
+    fprintf(stderr, "%s: LogFS format version %u (write version %u): this flashlab reads "
+            "versions %d to %d only\n", image, rv, wv, LOGFS_FORMAT_OLDEST,
+            LOGFS_FORMAT_VERSION);
+    return 2;
+}

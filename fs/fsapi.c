@@ -70,3 +70,31 @@ double fsapi_cpu_ns(const struct fsapi_cpu_model *m, const struct fsapi_mount_wo
     return m->ns_per_byte_crc * (double)w->bytes_checksummed +
            m->ns_per_node * (double)w->nodes_indexed;
 }
+
+int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev)
+{
+    return m->api->mknod ? m->api->mknod(m->fs, path, mode, rdev) : -ENOTSUP;
+}
+
+int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
+                       void *value, uint64_t size)
+{
+    return m->api->getxattr ? m->api->getxattr(m->fs, path, name, value, size) : -ENOTSUP;
+}
+
+int fsapi_setxattr(const struct fsapi_fs *m, const char *path, const char *name,
+                   const void *value, uint64_t size, int flags)
+{
+    return m->api->setxattr ? m->api->setxattr(m->fs, path, name, value, size, flags)
+                            : -ENOTSUP;
+}
+
+int64_t fsapi_listxattr(const struct fsapi_fs *m, const char *path, char *list, uint64_t size)
+{
+    return m->api->listxattr ? m->api->listxattr(m->fs, path, list, size) : -ENOTSUP;
+}
+
+int fsapi_removexattr(const struct fsapi_fs *m, const char *path, const char *name)
+{
+    return m->api->removexattr ? m->api->removexattr(m->fs, path, name) : -ENOTSUP;
+}

@@ -51,6 +51,15 @@ struct fsapi {
     int (*lstat)(void *fs, const char *path, struct fs_stat *st);
     int (*fstat)(void *fs, int fd, struct fs_stat *st);
     int (*mkdir)(void *fs, const char *path, uint32_t mode);
+    /* optional (NULL: the fs has no special files; call fsapi_mknod) */
+    int (*mknod)(void *fs, const char *path, uint32_t mode, uint64_t rdev);
+    /* optional: extended attributes (logfs.h's logfs_getxattr says how) */
+    int64_t (*getxattr)(void *fs, const char *path, const char *name, void *value,
+                        uint64_t size);
+    int (*setxattr)(void *fs, const char *path, const char *name, const void *value,
+                    uint64_t size, int flags);
+    int64_t (*listxattr)(void *fs, const char *path, char *list, uint64_t size);
+    int (*removexattr)(void *fs, const char *path, const char *name);
     int (*rmdir)(void *fs, const char *path);
     int (*unlink)(void *fs, const char *path);
     int (*rename)(void *fs, const char *from, const char *to);
@@ -74,6 +83,15 @@ struct fsapi_fs {
 
 /* The entries: fs/logfs/fsapi.c, fs/blockfs/api.c, fs/jffs2/fsapi.c. */
 extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jffs2_summary;
+
+/* The optional entries: -ENOTSUP where the fs lacks them. */
+int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev);
+int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
+                       void *value, uint64_t size);
+int fsapi_setxattr(const struct fsapi_fs *m, const char *path, const char *name,
+                   const void *value, uint64_t size, int flags);
+int64_t fsapi_listxattr(const struct fsapi_fs *m, const char *path, char *list, uint64_t size);
+int fsapi_removexattr(const struct fsapi_fs *m, const char *path, const char *name);
 
 /* The fs called name, or NULL; the i-th one, NULL past the end. */
 const struct fsapi *fsapi_find(const char *name);

@@ -13,6 +13,7 @@ struct fs_stat {
     uint32_t mode, nlink, uid, gid;
     uint64_t size;             /* bytes; a directory: its number of entries */
     int64_t atime, mtime, ctime;
+    uint64_t rdev;             /* a device file's number (the host's dev_t) */
 };
 
 struct fs_statfs {

@@ -33,6 +33,9 @@ int fs_open_existing(int flags, uint32_t mode)
         return -EEXIST;
     if (S_ISDIR(mode) && (flags & O_ACCMODE) != O_RDONLY)
         return -EISDIR;
+    /* FIFOs, devices and sockets are the host kernel's to open */
+    if (S_ISFIFO(mode) || S_ISCHR(mode) || S_ISBLK(mode) || S_ISSOCK(mode))
+        return -ENXIO;
     return S_ISLNK(mode) ? -ELOOP : 0;
 }
 

@@ -2,7 +2,7 @@
  * records: inode (FORMAT.md 9.4), object header (8), anchor (6.1). */
 #include "fsck_int.h"
 
-void fk_inode_decode(const uint8_t *b, struct fk_inode *in)
+void fk_inode_decode(const uint8_t *b, struct fk_inode *in, uint32_t ib)
 {
     in->mode = le32_get(b);
     in->uid = le32_get(b + 4);
@@ -20,10 +20,14 @@ void fk_inode_decode(const uint8_t *b, struct fk_inode *in)
         in->direct[i] = le64_get(b + 64 + 8 * i);
     in->indirect = le64_get(b + 192);
     in->ino = le64_get(b + 200);
+    in->rdev = ib >= FK_INODE_BYTES ? le64_get(b + 208) : 0;
+    in->xattr = ib >= FK_INODE_BYTES ? le64_get(b + 216) : 0;
+    in->resv2_zero = ib >= FK_INODE_BYTES ? (uint8_t)fk_all(b + 224, 32, 0) : 1;
 }
 
-void fk_inode_encode(const struct fk_inode *in, uint8_t *b)
+void fk_inode_encode(const struct fk_inode *in, uint8_t *b, uint32_t ib)
 {
+    memset(b, 0, ib);
     le32_put(b, in->mode);
     le32_put(b + 4, in->uid);
     le32_put(b + 8, in->gid);
@@ -40,6 +44,10 @@ void fk_inode_encode(const struct fk_inode *in, uint8_t *b)
         le64_put(b + 64 + 8 * i, in->direct[i]);
     le64_put(b + 192, in->indirect);
     le64_put(b + 200, in->ino);
+    if (ib >= FK_INODE_BYTES) {
+        le64_put(b + 208, in->rdev);
+        le64_put(b + 216, in->xattr);
+    }
 }
 
 int fk_obj_decode(const uint8_t *h, struct fk_obj *o)
@@ -79,41 +87,42 @@ void fk_obj_encode(const struct fk_obj *o, uint8_t *h)
 }
 
 /* The CRC of the record with bytes 16..19 taken as zero. */
-static uint32_t anchor_crc(const uint8_t *b)
+static uint32_t anchor_crc(const uint8_t *b, uint32_t ab)
 {
     static const uint8_t zero[4];
     uint32_t c = flashlab_crc32(0, b, 16);
     c = flashlab_crc32(c, zero, 4);
-    return flashlab_crc32(c, b + 20, FK_ANCHOR_BYTES - 20);
+    return flashlab_crc32(c, b + 20, ab - 20);
 }
 
-int fk_anchor_decode(const uint8_t *b, struct fk_anchor *a)
+int fk_anchor_decode(const uint8_t *b, struct fk_anchor *a, uint32_t ib)
 {
-    if (le32_get(b) != FK_ANCHOR_MAGIC || le32_get(b + 4) != FK_ANCHOR_BYTES ||
-        le32_get(b + 16) != anchor_crc(b))
+    uint32_t ab = FK_ANCHOR_BYTES_OF(ib), d = 2 * (ib - FK_INODE_BYTES_V3);
+    if (le32_get(b) != FK_ANCHOR_MAGIC || le32_get(b + 4) != ab ||
+        le32_get(b + 16) != anchor_crc(b, ab))
         return -1;
     memset(a, 0, sizeof *a);
     a->seq = le64_get(b + 8);
     a->flags = le32_get(b + 20);
     a->seg_clock = le64_get(b + 24);
-    fk_inode_decode(b + 32, &a->inodefile);
-    fk_inode_decode(b + 240, &a->segfile);
-    a->next_ino = le64_get(b + 448);
-    a->live_bytes = le64_get(b + 456);
-    a->free_segments = le64_get(b + 464);
-    a->host_bytes_written = le64_get(b + 472);
+    fk_inode_decode(b + 32, &a->inodefile, ib);
+    fk_inode_decode(b + 32 + ib, &a->segfile, ib);
+    a->next_ino = le64_get(b + d + 448);
+    a->live_bytes = le64_get(b + d + 456);
+    a->free_segments = le64_get(b + d + 464);
+    a->host_bytes_written = le64_get(b + d + 472);
     for (unsigned i = 0; i < FK_NAREAS; i++) {
-        a->area[i].seg = le32_get(b + 480 + 8 * i);
-        a->area[i].off = le32_get(b + 484 + 8 * i);
+        a->area[i].seg = le32_get(b + d + 480 + 8 * i);
+        a->area[i].off = le32_get(b + d + 484 + 8 * i);
     }
-    a->npool = le32_get(b + 592);
+    a->npool = le32_get(b + d + 592);
     for (unsigned i = 0; i < FK_POOL_MAX; i++) {
-        a->pool[i].seg = le32_get(b + 596 + 8 * i);
-        a->pool[i].erases = le32_get(b + 600 + 8 * i);
+        a->pool[i].seg = le32_get(b + d + 596 + 8 * i);
+        a->pool[i].erases = le32_get(b + d + 600 + 8 * i);
     }
-    a->norphans = le32_get(b + 852);
+    a->norphans = le32_get(b + d + 852);
     for (unsigned i = 0; i < FK_ORPHAN_MAX; i++)
-        a->orphans[i] = le64_get(b + 856 + 8 * i);
+        a->orphans[i] = le64_get(b + d + 856 + 8 * i);
     if ((a->flags & ~(FK_ANCHOR_CLEAN | FK_ANCHOR_ORPHAN_SCAN)) ||
         a->inodefile.height > FK_MAX_HEIGHT || a->segfile.height > FK_MAX_HEIGHT ||
         a->npool > FK_POOL_MAX || a->norphans > FK_ORPHAN_MAX)
@@ -121,31 +130,32 @@ int fk_anchor_decode(const uint8_t *b, struct fk_anchor *a)
     return 0;
 }
 
-void fk_anchor_encode(const struct fk_anchor *a, uint8_t *b)
+void fk_anchor_encode(const struct fk_anchor *a, uint8_t *b, uint32_t ib)
 {
-    memset(b, 0, FK_ANCHOR_BYTES);
+    uint32_t ab = FK_ANCHOR_BYTES_OF(ib), d = 2 * (ib - FK_INODE_BYTES_V3);
+    memset(b, 0, ab);
     le32_put(b, FK_ANCHOR_MAGIC);
-    le32_put(b + 4, FK_ANCHOR_BYTES);
+    le32_put(b + 4, ab);
     le64_put(b + 8, a->seq);
     le32_put(b + 20, a->flags);
     le64_put(b + 24, a->seg_clock);
-    fk_inode_encode(&a->inodefile, b + 32);
-    fk_inode_encode(&a->segfile, b + 240);
-    le64_put(b + 448, a->next_ino);
-    le64_put(b + 456, a->live_bytes);
-    le64_put(b + 464, a->free_segments);
-    le64_put(b + 472, a->host_bytes_written);
+    fk_inode_encode(&a->inodefile, b + 32, ib);
+    fk_inode_encode(&a->segfile, b + 32 + ib, ib);
+    le64_put(b + d + 448, a->next_ino);
+    le64_put(b + d + 456, a->live_bytes);
+    le64_put(b + d + 464, a->free_segments);
+    le64_put(b + d + 472, a->host_bytes_written);
     for (unsigned i = 0; i < FK_NAREAS; i++) {
-        le32_put(b + 480 + 8 * i, a->area[i].seg);
-        le32_put(b + 484 + 8 * i, a->area[i].off);
+        le32_put(b + d + 480 + 8 * i, a->area[i].seg);
+        le32_put(b + d + 484 + 8 * i, a->area[i].off);
     }
-    le32_put(b + 592, a->npool);
+    le32_put(b + d + 592, a->npool);
     for (unsigned i = 0; i < a->npool && i < FK_POOL_MAX; i++) {
-        le32_put(b + 596 + 8 * i, a->pool[i].seg);
-        le32_put(b + 600 + 8 * i, a->pool[i].erases);
+        le32_put(b + d + 596 + 8 * i, a->pool[i].seg);
+        le32_put(b + d + 600 + 8 * i, a->pool[i].erases);
     }
-    le32_put(b + 852, a->norphans);
+    le32_put(b + d + 852, a->norphans);
     for (unsigned i = 0; i < a->norphans && i < FK_ORPHAN_MAX; i++)
-        le64_put(b + 856 + 8 * i, a->orphans[i]);
-    le32_put(b + 16, anchor_crc(b));
+        le64_put(b + d + 856 + 8 * i, a->orphans[i]);
+    le32_put(b + 16, anchor_crc(b, ab));
 }

@@ -17,12 +17,20 @@
 /* ---- FORMAT.md section 3: constants ---------------------------------- */
 #define FK_SB_SIZE 256u
 #define FK_ANCHOR_MAGIC 0x52434e41u
-#define FK_ANCHOR_BYTES 1112u
+#define FK_ANCHOR_BYTES 1208u      /* version 4 */
+#define FK_ANCHOR_BYTES_V3 1112u
+/* section 6.1: the record length for an inode record size */
+#define FK_ANCHOR_BYTES_OF(ib) (696u + 2u * (ib))
 #define FK_OBJ_MAGIC 0x4a424fu
 #define FK_HDR 48u
-#define FK_INODE_BYTES 208u
+#define FK_INODE_BYTES 256u       /* version 4 */
+#define FK_INODE_BYTES_V3 208u
+#define FK_INODE_XATTRS 1u        /* inode flag bit 0 (section 9.4) */
+#define FK_XATTR_LIST_MAX (1u << 20)
+#define FK_XATTR_VALUE_MAX 65536u
 #define FK_SEGENT 16u
-#define FK_VERSION 3u
+#define FK_VERSION 4u
+#define FK_VERSION_V3 3u          /* read, read-only (section 15) */
 #define FK_MAX_ANCHORS 16u
 #define FK_NDIRECT 16u
 #define FK_MAX_HEIGHT 5u
@@ -52,6 +60,10 @@ enum fk_cls { FK_CLS_FILE = 0, FK_CLS_INODEFILE = 1, FK_CLS_SEGFILE = 2 };
 #define FK_IFREG 0100000u
 #define FK_IFDIR 0040000u
 #define FK_IFLNK 0120000u
+#define FK_IFIFO 0010000u
+#define FK_IFCHR 0020000u
+#define FK_IFBLK 0060000u
+#define FK_IFSOCK 0140000u
 
 /* little endian (section 1): sim/le.h */
 static inline uint32_t fk_crc(const void *p, size_t n)
@@ -68,7 +80,8 @@ static inline int fk_all(const uint8_t *p, size_t n, uint8_t v)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Section 9.4: the 208-byte inode record, every field. */
+/* Section 9.4: the inode record (256 bytes; 208 in version 3), every
+ * field; a version-3 record reads as rdev = xattr = 0. */
 struct fk_inode {
     uint32_t mode, uid, gid, nlink;
     uint64_t size;
@@ -79,9 +92,12 @@ struct fk_inode {
     uint64_t direct[FK_NDIRECT];
     uint64_t indirect;
     uint64_t ino;
+    uint64_t rdev, xattr;
+    uint8_t resv2_zero; /* bytes 224..255 are zero (always 1 in version 3) */
 };
-void fk_inode_decode(const uint8_t *b, struct fk_inode *in);
-void fk_inode_encode(const struct fk_inode *in, uint8_t *b);
+/* ib: the record size, FK_INODE_BYTES or FK_INODE_BYTES_V3. */
+void fk_inode_decode(const uint8_t *b, struct fk_inode *in, uint32_t ib);
+void fk_inode_encode(const struct fk_inode *in, uint8_t *b, uint32_t ib);
 
 /* Section 5. */
 struct fk_super {
@@ -109,9 +125,10 @@ struct fk_anchor {
     uint32_t norphans;
     uint64_t orphans[FK_ORPHAN_MAX];
 };
-/* 0 when buf (1112 bytes) is a valid record by section 6.1, else -1. */
-int fk_anchor_decode(const uint8_t *buf, struct fk_anchor *a);
-void fk_anchor_encode(const struct fk_anchor *a, uint8_t *buf);
+/* 0 when buf (FK_ANCHOR_BYTES_OF(ib) bytes) is a valid record by section
+ * 6.1, else -1. */
+int fk_anchor_decode(const uint8_t *buf, struct fk_anchor *a, uint32_t ib);
+void fk_anchor_encode(const struct fk_anchor *a, uint8_t *buf, uint32_t ib);
 
 /* Section 8. */
 struct fk_obj {
@@ -158,6 +175,7 @@ struct fk_ient {
     uint8_t reached;            /* reached from the root (directories) */
     uint8_t fix;                /* FK_FIX_* planned by --repair */
     uint32_t new_nlink;
+    uint32_t xnamed;            /* inodes whose xattr field names it */
 };
 
 /* One directory entry. */
@@ -177,6 +195,8 @@ struct fk_file_walk {
     int data_lost;              /* a level-0 block could not be read */
     size_t first_dent;          /* directories: its entries start here */
     uint8_t bucket[FK_BUCKETS]; /* directories: BK_* of each bucket */
+    uint8_t *xlist;             /* attribute inodes: the list (section 13a) */
+    uint64_t xlen;              /* its bytes (size, at most 1 MiB) */
 };
 
 struct fk {
@@ -188,8 +208,13 @@ struct fk {
     uint64_t initial_pe;
     struct fk_super sb;
     int sb_primary_bad, sb_copy_bad, readonly;
+    uint32_t ver;               /* the image's format version, 3 or 4 */
+    uint32_t ib, ab;            /* its inode and anchor record sizes */
+    uint32_t mirrors;           /* 2 (version 4), or 1 (version 3) */
     struct fk_anchor an;
-    uint32_t ring_cur, an_block, an_page;
+    uint32_t ring_cur, an_block, an_page; /* ring_cur: logical block */
+    uint32_t an_mirror;         /* the mirror whose copy was used */
+    int ring_unreadable;        /* the last ring page read failed (ECC) */
     uint32_t an_lost;           /* ring pages newer than an: damaged, torn */
     uint8_t *obj;               /* one object: header + payload */
     uint8_t *page;              /* one page */
@@ -274,6 +299,12 @@ int fk_dir_done(struct fk *k, struct fk_file_walk *c);
 /* A name for a message: printable, escaped, quoted. */
 void fk_name_str(const uint8_t *name, size_t len, char *buf, size_t n);
 int fk_check_links(struct fk *k);
+/* Special files and attribute inodes (section 13a). */
+int fk_is_special(uint32_t mode);
+int fk_is_xattr_inode(const struct fk_ient *ie);
+void fk_check_xattr_names(struct fk *k);
+void fk_check_xattr_list(struct fk *k, const struct fk_ient *ie,
+                         const uint8_t *list, uint64_t len, int complete);
 int fk_check_space(struct fk *k);
 struct fk_ient *fk_find_ino(struct fk *k, uint64_t ino);
 uint32_t fk_name_hash(const uint8_t *name, size_t len);

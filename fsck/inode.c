@@ -34,12 +34,13 @@ static int ino_leaf(struct fk *k, void *ctx, uint64_t bix, uint64_t ptr,
     e.ptr = ptr;
     if (!payload) {
         e.broken = 1;
-    } else if (len != FK_INODE_BYTES) { /* section 9.3: never trimmed */
+    } else if (len != k->ib) { /* section 9.3: never trimmed */
         fk_err_at(k, FSCK_K_INODE, ptr >> 16, (int64_t)bix,
-                  "inode %" PRIu64 ": inode object of %u bytes, not 208", bix, len);
+                  "inode %" PRIu64 ": inode object of %u bytes, not %u", bix, len,
+                  k->ib);
         e.broken = 1;
     } else {
-        fk_inode_decode(payload, &e.d);
+        fk_inode_decode(payload, &e.d, k->ib);
         if (e.d.ino != bix) {
             fk_err_at(k, FSCK_K_INODE, ptr >> 16, (int64_t)bix,
                       "inode %" PRIu64 ": its record says ino %" PRIu64, bix,
@@ -72,17 +73,37 @@ static void record(struct fk *k, struct fk_ient *ie)
     const struct fk_inode *d = &ie->d;
     int64_t n = (int64_t)d->ino;
     uint32_t t = d->mode & FK_IFMT;
-    if (t != FK_IFREG && t != FK_IFDIR && t != FK_IFLNK)
+    int special = fk_is_special(d->mode) && k->ver >= FK_VERSION;
+    if (t != FK_IFREG && t != FK_IFDIR && t != FK_IFLNK && !special)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
-               "inode %" PRIu64 ": mode 0%o is not a regular file, directory or "
-               "symbolic link", d->ino, d->mode);
+               "inode %" PRIu64 ": mode 0%o is not a regular file, directory%s "
+               "symbolic link", d->ino, d->mode,
+               k->ver >= FK_VERSION ? ", FIFO, socket, device or" : " or");
+    /* section 13a: a special file has size 0 and no blocks */
+    int ptrs = d->indirect || d->height;
+    for (unsigned i = 0; i < FK_NDIRECT; i++)
+        ptrs |= d->direct[i] != 0;
+    if (special && (d->size || ptrs))
+        fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
+               "inode %" PRIu64 ": special file (mode 0%o) with size %" PRIu64
+               "%s (size 0 and no blocks expected)", d->ino, d->mode, d->size,
+               ptrs ? " and block pointers" : "");
+    /* section 9.4: rdev only on character and block devices */
+    if (d->rdev && t != FK_IFCHR && t != FK_IFBLK)
+        fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
+               "inode %" PRIu64 ": rdev %#" PRIx64 " on a file that is not a "
+               "device (mode 0%o)", d->ino, d->rdev, d->mode);
+    if (d->flags & ~FK_INODE_XATTRS)
+        fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
+               "inode %" PRIu64 ": flags %#x has unknown bits (LogFS refuses the "
+               "record)", d->ino, d->flags);
     if (d->ino == FK_INO_ROOT && t != FK_IFDIR)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode 2 (the root) is not a directory (mode 0%o)", d->mode);
-    if (d->flags || d->resv[0] || d->resv[1] || d->resv[2] || d->generation)
+    if (d->resv[0] || d->resv[1] || d->resv[2] || d->generation || !d->resv2_zero)
         fk_msg(k, FSCK_WARNING, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
-               "inode %" PRIu64 ": reserved fields (flags, bytes 53..55, "
-               "generation) are not zero", d->ino);
+               "inode %" PRIu64 ": reserved fields (bytes 53..55, generation, "
+               "bytes 224..255) are not zero", d->ino);
     if (d->ino >= k->an.next_ino) {
         size_t m = fk_msg(k, FSCK_ERROR, FSCK_K_COUNTER, FSCK_NONE, FSCK_NONE, n,
                           "inode %" PRIu64 " exists, but the anchor's next_ino is "
@@ -106,6 +127,7 @@ int fk_load_inodes(struct fk *k)
     for (size_t i = 0; i < k->nino; i++)
         if (!k->ino[i].broken)
             record(k, &k->ino[i]);
+    fk_check_xattr_names(k);
     struct fk_ient *root = fk_find_ino(k, FK_INO_ROOT);
     if (!root) {
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, FK_INO_ROOT,
@@ -134,6 +156,10 @@ static int file_leaf(struct fk *k, void *ctx, uint64_t bix, uint64_t ptr,
                (int64_t)(at % k->seg_bytes / k->ps), n, "inode %" PRIu64
                " block %" PRIu64 ": payload ends in a zero byte (not trimmed)",
                d->ino, bix);
+    if (c->xlist && bix * k->bs < c->xlen) {
+        uint64_t n2 = c->xlen - bix * k->bs;
+        memcpy(c->xlist + bix * k->bs, payload, len < n2 ? len : n2);
+    }
     if ((d->mode & FK_IFMT) == FK_IFLNK) {
         /* the target is stored as file data: with small blocks it spans
          * blocks 0, 1, ...; it holds no NUL, so no block is trimmed */
@@ -193,6 +219,15 @@ int fk_check_files(struct fk *k)
         memset(c, 0, sizeof *c);
         c->ie = ie;
         c->first_dent = k->ndents;
+        if (fk_is_xattr_inode(ie)) {
+            c->xlen = ie->d.size < FK_XATTR_LIST_MAX ? ie->d.size : FK_XATTR_LIST_MAX;
+            c->xlist = calloc(1, c->xlen + 1); /* holes read as zeros */
+            if (!c->xlist) {
+                fk_oper(k, "out of memory", 0);
+                rc = -1;
+                break;
+            }
+        }
         rc = fk_walk(k, FK_CLS_FILE, ie->d.ino, &ie->d, dir ? dir_leaf : file_leaf,
                      c, &complete);
         if (rc)
@@ -200,6 +235,11 @@ int fk_check_files(struct fk *k)
         if (!complete) /* refs under a lost indirect block are unknown */
             k->walk_lost = 1;
         ie->walked_ok = complete && !c->data_lost;
+        if (c->xlist) {
+            fk_check_xattr_list(k, ie, c->xlist, c->xlen, ie->walked_ok);
+            free(c->xlist);
+            c->xlist = NULL;
+        }
         if (dir && ie->d.height > 2) /* section 13: 4096 buckets need 2 */
             fk_msg(k, FSCK_WARNING, FSCK_K_DIR, FSCK_NONE, FSCK_NONE,
                    (int64_t)ie->d.ino, "directory %" PRIu64 ": tree height %u "
@@ -217,6 +257,7 @@ int fk_check_files(struct fk *k)
                    "without holes)", ie->d.ino, ie->d.size, c->blocks);
         }
     }
+    free(c->xlist);
     free(c);
     return rc;
 }

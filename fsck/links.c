@@ -63,6 +63,14 @@ static void nlinks(struct fk *k)
         if (ie->broken)
             continue;
         uint64_t n = ie->d.ino;
+        if (fk_is_xattr_inode(ie)) { /* section 13a: in no directory */
+            if (ie->refs)
+                fk_msg(k, FSCK_ERROR, FSCK_K_DIR, FSCK_NONE, FSCK_NONE, (int64_t)n,
+                       "attribute inode %" PRIu64 " is named by %u directory "
+                       "entr%s (it must be in no directory)", n, ie->refs,
+                       ie->refs == 1 ? "y" : "ies");
+            continue; /* the rest: xattr.c */
+        }
         int dir = is_dir(ie);
         uint32_t want = dir ? 2 + ie->subdirs : ie->refs;
         if (dir && n == FK_INO_ROOT && ie->refs)

@@ -146,9 +146,9 @@ static int inodes(struct fk *k, struct plan *pl)
         } else {
             if (ie->fix & FK_FIX_NLINK)
                 ie->d.nlink = ie->new_nlink;
-            fk_inode_encode(&ie->d, rec);
+            fk_inode_encode(&ie->d, rec, k->ib);
             if (fk_writer_put(pl->w, FK_AREA_INODE, FK_INODE, 0, 0, ie->d.ino, rec,
-                              FK_INODE_BYTES, &p))
+                              k->ib, &p))
                 return -1;
             pl->inodes_written++;
         }

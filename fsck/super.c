@@ -51,7 +51,8 @@ static int find(struct fk *k)
             return -1;
         /* check 2: a bad anchor_count is not a superblock: go on */
         if (rc == 0 && sb_decode(buf, &k->sb) == 0 &&
-            !(k->sb.read_version == FK_VERSION &&
+            !((k->sb.read_version == FK_VERSION ||
+               k->sb.read_version == FK_VERSION_V3) &&
               (k->sb.anchor_count == 0 || k->sb.anchor_count > FK_MAX_ANCHORS))) {
             k->sb.found_in = b;
             return 0;
@@ -76,7 +77,7 @@ static int geometry(struct fk *k)
                k->nblocks);
         return -1;
     }
-    if (bs < 512 || bs > 32768 || (bs & (bs - 1)) || k->ps < FK_ANCHOR_BYTES ||
+    if (bs < 512 || bs > 32768 || (bs & (bs - 1)) || k->ps < k->ab ||
         (uint64_t)k->seg_bytes < 4ull * (bs + FK_HDR) || k->nblocks > 0xffffffffull) {
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, s->found_in, 0, FSCK_NONE,
                "superblock: block size %u does not suit the device", bs);
@@ -121,7 +122,17 @@ static void layout(struct fk *k)
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
                "superblock: backup block %u is not among the last %u blocks",
                s->backup_block, FK_SB_SEARCH);
-    if (s->write_version != FK_VERSION) {
+    if (k->ver == FK_VERSION && s->anchor_count % 2)
+        fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
+               "superblock: %u anchor blocks: version 4 needs an even count "
+               "(two mirrors); the second mirror is taken as blocks %u..%u",
+               s->anchor_count, s->anchor_count / 2, s->anchor_count - 1);
+    if (k->ver == FK_VERSION_V3 && s->write_version == FK_VERSION_V3) {
+        k->readonly = 1;
+        fk_msg(k, FSCK_INFO, FSCK_K_SUPER, b, 0, FSCK_NONE,
+               "superblock: LogFS format version 3: read-only (LogFS writes "
+               "version %u), fsck checks it and will not repair it", FK_VERSION);
+    } else if (s->write_version != s->read_version) {
         k->readonly = 1;
         fk_msg(k, FSCK_WARNING, FSCK_K_SUPER, b, 0, FSCK_NONE,
                "superblock: write version %u: LogFS mounts it read-only, and "
@@ -187,13 +198,19 @@ int fk_check_super(struct fk *k)
         return -1;
     }
     const struct fk_super *s = &k->sb;
-    if (s->read_version != FK_VERSION) { /* check 1: a mount refuses it */
+    if (s->read_version != FK_VERSION && s->read_version != FK_VERSION_V3) {
+        /* check 1: a mount refuses it */
         k->oper = k->fatal = 1;
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, s->found_in, 0, FSCK_NONE,
-               "superblock: read version %u, fsck reads version %u only",
-               s->read_version, FK_VERSION);
+               "superblock: read version %u, fsck reads versions %u and %u only",
+               s->read_version, FK_VERSION_V3, FK_VERSION);
         return -1;
     }
+    /* section 15: version 3 has 208-byte inodes and one ring */
+    k->ver = s->read_version;
+    k->ib = k->ver == FK_VERSION_V3 ? FK_INODE_BYTES_V3 : FK_INODE_BYTES;
+    k->ab = FK_ANCHOR_BYTES_OF(k->ib);
+    k->mirrors = k->ver == FK_VERSION_V3 || s->anchor_count < 2 ? 1 : 2;
     if (geometry(k)) {
         k->fatal = 1;
         return -1;

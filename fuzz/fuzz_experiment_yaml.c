@@ -8,8 +8,9 @@
  * each run's device configuration passes nand_config_finish.
  *
  * Device (and trace) files named in the input are resolved as the loader
- * does, from the working directory first: the seeds name
- * configs/devices/test-64m.yaml, so run from the repository root.
+ * does, relative to the input's directory, where fuzz_util.c links the
+ * working directory's configs/: the seeds name configs/devices/test-64m.yaml,
+ * so run from the repository root.
  */
 #include "experiment.h"
 #include "harness.h"

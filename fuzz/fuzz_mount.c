@@ -97,7 +97,7 @@ static struct {
 } fm;
 
 static const struct logfs_options fm_mkfs_opts = {
-    .block_size = FM_FS_BLOCK, .anchor_blocks = 3, .reserve_segments = 4,
+    .block_size = FM_FS_BLOCK, .anchor_blocks = 4, .reserve_segments = 4,
     .dirty_bytes = 64u << 10,
 };
 
@@ -289,11 +289,13 @@ static void fm_fix_super(uint8_t *page)
 
 static void fm_fix_anchor(uint8_t *page)
 {
-    /* LFS_ANCHOR_BYTES: 1112 */
-    if (le32_get(page) != LFS_ANCHOR_MAGIC)
+    /* the record's own length: 1208 (format 4) or 1112 (format 3) */
+    uint32_t n = le32_get(page + 4);
+    if (le32_get(page) != LFS_ANCHOR_MAGIC ||
+        (n != 1208u && n != 1112u))
         return;
     le32_put(page + 16, 0);
-    le32_put(page + 16, flashlab_crc32(0, page, 1112));
+    le32_put(page + 16, flashlab_crc32(0, page, n));
 }
 
 /* Objects of a segment, found in the original contents (orig) and fixed

@@ -81,8 +81,12 @@ static void fz_files_cleanup(void)
     for (int i = 0; i < FUZZ_FILE_SLOTS; i++) {
         if (fz_files[i].is_tmp)
             unlink(fz_files[i].path);
-        if (fz_files[i].dir[0])
+        if (fz_files[i].dir[0]) {
+            char link[sizeof fz_files[i].dir + 16];
+            snprintf(link, sizeof link, "%s/configs", fz_files[i].dir);
+            unlink(link);
             rmdir(fz_files[i].dir);
+        }
     }
 }
 
@@ -101,10 +105,23 @@ static int fz_open_in_dir(int slot)
         d[0] = '\0';
         return -1;
     }
+    /* paths in an experiment are relative to its file: link the working
+     * directory's configs/ beside it, so that the seeds' configs/devices/...
+     * resolve (run from the repository root) */
+    char cwd[2048], link[sizeof fz_files[slot].dir + 16];
+    if (getcwd(cwd, sizeof cwd - 16)) {
+        strcat(cwd, "/configs");
+        snprintf(link, sizeof link, "%s/configs", d);
+        if (symlink(cwd, link)) {
+            /* without it the seeds fail to load: still a valid input */
+        }
+    }
     int fd = -1;
-    if (snprintf(fz_files[slot].path, sizeof fz_files[slot].path, "%s/input.yaml", d) <
-        (int)sizeof fz_files[slot].path)
+    char path[sizeof fz_files[slot].path]; /* a copy: gcc sees d and path as one object */
+    if (snprintf(path, sizeof path, "%s/input.yaml", d) < (int)sizeof path) {
+        memcpy(fz_files[slot].path, path, sizeof path);
         fd = open(fz_files[slot].path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    }
     if (fd < 0) {
         rmdir(d);
         d[0] = '\0';

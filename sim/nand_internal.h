@@ -29,7 +29,7 @@ struct pbuf {
     uint32_t in_dedup : 1; /* registered in the dedup table */
     uint32_t clen : 31;    /* 0: bytes is the page in full; else compact */
     uint64_t hash;
-    struct pbuf *dnext;    /* dedup chain */
+    struct pbuf *dnext;    /* the page-buffer pool's chain (store.c) */
     uint8_t bytes[];
 };
 
@@ -99,8 +99,15 @@ struct nand_dev {
     struct nand_stats st;
 
     /* dedup table (cfg.dedup): chains of pbufs by content hash */
-    struct pbuf **dtab;
+    /* dedup: open addressing with linear probing; a slot holds the
+     * buffer and its hash, so a probe reads no buffer but a match's */
+    struct dslot { uint64_t hash; struct pbuf *pg; } *dtab;
     uint64_t dtab_size, dtab_count;
+    /* full-page buffers freed and kept for the next program (store.c),
+     * chained through dnext: erases and programs recycle them instead of
+     * going through malloc and free each time */
+    struct pbuf *pool;
+    uint64_t pool_count;
 };
 
 struct nand_snapshot {

@@ -15,9 +15,14 @@
 /* A buffer holding n bytes (the page, or its run-length form). */
 static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
 {
-    struct pbuf *pg = malloc(sizeof *pg + n);
-    if (!pg)
+    struct pbuf *pg;
+    if (n == dev->page_bytes && dev->pool) {
+        pg = dev->pool;
+        dev->pool = pg->dnext;
+        dev->pool_count--;
+    } else if (!(pg = malloc(sizeof *pg + n))) {
         return NULL;
+    }
     pg->refs = 1;
     pg->in_dedup = 0;
     pg->clen = 0;
@@ -26,6 +31,31 @@ static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
     dev->st.pages_stored++;
     dev->st.bytes_stored += n;
     return pg;
+}
+
+/* Free a buffer nobody holds: a full-page one goes to the pool (at most
+ * POOL_MAX of them, a few MiB: the pool evens out erases and programs, it
+ * does not hold on to what a shrinking device gave back). */
+#define POOL_MAX 1024u
+static void pbuf_release(nand_dev *dev, struct pbuf *pg)
+{
+    if (!pg->clen && dev->pool_count < POOL_MAX) {
+        pg->dnext = dev->pool;
+        dev->pool = pg;
+        dev->pool_count++;
+        return;
+    }
+    free(pg);
+}
+
+static void pool_free(nand_dev *dev)
+{
+    while (dev->pool) {
+        struct pbuf *next = dev->pool->dnext;
+        free(dev->pool);
+        dev->pool = next;
+    }
+    dev->pool_count = 0;
 }
 
 struct pbuf *pbuf_new(nand_dev *dev)
@@ -250,29 +280,57 @@ struct pbuf *pbuf_from(nand_dev *dev, const uint8_t *bytes)
     return pg;
 }
 
+/* Four independent lanes of 8-byte words (so the multiplies overlap),
+ * folded at the end; then the bytes left over. */
 static uint64_t content_hash(const uint8_t *p, size_t n)
 {
-    uint64_t h = 0x84222325cbf29ce4ULL ^ n;
+    const uint64_t k = 0x100000001b3ULL;
+    uint64_t h0 = 0x84222325cbf29ce4ULL ^ n, h1 = h0 ^ 0x9e3779b97f4a7c15ULL,
+             h2 = h0 ^ 0xc2b2ae3d27d4eb4fULL, h3 = h0 ^ 0x165667b19e3779f9ULL;
     size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        h0 = (h0 ^ load64(p + i)) * k;
+        h1 = (h1 ^ load64(p + i + 8)) * k;
+        h2 = (h2 ^ load64(p + i + 16)) * k;
+        h3 = (h3 ^ load64(p + i + 24)) * k;
+        h0 ^= h0 >> 29;
+        h1 ^= h1 >> 29;
+        h2 ^= h2 >> 29;
+        h3 ^= h3 >> 29;
+    }
+    uint64_t h = rng_mix(h0) ^ rng_mix(h1 + 1) ^ rng_mix(h2 + 2) ^ rng_mix(h3 + 3);
     for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
+        h = (h ^ load64(p + i)) * k;
         h ^= h >> 29;
     }
     for (; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
+        h = (h ^ p[i]) * k;
     return rng_mix(h);
 }
 
+/* Remove pg's slot and close the gap (backward shift), so that every
+ * entry stays reachable from its home slot without tombstones. */
 static void dedup_remove(nand_dev *dev, struct pbuf *pg)
 {
-    struct pbuf **pp = &dev->dtab[pg->hash & (dev->dtab_size - 1)];
-    while (*pp && *pp != pg)
-        pp = &(*pp)->dnext;
-    if (*pp) {
-        *pp = pg->dnext;
-        dev->dtab_count--;
+    uint64_t mask = dev->dtab_size - 1, i = pg->hash & mask;
+    while (dev->dtab[i].pg && dev->dtab[i].pg != pg)
+        i = (i + 1) & mask;
+    if (!dev->dtab[i].pg)
+        return;
+    dev->dtab_count--;
+    for (uint64_t j = i;;) {
+        dev->dtab[i].pg = NULL;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (!dev->dtab[j].pg)
+                return;
+            uint64_t home = dev->dtab[j].hash & mask;
+            /* j's entry may move to i when its home is not in (i, j] */
+            if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+                break;
+        }
+        dev->dtab[i] = dev->dtab[j];
+        i = j;
     }
 }
 
@@ -284,23 +342,22 @@ void pbuf_unref(nand_dev *dev, struct pbuf *pg)
         dedup_remove(dev, pg);
     dev->st.pages_stored--;
     dev->st.bytes_stored -= pbuf_held(dev, pg);
-    free(pg);
+    pbuf_release(dev, pg);
 }
 
 static int dedup_grow(nand_dev *dev)
 {
-    uint64_t nsize = dev->dtab_size ? dev->dtab_size * 2 : 1024;
-    struct pbuf **nt = calloc(nsize, sizeof *nt);
+    uint64_t nsize = dev->dtab_size ? dev->dtab_size * 2 : 1024, mask = nsize - 1;
+    struct dslot *nt = calloc(nsize, sizeof *nt);
     if (!nt)
         return -1;
     for (uint64_t i = 0; i < dev->dtab_size; i++) {
-        struct pbuf *pg = dev->dtab[i];
-        while (pg) {
-            struct pbuf *next = pg->dnext;
-            pg->dnext = nt[pg->hash & (nsize - 1)];
-            nt[pg->hash & (nsize - 1)] = pg;
-            pg = next;
-        }
+        if (!dev->dtab[i].pg)
+            continue;
+        uint64_t j = dev->dtab[i].hash & mask;
+        while (nt[j].pg)
+            j = (j + 1) & mask;
+        nt[j] = dev->dtab[i];
     }
     free(dev->dtab);
     dev->dtab = nt;
@@ -318,13 +375,15 @@ struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
         pg = pbuf_compact(dev, pg);
     if (!dev->cfg.dedup || !pg)
         return pg;
-    if (dev->dtab_count >= dev->dtab_size && dedup_grow(dev))
+    /* at most half full, so that probes stay short */
+    if (2 * (dev->dtab_count + 1) > dev->dtab_size && dedup_grow(dev))
         return pg; /* no memory for the table: store the page unshared */
     uint32_t n = pbuf_held(dev, pg);
     pg->hash = content_hash(pg->bytes, n);
-    struct pbuf **head = &dev->dtab[pg->hash & (dev->dtab_size - 1)];
-    for (struct pbuf *q = *head; q; q = q->dnext) {
-        if (q->hash == pg->hash && q->clen == pg->clen &&
+    uint64_t mask = dev->dtab_size - 1, i = pg->hash & mask;
+    for (; dev->dtab[i].pg; i = (i + 1) & mask) {
+        struct pbuf *q = dev->dtab[i].pg;
+        if (dev->dtab[i].hash == pg->hash && q->clen == pg->clen &&
             !memcmp(q->bytes, pg->bytes, n)) {
             q->refs++;
             pbuf_unref(dev, pg);
@@ -332,8 +391,7 @@ struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
         }
     }
     pg->in_dedup = 1;
-    pg->dnext = *head;
-    *head = pg;
+    dev->dtab[i] = (struct dslot){ pg->hash, pg };
     dev->dtab_count++;
     return pg;
 }
@@ -446,6 +504,7 @@ void store_free(nand_dev *dev)
     free(dev->die_free);
     bus_free_all(dev);
     free(dev->dtab);
+    pool_free(dev);
 }
 
 /* ---- snapshots --------------------------------------------------------- */

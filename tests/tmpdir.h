@@ -53,6 +53,19 @@ static inline const char *tmp_write(const char *name, const char *text)
     return tmp_write_bytes(name, text, strlen(text));
 }
 
+/* Link the repository's configs/ (the tests run from its root) into the
+ * scratch directory: experiment YAML written there names its device as
+ * configs/devices/..., and a path in an experiment is relative to the
+ * experiment file's directory.  0, or -1. */
+static inline int tmp_link_configs(void)
+{
+    char cwd[1024], target[1100];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    snprintf(target, sizeof target, "%s/configs", cwd);
+    return symlink(target, tmp_path("configs"));
+}
+
 static inline void tmp_dir_remove(void)
 {
     char cmd[sizeof tmp_dir + 16];

@@ -125,6 +125,31 @@ static int content_hash(const struct fsapi_fs *fs, const char *path, const struc
     return rc;
 }
 
+/* The hash of a file's extended attributes, names and values in the
+ * order listed (LogFS lists them sorted); 0 when it has none or its fs
+ * keeps none. */
+static int xattr_hash(const struct fsapi_fs *fs, const char *path, uint64_t *out)
+{
+    static char names[65536];
+    static uint8_t value[65536];
+    *out = 0;
+    int64_t n = fsapi_listxattr(fs, path, names, sizeof names);
+    if (n == -ENOTSUP || n == 0)
+        return 0;
+    if (n < 0)
+        return (int)n;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int64_t i = 0; i < n; i += (int64_t)strlen(names + i) + 1) {
+        int64_t v = fsapi_getxattr(fs, path, names + i, value, sizeof value);
+        if (v < 0)
+            return (int)v;
+        h = mix_bytes(mix_bytes(h, names + i, strlen(names + i) + 1), value, (size_t)v);
+        h = mix_bytes(h, &v, sizeof v);
+    }
+    *out = h;
+    return 0;
+}
+
 static void walk_dir(struct walk *w, const char *path, int depth)
 {
     struct names l = {0};
@@ -142,18 +167,22 @@ static void walk_dir(struct walk *w, const char *path, int depth)
             break;
         }
         struct fs_stat st;
-        uint64_t ch = 0;
+        uint64_t ch = 0, xh = 0;
         if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) ||
-            (rc = content_hash(w->fs, p, &st, &ch))) {
+            (rc = content_hash(w->fs, p, &st, &ch)) || (rc = xattr_hash(w->fs, p, &xh))) {
             w->err = rc;
             break;
         }
-        uint64_t rec[4] = {st.mode, st.nlink, S_ISDIR(st.mode) ? 0 : st.size, ch};
+        /* what a file is: type and mode, owner, links, size, device,
+         * content (a symlink's target), attributes */
+        uint64_t rec[8] = {st.mode, st.nlink, S_ISDIR(st.mode) ? 0 : st.size, ch,
+                           st.uid, st.gid, st.rdev, xh};
         w->h = mix_bytes(mix_bytes(w->h, p, strlen(p) + 1), rec, sizeof rec);
-        char line[4200];
-        snprintf(line, sizeof line, "%s %o nlink %u size %llu hash %016llx\n", p,
-                 (unsigned)st.mode, (unsigned)st.nlink,
-                 (unsigned long long)(S_ISDIR(st.mode) ? 0 : st.size), (unsigned long long)ch);
+        char line[4300];
+        snprintf(line, sizeof line, "%s %o %u:%u nlink %u size %llu rdev %llx hash %016llx "
+                 "xattr %016llx\n", p, (unsigned)st.mode, (unsigned)st.uid, (unsigned)st.gid,
+                 (unsigned)st.nlink, (unsigned long long)(S_ISDIR(st.mode) ? 0 : st.size),
+                 (unsigned long long)st.rdev, (unsigned long long)ch, (unsigned long long)xh);
         text_add(w, line);
         if (S_ISDIR(st.mode))
             walk_dir(w, p, depth + 1);

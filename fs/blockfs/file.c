@@ -135,6 +135,7 @@ static void fill_stat(const struct blockfs *fs, uint32_t ino, struct fs_stat *st
     st->atime = in->atime;
     st->mtime = in->mtime;
     st->ctime = in->ctime;
+    st->rdev = 0;
 }
 
 static int path_stat(struct blockfs *fs, const char *path, int follow,

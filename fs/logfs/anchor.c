@@ -32,39 +32,53 @@
  * tore the last record look the same on flash, and neither is passed over
  * silently.  (A newer block that is wholly unreadable cannot be told from
  * an older one; fsck, which reads every ring page, reports it.)
+ *
+ * Format 4 keeps two mirrors of the ring (ring_mirrors): every record is
+ * programmed twice, to the same page of the same logical block of each,
+ * so the newest commit survives any single damaged page, as UBIFS keeps
+ * two master nodes.  Cost: two pages per commit instead of one, twice the
+ * erases of the ring, and twice the mount's reads above.  The mirrors are
+ * searched alone and the newer record wins; a commit is durable once its
+ * first copy is programmed.
  */
 #include "format.h"
+#include "crc32.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #define RECORD_READ_TRIES 8
 
-/* Record layout (docs/FORMAT.md):
+/* Record layout (docs/FORMAT.md; I = the format's inode bytes, 256 or
+ * 208 in format 3):
  *   0 u32 magic  4 u32 length  8 u64 sequence  16 u32 CRC (over the record
  *   with these 4 bytes zero)  20 u32 flags (bit 0: written by unmount, bit 1: orphans
  *   beyond the list, scan at mount)
  *   24 u64 segment clock
- *   32 master inode  240 segment-file inode  448 u64 next inode
- *   456 u64 live bytes  464 u64 free segments  472 u64 host bytes written
- *   480 areas: 14 x (u32 segment, u32 offset)
- *   592 u32 pool count, 32 x (u32 segment, u32 erase count)
- *   852 u32 orphan count, 32 x u64 inode */
+ *   32 master inode  32+I segment-file inode  32+2I u64 next inode,
+ *   u64 live bytes, u64 free segments, u64 host bytes written
+ *   64+2I areas: 14 x (u32 segment, u32 offset)
+ *   176+2I u32 pool count, 32 x (u32 segment, u32 erase count)
+ *   436+2I u32 orphan count, 32 x u64 inode */
 
-uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out)
+uint32_t lfs_anchor_bytes(uint32_t version)
 {
+    return version == 3 ? LFS_ANCHOR_BYTES_V3 : LFS_ANCHOR_BYTES;
+}
+
+uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out, uint32_t version)
+{
+    uint32_t n = lfs_anchor_bytes(version);
     uint8_t *p = out;
-    memset(out, 0, LFS_ANCHOR_BYTES);
+    memset(out, 0, n);
     le32_put(p, LFS_ANCHOR_MAGIC);
-    le32_put(p + 4, LFS_ANCHOR_BYTES);
+    le32_put(p + 4, n);
     le64_put(p + 8, a->seq);
     le32_put(p + 20, a->flags);
     le64_put(p + 24, a->seg_clock);
     p += 32;
-    lfs_inode_encode(&a->inodefile, p);
-    p += LFS_INODE_BYTES;
-    lfs_inode_encode(&a->segfile, p);
-    p += LFS_INODE_BYTES;
+    p += lfs_inode_encode(&a->inodefile, p, version);
+    p += lfs_inode_encode(&a->segfile, p, version);
     le64_put(p, a->next_ino);
     le64_put(p + 8, a->live_bytes);
     le64_put(p + 16, a->free_segments);
@@ -84,23 +98,26 @@ uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out)
     p += 4;
     for (unsigned i = 0; i < LFS_ORPHAN_MAX; i++, p += 8)
         le64_put(p, i < a->norphans ? a->orphans[i] : 0);
-    le32_put(out + 16, lfs_crc(out, LFS_ANCHOR_BYTES));
-    return LFS_ANCHOR_BYTES;
+    le32_put(out + 16, lfs_crc(out, n));
+    return n;
 }
 
-int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a)
+/* The CRC of a record with its CRC field taken as zero. */
+static uint32_t record_crc(const uint8_t *buf, uint32_t n)
 {
-    if (len < LFS_ANCHOR_BYTES || le32_get(buf) != LFS_ANCHOR_MAGIC ||
-        le32_get(buf + 4) != LFS_ANCHOR_BYTES)
-        return -EINVAL;
-    uint8_t *copy = malloc(LFS_ANCHOR_BYTES);
-    if (!copy)
-        return -ENOMEM;
-    memcpy(copy, buf, LFS_ANCHOR_BYTES);
-    memset(copy + 16, 0, 4);
-    int ok = lfs_crc(copy, LFS_ANCHOR_BYTES) == le32_get(buf + 16);
-    free(copy);
-    if (!ok)
+    static const uint8_t zero[4];
+    uint32_t c = flashlab_crc32(0, buf, 16);
+    c = flashlab_crc32(c, zero, 4);
+    return flashlab_crc32(c, buf + 20, n - 20);
+}
+
+int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a,
+                      uint32_t version)
+{
+    uint32_t n = lfs_anchor_bytes(version);
+    uint32_t ib = version == 3 ? LFS_INODE_BYTES_V3 : LFS_INODE_BYTES;
+    if (len < n || le32_get(buf) != LFS_ANCHOR_MAGIC || le32_get(buf + 4) != n ||
+        record_crc(buf, n) != le32_get(buf + 16))
         return -EINVAL;
     const uint8_t *p = buf;
     memset(a, 0, sizeof *a);
@@ -110,10 +127,10 @@ int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a)
     if (a->flags & ~(LFS_ANCHOR_CLEAN | LFS_ANCHOR_ORPHAN_SCAN))
         return -EINVAL;
     p += 32;
-    if (lfs_inode_decode(p, LFS_INODE_BYTES, &a->inodefile) ||
-        lfs_inode_decode(p + LFS_INODE_BYTES, LFS_INODE_BYTES, &a->segfile))
+    if (lfs_inode_decode(p, ib, &a->inodefile) ||
+        lfs_inode_decode(p + ib, ib, &a->segfile))
         return -EINVAL;
-    p += 2 * LFS_INODE_BYTES;
+    p += 2 * ib;
     a->next_ino = le64_get(p);
     a->live_bytes = le64_get(p + 8);
     a->free_segments = le64_get(p + 16);
@@ -148,14 +165,33 @@ static int page_erased(const uint8_t *buf, uint32_t n)
     return 1;
 }
 
+/* The ring of format 4 is two mirrors: blocks[0 .. count/2) and
+ * blocks[count/2 .. count), written alike, each record to the same page of
+ * the same logical block of both, mirror 0 first.  Format 3 had one. */
+static uint32_t ring_mirrors(const struct lfs_ring *r)
+{
+    return r->version == 3 ? 1 : 2;
+}
+
+static uint32_t ring_len(const struct lfs_ring *r)
+{
+    return r->count / ring_mirrors(r);
+}
+
+static uint32_t ring_block(const struct lfs_ring *r, uint32_t m, uint32_t i)
+{
+    return r->blocks[m * ring_len(r) + i];
+}
+
 /* Read one ring page: 1 = valid record (in *a), 0 = erased, -1 = other
  * (torn, unreadable, garbage), or a negative errno when the device fails
  * in a way that is not about this page.  *claim: for an other page that
  * reads without an ECC error and whose magic and length are right, the
  * seq its header claims (a record the medium damaged after it was
  * written); else 0. */
-static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
-                       uint8_t *buf, struct lfs_anchor *a, uint64_t *claim)
+static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                       uint32_t page, uint8_t *buf, struct lfs_anchor *a,
+                       uint64_t *claim)
 {
     const struct nand_config *c = nand_get_config(dev);
     /* An uncorrectable read is retried (as a controller's read retry
@@ -170,10 +206,10 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
         return lfs_errno(rc);
     if (rc == NAND_OK && page_erased(buf, c->geo.page_size))
         return 0;
-    if (rc == NAND_OK && lfs_anchor_decode(buf, c->geo.page_size, a) == 0)
+    if (rc == NAND_OK && lfs_anchor_decode(buf, c->geo.page_size, a, ring->version) == 0)
         return 1;
     if (rc == NAND_OK && le32_get(buf) == LFS_ANCHOR_MAGIC &&
-        le32_get(buf + 4) == LFS_ANCHOR_BYTES)
+        le32_get(buf + 4) == lfs_anchor_bytes(ring->version))
         *claim = le64_get(buf + 8);
     return -1; /* programmed but not a record */
 }
@@ -186,8 +222,9 @@ static int read_record(nand_dev *dev, uint32_t block, uint32_t page,
  * the medium, leaves the records after page 0 intact.  At most
  * pages_per_block reads.  *claim: the largest seq the headers of the other
  * pages read claim (read_record), 0 if none. */
-static int first_record(nand_dev *dev, uint32_t block, uint8_t *buf,
-                        struct lfs_anchor *a, uint32_t *page, uint64_t *claim)
+static int first_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                        uint8_t *buf, struct lfs_anchor *a, uint32_t *page,
+                        uint64_t *claim)
 {
     const struct nand_config *c = nand_get_config(dev);
     int rc = -1;
@@ -195,33 +232,40 @@ static int first_record(nand_dev *dev, uint32_t block, uint8_t *buf,
     uint64_t cl;
     *claim = 0;
     for (p = 0; rc == -1 && p < c->geo.pages_per_block; p++) {
-        rc = read_record(dev, block, p, buf, a, &cl);
+        rc = read_record(dev, ring, block, p, buf, a, &cl);
         *claim = cl > *claim ? cl : *claim;
     }
     *page = p - 1;
     return rc;
 }
 
-int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
+/* What one mirror holds: its newest valid record and where. */
+struct mirror_find {
+    int found;               /* a record is in *a */
+    struct lfs_anchor a;
+    uint32_t cur, page;      /* its logical block and page */
+    int resumable;           /* a clean unmount's record, nothing after it */
+    int next_erased;         /* the logical block after cur reads erased */
+    uint64_t newest;         /* the newest seq evidence says was programmed */
+};
+
+static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m,
+                          uint8_t *buf, struct mirror_find *f)
 {
     const struct nand_config *c = nand_get_config(dev);
-    uint32_t ppb = c->geo.pages_per_block;
-    uint8_t *buf = malloc(c->geo.page_size);
+    uint32_t ppb = c->geo.pages_per_block, len = ring_len(ring);
     struct lfs_anchor a;
-    int best = -1, rc = 0;
-    uint64_t best_seq = 0;
+    int best = -1, rc;
+    uint64_t best_seq = 0, cl, claim[LFS_MAX_ANCHOR_BLOCKS], top_claim = 0;
     uint32_t best_first = 0; /* page of the current block's first record */
     uint32_t erased = 0;     /* bit i: block i's first page reads erased */
-    uint64_t claim[LFS_MAX_ANCHOR_BLOCKS], cl;
-    if (!buf)
-        return -ENOMEM;
-    ring->lost = 0;
-    ring->found_seq = 0;
-    for (uint32_t i = 0; i < ring->count; i++) {
+    f->found = 0;
+    for (uint32_t i = 0; i < len; i++) {
         uint32_t page;
-        rc = first_record(dev, ring->blocks[i], buf, &a, &page, &claim[i]);
+        rc = first_record(dev, ring, ring_block(ring, m, i), buf, &a, &page, &claim[i]);
         if (rc < -1)
-            goto out;
+            return rc;
+        top_claim = claim[i] > top_claim ? claim[i] : top_claim;
         erased |= (uint32_t)(rc == 0 && page == 0) << i;
         if (rc == 1 && (best < 0 || a.seq > best_seq)) {
             best = (int)i;
@@ -229,20 +273,18 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
             best_first = page;
         }
     }
-    if (best < 0) {
-        rc = -ENOENT;
-        goto out;
-    }
+    f->newest = top_claim;
+    if (best < 0)
+        return 0;
     /* last programmed page of the current block: the programmed pages are
      * a prefix, so "not erased" is monotone; the first record's page is
      * programmed */
     uint32_t lo = best_first, hi = ppb; /* lo programmed, hi the first erased */
-    uint32_t block = ring->blocks[best];
+    uint32_t block = ring_block(ring, m, (uint32_t)best);
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        rc = read_record(dev, block, mid, buf, &a, &cl);
-        if (rc < -1)
-            goto out;
+        if ((rc = read_record(dev, ring, block, mid, buf, &a, &cl)) < -1)
+            return rc;
         if (rc == 0)
             hi = mid;
         else
@@ -252,44 +294,78 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
      * programmed page torn, so this loop reads one or two pages unless the
      * medium damaged more; it stops at the first record at the latest */
     for (uint32_t p = lo + 1; p-- > best_first;) {
-        rc = read_record(dev, block, p, buf, &a, &cl);
-        if (rc < -1)
-            goto out;
-        if (rc == 1) {
-            *out = a;
-            ring->cur = (uint32_t)best;
-            /* after a clean unmount nothing follows the record: go on in
-             * its block, or, if it filled the block, in the next one, which
-             * lfs_ring_write erased before writing it (a mount then costs
-             * no erase); after a crash a torn page may follow it, so start
-             * a fresh block */
-            int clean = (a.flags & LFS_ANCHOR_CLEAN) && p == lo;
-            uint32_t next = (uint32_t)(best + 1) % ring->count;
-            ring->next_page = clean ? p + 1 : ppb;
-            ring->next_erased = clean && p + 1 == ppb && next != (uint32_t)best &&
-                                (erased >> next & 1);
-            /* newer than the record: the programmed pages after it in
-             * its block, and in another block, at least one if a damaged
-             * page there claims a newer seq (a block that is wholly
-             * unreadable cannot be told from an older one) */
-            ring->lost = lo - p;
-            for (uint32_t i = 0; i < ring->count; i++)
-                ring->lost += i != (uint32_t)best && claim[i] > a.seq;
-            ring->found_seq = a.seq;
-            rc = 0;
-            goto out;
-        }
+        if ((rc = read_record(dev, ring, block, p, buf, &a, &cl)) < -1)
+            return rc;
+        if (rc != 1)
+            continue;
+        uint32_t next = ((uint32_t)best + 1) % len;
+        f->found = 1;
+        f->a = a;
+        f->cur = (uint32_t)best;
+        f->page = p;
+        f->resumable = (a.flags & LFS_ANCHOR_CLEAN) && p == lo;
+        f->next_erased = next != (uint32_t)best && (erased >> next & 1);
+        /* newer than the record: the programmed pages after it in its
+         * block, and a damaged page elsewhere whose header claims more (a
+         * block that is wholly unreadable cannot be told from an older
+         * one) */
+        uint64_t after = a.seq + (lo - p);
+        f->newest = after > top_claim ? after : top_claim;
+        return 0;
     }
-    rc = -ENOENT; /* unreachable while the block held a record */
-out:
+    return 0; /* unreachable while the block held a record */
+}
+
+int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t ppb = c->geo.pages_per_block, nm = ring_mirrors(ring);
+    uint8_t *buf = malloc(c->geo.page_size);
+    struct mirror_find f[2];
+    int rc = 0, best = -1;
+    uint64_t newest = 0;
+    if (!buf)
+        return -ENOMEM;
+    for (uint32_t m = 0; m < nm && !rc; m++) {
+        rc = find_in_mirror(dev, ring, m, buf, &f[m]);
+        newest = f[m].newest > newest ? f[m].newest : newest;
+        if (!rc && f[m].found && (best < 0 || f[m].a.seq > f[best].a.seq))
+            best = (int)m;
+    }
     free(buf);
-    return rc;
+    if (rc)
+        return rc;
+    if (best < 0)
+        return -ENOENT;
+    const struct mirror_find *b = &f[best];
+    *out = b->a;
+    ring->found_seq = b->a.seq;
+    ring->lost = newest > b->a.seq ? (uint32_t)(newest - b->a.seq) : 0;
+    ring->cur = b->cur;
+    /* after a clean unmount nothing follows the record: go on in its
+     * block, or, if it filled the block, in the next one, which
+     * lfs_ring_write erased before writing it (a mount then costs no
+     * erase); after a crash a torn page may follow it -- and the mirrors
+     * must stand at the same page -- so start a fresh block */
+    int resume = 1, next_erased = 1;
+    for (uint32_t m = 0; m < nm; m++) {
+        resume &= f[m].found && f[m].resumable && f[m].a.seq == b->a.seq &&
+                  f[m].cur == b->cur && f[m].page == b->page;
+        next_erased &= f[m].found && f[m].next_erased;
+    }
+    ring->next_page = resume ? b->page + 1 : ppb;
+    ring->next_erased = resume && b->page + 1 == ppb && next_erased;
+    return 0;
 }
 
 static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
 {
-    ring->erases++;
-    return lfs_errno(nand_erase(dev, ring->blocks[i], NULL));
+    int rc = 0;
+    for (uint32_t m = 0; m < ring_mirrors(ring) && !rc; m++) {
+        ring->erases++;
+        rc = lfs_errno(nand_erase(dev, ring_block(ring, m, i), NULL));
+    }
+    return rc;
 }
 
 int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
@@ -297,18 +373,19 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
 {
     const struct nand_config *c = nand_get_config(dev);
     uint8_t *buf = malloc(c->geo.page_size);
-    int rc;
+    uint32_t ppb = c->geo.pages_per_block, len = ring_len(ring);
+    int rc = 0;
     if (!buf)
         return -ENOMEM;
     memset(buf, 0xff, c->geo.page_size);
-    lfs_anchor_encode(a, buf);
-    uint32_t ppb = c->geo.pages_per_block, next = (ring->cur + 1) % ring->count;
+    lfs_anchor_encode(a, buf, ring->version);
+    uint32_t next = (ring->cur + 1) % len;
+    int erase_cur = 0;
     if (ring->next_page >= ppb) {
         ring->cur = next;
-        next = (ring->cur + 1) % ring->count;
+        next = (ring->cur + 1) % len;
         ring->next_page = 0;
-        if (!ring->next_erased && (rc = erase(dev, ring, ring->cur)))
-            goto out;
+        erase_cur = !ring->next_erased;
         ring->next_erased = 0;
     }
     /* a commit's record that fills the block: erase the next one first,
@@ -321,10 +398,19 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
             goto out;
         ring->next_erased = 1;
     }
-    rc = lfs_errno(nand_program(dev, ring->blocks[ring->cur], ring->next_page,
-                                buf, NULL, NULL));
+    /* mirror by mirror, so that a cut while one is erased or torn leaves
+     * the other whole -- with one block per mirror too */
+    for (uint32_t m = 0; m < ring_mirrors(ring) && !rc; m++) {
+        uint32_t block = ring_block(ring, m, ring->cur);
+        if (erase_cur) {
+            ring->erases++;
+            if ((rc = lfs_errno(nand_erase(dev, block, NULL))))
+                break;
+        }
+        rc = lfs_errno(nand_program(dev, block, ring->next_page, buf, NULL, NULL));
+        ring->pages++;
+    }
     ring->next_page++; /* a failed page is never retried */
-    ring->pages++;
 out:
     free(buf);
     return rc;

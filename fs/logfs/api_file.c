@@ -277,6 +277,7 @@ static void fill_stat(const struct lfs_inode *in, struct fs_stat *st)
     st->atime = in->atime;
     st->mtime = in->mtime;
     st->ctime = in->ctime;
+    st->rdev = in->rdev;
 }
 
 int logfs_stat(logfs *fs, const char *path, struct fs_stat *st)

@@ -50,6 +50,22 @@ int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
     return (int)lfs_op_end(fs, rc);
 }
 
+int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    uint32_t type = mode & S_IFMT;
+    int rc = type != S_IFREG && type != S_IFIFO && type != S_IFCHR && type != S_IFBLK &&
+             type != S_IFSOCK ? -EINVAL
+             : fs->readonly ? -EROFS : lfs_resolve(fs, path, 0, &r);
+    if (!rc && r.ino)
+        rc = -EEXIST;
+    if (!rc && !(rc = lfs_create(fs, &r, type | (mode & 07777), &in)))
+        in->rdev = type == S_IFCHR || type == S_IFBLK ? rdev : 0;
+    return (int)lfs_op_end(fs, rc);
+}
+
 int logfs_rmdir(logfs *fs, const char *path)
 {
     lfs_op_begin(fs, LOGFS_OP_META);

@@ -62,11 +62,13 @@ int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o)
  *  0 u32 mode  4 u32 uid  8 u32 gid  12 u32 nlink  16 u64 size
  * 24 i64 atime  32 i64 mtime  40 i64 ctime (ns)  48 u32 flags  52 u8 height
  * 53..55 zero  56 u64 generation  64 u64 direct[16]  192 u64 indirect
- * 200 u64 inode number */
+ * 200 u64 inode number  -- format 3 ends here (208 bytes) --
+ * 208 u64 rdev  216 u64 xattr inode  224..255 zero */
 
-void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out)
+uint32_t lfs_inode_encode(const struct lfs_inode *in, uint8_t *out, uint32_t version)
 {
-    memset(out, 0, LFS_INODE_BYTES);
+    uint32_t n = version == 3 ? LFS_INODE_BYTES_V3 : LFS_INODE_BYTES;
+    memset(out, 0, n);
     le32_put(out, in->mode);
     le32_put(out + 4, in->uid);
     le32_put(out + 8, in->gid);
@@ -82,11 +84,16 @@ void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out)
         le64_put(out + 64 + 8 * i, in->direct[i]);
     le64_put(out + 192, in->indirect);
     le64_put(out + 200, in->ino);
+    if (n > LFS_INODE_BYTES_V3) {
+        le64_put(out + 208, in->rdev);
+        le64_put(out + 216, in->xattr);
+    }
+    return n;
 }
 
 int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
 {
-    if (len < LFS_INODE_BYTES)
+    if (len < LFS_INODE_BYTES_V3)
         return -EINVAL;
     in->mode = le32_get(buf);
     in->uid = le32_get(buf + 4);
@@ -103,7 +110,9 @@ int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
         in->direct[i] = le64_get(buf + 64 + 8 * i);
     in->indirect = le64_get(buf + 192);
     in->ino = le64_get(buf + 200);
-    return in->height > LFS_MAX_HEIGHT ? -EINVAL : 0;
+    in->rdev = len >= LFS_INODE_BYTES ? le64_get(buf + 208) : 0;
+    in->xattr = len >= LFS_INODE_BYTES ? le64_get(buf + 216) : 0;
+    return in->height > LFS_MAX_HEIGHT || (in->flags & ~LFS_INODE_XATTRS) ? -EINVAL : 0;
 }
 
 /* ---- superblock -------------------------------------------------------------
@@ -150,9 +159,12 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
         sb->anchor_blocks[i] = le32_get(in + 48 + 4 * i);
     sb->fs_id = le64_get(in + 112);
     sb->segments = le32_get(in + 120);
-    if (sb->read_version != LFS_READ_VERSION)
+    if (sb->read_version != LFS_READ_VERSION && sb->read_version != LFS_OLDEST_READ_VERSION)
         return -EPROTO;
-    if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS)
-        return -EINVAL;
-    return sb->write_version != LFS_WRITE_VERSION ? -EROFS : 0;
+    if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS ||
+        (sb->read_version >= 4 && sb->anchor_count % 2))
+        return -EINVAL; /* format 4's ring is two mirrors */
+    /* an older format is read, never written */
+    return sb->read_version != LFS_READ_VERSION ||
+           sb->write_version != LFS_WRITE_VERSION ? -EROFS : 0;
 }

@@ -13,8 +13,11 @@
 
 #include <stddef.h>
 
-/* An inode as the fs holds it (encoded in LFS_INODE_BYTES on flash). */
-#define LFS_INODE_BYTES 208u
+/* An inode as the fs holds it (encoded in LFS_INODE_BYTES on flash;
+ * format 3 wrote LFS_INODE_BYTES_V3, without rdev and xattr). */
+#define LFS_INODE_BYTES 256u
+#define LFS_INODE_BYTES_V3 208u
+#define LFS_INODE_XATTRS 1u      /* flags: an owner's xattr stream, no name */
 struct lfs_inode {
     uint64_t ino;
     uint32_t mode, uid, gid, nlink, flags;
@@ -24,8 +27,14 @@ struct lfs_inode {
     uint8_t height;              /* of the tree under `indirect`, 0..5 */
     lfs_ptr direct[LFS_NDIRECT];
     lfs_ptr indirect;
+    uint64_t rdev;               /* a device file's device number */
+    uint64_t xattr;              /* the inode holding its xattrs, 0 = none */
 };
-void lfs_inode_encode(const struct lfs_inode *in, uint8_t *out);
+/* Encode in the format's inode size (LFS_INODE_BYTES, or
+ * LFS_INODE_BYTES_V3 for version 3); returns it. */
+uint32_t lfs_inode_encode(const struct lfs_inode *in, uint8_t *out, uint32_t version);
+/* Decode a record of either size (len: the bytes there, the record's own
+ * size when it is an inode-file object). */
 int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in);
 
 #define LFS_NAME_MAX_BYTES 255
@@ -98,15 +107,22 @@ struct lfs_anchor {
     uint32_t norphans;
     uint64_t orphans[LFS_ORPHAN_MAX];
 };
-#define LFS_ANCHOR_BYTES (32 + 2 * LFS_INODE_BYTES + 32 + 8 * LFS_NAREAS + \
-                          4 + 8 * LFS_POOL_MAX + 4 + 8 * LFS_ORPHAN_MAX)
-/* Encode into a buffer of at least LFS_ANCHOR_BYTES; returns the length. */
-uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out);
-/* 0, or -EINVAL if buf does not hold a valid anchor record. */
-int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a);
+#define LFS_ANCHOR_BYTES_OF(inode_bytes) (32 + 2 * (inode_bytes) + 32 + \
+    8 * LFS_NAREAS + 4 + 8 * LFS_POOL_MAX + 4 + 8 * LFS_ORPHAN_MAX)
+#define LFS_ANCHOR_BYTES LFS_ANCHOR_BYTES_OF(LFS_INODE_BYTES)
+#define LFS_ANCHOR_BYTES_V3 LFS_ANCHOR_BYTES_OF(LFS_INODE_BYTES_V3)
+/* The record length of a format version (3 or this one). */
+uint32_t lfs_anchor_bytes(uint32_t version);
+/* Encode in `version`'s layout into a buffer of at least
+ * lfs_anchor_bytes(version); returns the length. */
+uint32_t lfs_anchor_encode(const struct lfs_anchor *a, uint8_t *out, uint32_t version);
+/* 0, or -EINVAL if buf does not hold a valid anchor record of `version`. */
+int lfs_anchor_decode(const uint8_t *buf, uint32_t len, struct lfs_anchor *a,
+                      uint32_t version);
 
 /* The anchor ring: which block and page the next record goes to. */
 struct lfs_ring {
+    uint32_t version;    /* the format's: record layout and mirroring */
     uint32_t count;
     uint32_t blocks[LFS_MAX_ANCHOR_BLOCKS];
     uint32_t cur;        /* index into blocks of the block being written */

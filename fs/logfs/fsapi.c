@@ -83,6 +83,27 @@ static int l_stat(void *fs, const char *p, struct fs_stat *st) { return logfs_st
 static int l_lstat(void *fs, const char *p, struct fs_stat *st) { return logfs_lstat(fs, p, st); }
 static int l_fstat(void *fs, int fd, struct fs_stat *st) { return logfs_fstat(fs, fd, st); }
 static int l_mkdir(void *fs, const char *p, uint32_t m) { return logfs_mkdir(fs, p, m); }
+static int l_mknod(void *fs, const char *p, uint32_t m, uint64_t rdev)
+{
+    return logfs_mknod(fs, p, m, rdev);
+}
+static int64_t l_getxattr(void *fs, const char *p, const char *n, void *v, uint64_t size)
+{
+    return logfs_getxattr(fs, p, n, v, size);
+}
+static int l_setxattr(void *fs, const char *p, const char *n, const void *v, uint64_t size,
+                      int flags)
+{
+    return logfs_setxattr(fs, p, n, v, size, flags);
+}
+static int64_t l_listxattr(void *fs, const char *p, char *list, uint64_t size)
+{
+    return logfs_listxattr(fs, p, list, size);
+}
+static int l_removexattr(void *fs, const char *p, const char *n)
+{
+    return logfs_removexattr(fs, p, n);
+}
 static int l_rmdir(void *fs, const char *p) { return logfs_rmdir(fs, p); }
 static int l_unlink(void *fs, const char *p) { return logfs_unlink(fs, p); }
 static int l_rename(void *fs, const char *a, const char *b) { return logfs_rename(fs, a, b); }
@@ -104,7 +125,9 @@ const struct fsapi fsapi_logfs = {
     .check_options = l_check, .mkfs = l_mkfs, .probe = l_probe, .mount = l_mount, .unmount = l_unmount, .sync = l_sync,
     .open = l_open, .close = l_close, .pread = l_pread, .pwrite = l_pwrite,
     .ftruncate = l_ftruncate, .punch = l_punch, .fsync = l_fsync, .stat = l_stat,
-    .lstat = l_lstat, .fstat = l_fstat, .mkdir = l_mkdir, .rmdir = l_rmdir,
+    .lstat = l_lstat, .fstat = l_fstat, .mkdir = l_mkdir, .mknod = l_mknod,
+    .getxattr = l_getxattr, .setxattr = l_setxattr, .listxattr = l_listxattr,
+    .removexattr = l_removexattr, .rmdir = l_rmdir,
     .unlink = l_unlink, .rename = l_rename, .link = l_link, .symlink = l_symlink,
     .readlink = l_readlink, .readdir = l_readdir, .statfs = l_statfs,
     .mem_bytes = l_mem, .mount_work = l_work,

@@ -155,8 +155,7 @@ static int flush_one(struct logfs *fs, struct lfs_imem *m)
     }
     if ((rc = lfs_tree_get(fs, &fs->an.inodefile, 0, m->d.ino, 1, &n)))
         return rc;
-    lfs_inode_encode(&m->d, n->data);
-    n->len = LFS_INODE_BYTES;
+    n->len = lfs_inode_encode(&m->d, n->data, fs->sb.read_version);
     lfs_node_dirty(fs, n);
     return 0;
 }
@@ -193,7 +192,8 @@ int lfs_inode_release(struct logfs *fs, struct lfs_inode *in)
     mark_dirty(fs, m);
     in->size = 0;
     lfs_orphan_remove(fs, in->ino);
-    return lfs_file_free_from(fs, in, 0); /* data, or a directory's buckets */
+    int rc = lfs_xattr_drop(fs, in); /* in the same commit */
+    return rc ? rc : lfs_file_free_from(fs, in, 0); /* data, or a directory's buckets */
 }
 
 void lfs_inode_free_all(struct logfs *fs)

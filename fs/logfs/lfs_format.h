@@ -14,8 +14,11 @@
 #define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
 #define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
 #define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
-#define LFS_READ_VERSION 3u
-#define LFS_WRITE_VERSION 3u
+#define LFS_READ_VERSION 4u
+#define LFS_WRITE_VERSION 4u
+/* The oldest format this code reads (read-only): 3, without special
+ * files, xattrs and the mirrored anchor ring. */
+#define LFS_OLDEST_READ_VERSION 3u
 
 #define LFS_SB_SIZE 256u
 #define LFS_MAX_ANCHOR_BLOCKS 16u
@@ -24,6 +27,8 @@
 #define LFS_MAX_HEIGHT 5u
 #define LFS_POOL_MAX 32u
 #define LFS_ORPHAN_MAX 32u
+#define LFS_XATTR_LIST_MAX (1u << 20) /* bytes of one inode's attribute list */
+#define LFS_XATTR_VALUE_MAX 65536u
 
 /* Object types */
 enum lfs_obj_type {

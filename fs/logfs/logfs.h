@@ -109,6 +109,13 @@ typedef struct logfs logfs;
 
 int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt);
 int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
+/* The on-flash format versions of the LogFS on dev (docs/FORMAT.md 15):
+ * 0, or -EINVAL when there is no superblock.  This code writes
+ * LOGFS_FORMAT_VERSION and reads LOGFS_FORMAT_OLDEST.. it, the older ones
+ * read-only; logfs_mount answers -EPROTO for the others. */
+#define LOGFS_FORMAT_VERSION 4
+#define LOGFS_FORMAT_OLDEST 3
+int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version);
 /* Commit what is dirty (one commit point); no-op when nothing changed. */
 int logfs_sync(logfs *fs);
 /* Sync, then free; the fs is gone either way.  Returns the sync's result. */
@@ -148,6 +155,29 @@ int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
 
 /* ---- the namespace --------------------------------------------------- */
 int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);
+/* A FIFO, socket, character or block device (mode's S_IFMT; S_IFREG makes
+ * an empty file) named path; rdev: a device's number, the host's dev_t.
+ * -EINVAL for another type.  Such files cannot be opened through this API
+ * (-ENXIO): the host kernel opens them on a mount. */
+int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev);
+
+/* Extended attributes of the file path names (a final symbolic link
+ * itself, as lgetxattr(2)), in the user., trusted. and security.
+ * namespaces (others: -ENOTSUP); names up to 255 bytes (-ERANGE), values
+ * up to 65536 (-E2BIG), 1 MiB of names and values per file (-ENOSPC).
+ * get and list with size 0 return the size needed; a buffer too small is
+ * -ERANGE; a missing name -ENODATA.  flags: 0, LOGFS_XATTR_CREATE (-EEXIST
+ * if it exists) or LOGFS_XATTR_REPLACE (-ENODATA if not).  user. names
+ * only on files and directories (-EPERM), as Linux. */
+#define LOGFS_XATTR_CREATE 1
+#define LOGFS_XATTR_REPLACE 2
+int64_t logfs_getxattr(logfs *fs, const char *path, const char *name, void *value,
+                       uint64_t size);
+int logfs_setxattr(logfs *fs, const char *path, const char *name, const void *value,
+                   uint64_t size, int flags);
+/* The names, each ending in NUL. */
+int64_t logfs_listxattr(logfs *fs, const char *path, char *list, uint64_t size);
+int logfs_removexattr(logfs *fs, const char *path, const char *name);
 int logfs_rmdir(logfs *fs, const char *path);
 int logfs_unlink(logfs *fs, const char *path);
 int logfs_rename(logfs *fs, const char *from, const char *to);

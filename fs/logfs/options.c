@@ -30,7 +30,7 @@ struct opt {
 static const struct opt table[] = {
     {"block_size", BYTES, F(block_size), 512, 32768, "fs block, a power of two (4096; mkfs)"},
     {"anchor_blocks", U32, F(anchor_blocks), 2, LFS_MAX_ANCHOR_BLOCKS,
-     "erase blocks of the anchor ring (4; mkfs)"},
+     "erase blocks of the anchor ring, even: two mirrors (4; mkfs)"},
     {"reserve", U32, F(reserve_segments), 1, UINT32_MAX, "segments kept for the cleaner (8; mkfs)"},
     {"cache", BYTES, F(cache_bytes), 4096, UINT64_MAX, "node cache bound (4M)"},
     {"dirty", BYTES, F(dirty_bytes), 4096, UINT64_MAX, "commit when this much is dirty (1M)"},
@@ -65,6 +65,11 @@ static int check_num(const struct opt *t, uint64_t v, const char *shown, char *e
         return range_error(t, shown, err, errlen);
     if (t->off == offsetof(struct logfs_options, block_size) && (v & (v - 1))) {
         snprintf(err, errlen, "block_size: %s is not a power of two", shown);
+        return -EINVAL;
+    }
+    if (t->off == offsetof(struct logfs_options, anchor_blocks) && (v & 1)) {
+        snprintf(err, errlen, "anchor_blocks: %s is odd; the ring is two mirrors of "
+                 "the same number of blocks", shown);
         return -EINVAL;
     }
     return 0;

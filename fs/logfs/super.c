@@ -10,6 +10,9 @@
  * the positions the anchor recorded.
  */
 #include "ops.h"
+
+_Static_assert(LOGFS_FORMAT_VERSION == LFS_READ_VERSION &&
+               LOGFS_FORMAT_OLDEST == LFS_OLDEST_READ_VERSION, "logfs.h and lfs_format.h agree");
 #include "rng.h"
 
 #include <errno.h>
@@ -230,9 +233,10 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     fs->an.next_ino = LFS_INO_FIRST_FREE;
     fs->an.inodefile.ino = LFS_INO_INODEFILE;
     fs->an.segfile.ino = LFS_INO_SEGFILE;
+    fs->ring.version = LFS_READ_VERSION;
     fs->ring.count = na;
     memcpy(fs->ring.blocks, sb.anchor_blocks, sizeof fs->ring.blocks);
-    fs->ring.cur = na - 1;
+    fs->ring.cur = na / 2 - 1; /* logical: each mirror has na / 2 */
     fs->ring.next_page = g.pages_per_block; /* first record: blocks[0] */
 
     /* segment file: only the blocks that are not free need an entry */
@@ -338,6 +342,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     fs->sb = sb;
     fs->readonly = readonly;
     set_reserve(fs, sb.reserve_segments); /* mkfs's choice holds */
+    fs->ring.version = sb.read_version;
     fs->ring.count = sb.anchor_count;
     memcpy(fs->ring.blocks, sb.anchor_blocks, sizeof fs->ring.blocks);
     if ((rc = lfs_ring_find(dev, &fs->ring, &fs->an))) {
@@ -435,4 +440,15 @@ const char *logfs_block_role(const logfs *fs, uint32_t block)
         if (fs->ring.blocks[i] == block)
             return "anchor";
     return "segment";
+}
+
+int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version)
+{
+    struct lfs_super sb;
+    int rc = lfs_super_find(dev, &sb);
+    if (rc && rc != -EROFS && rc != -EPROTO)
+        return rc;
+    *read_version = sb.read_version;
+    *write_version = sb.write_version;
+    return 0;
 }

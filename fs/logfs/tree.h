@@ -3,7 +3,7 @@
  * the wandering tree of every file, file ranges, directories, the commit
  * that writes the tree bottom-up and then the anchor, and the cleaner that
  * moves live objects.  Sees storage.h and below.  Files: inode.c, tree.c,
- * file.c, dir.c, commit.c, gc.c, check.c.
+ * file.c, dir.c, xattr.c, commit.c, gc.c, check.c.
  */
 #ifndef FLASHLAB_LFS_LAYER_TREE_H
 #define FLASHLAB_LFS_LAYER_TREE_H
@@ -36,6 +36,15 @@ void lfs_orphan_add(struct logfs *fs, uint64_t ino);
 void lfs_orphan_remove(struct logfs *fs, uint64_t ino);
 void lfs_inode_free_all(struct logfs *fs);
 void lfs_inode_trim(struct logfs *fs, uint64_t keep);
+
+/* xattr.c: an inode's attribute list (FORMAT.md 13a), whole: load gives
+ * a malloc'd copy (NULL, 0 when there is none); store writes it (len 0
+ * deletes the attribute inode); drop deletes it with its owner. */
+int lfs_xattr_load(struct logfs *fs, struct lfs_inode *owner, uint8_t **buf,
+                   uint32_t *len);
+int lfs_xattr_store(struct logfs *fs, struct lfs_inode *owner, const uint8_t *buf,
+                    uint32_t len);
+int lfs_xattr_drop(struct logfs *fs, struct lfs_inode *owner);
 
 /* tree.c: the blocks of a file, whatever its class.  lfs_tree_get's
  * create: 0 = only if it exists (else *out = NULL), 1 = create a hole,

@@ -21,18 +21,20 @@ the package (flashlab.results) work without it.
 """
 
 import ctypes
+import errno
 import os
 import stat
 import tempfile
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_int64, c_size_t, c_uint, c_uint32, c_uint64, c_void_p)
 
-__all__ = ["get", "lib_path", "self_check", "layout", "constants", "check_struct",
+__all__ = ["get", "lib_path", "lib_candidates", "self_check", "layout", "constants", "check_struct",
            "LibraryNotFound", "LayoutError"]
 
 
-class LibraryNotFound(OSError):
-    """libflashlab.so could not be found or loaded."""
+class LibraryNotFound(FileNotFoundError):
+    """libflashlab.so could not be found or loaded (a FileNotFoundError,
+    whose message names every place looked in)."""
 
 
 class LayoutError(RuntimeError):
@@ -227,6 +229,7 @@ class LogfsStat(Structure):
         ("atime", c_int64),
         ("mtime", c_int64),
         ("ctime", c_int64),
+        ("rdev", c_uint64),
     ]
 
 
@@ -435,6 +438,11 @@ _PROTOS = {
     "logfs_lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
     "logfs_lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "logfs_mkdir": (c_int, [_fs, c_char_p, c_uint32]),
+    "logfs_mknod": (c_int, [_fs, c_char_p, c_uint32, c_uint64]),
+    "logfs_getxattr": (c_int64, [_fs, c_char_p, c_char_p, c_void_p, c_uint64]),
+    "logfs_setxattr": (c_int, [_fs, c_char_p, c_char_p, c_char_p, c_uint64, c_int]),
+    "logfs_listxattr": (c_int64, [_fs, c_char_p, c_void_p, c_uint64]),
+    "logfs_removexattr": (c_int, [_fs, c_char_p, c_char_p]),
     "logfs_rmdir": (c_int, [_fs, c_char_p]),
     "logfs_unlink": (c_int, [_fs, c_char_p]),
     "logfs_rename": (c_int, [_fs, c_char_p, c_char_p]),
@@ -505,13 +513,44 @@ _REPO = os.path.normpath(os.path.join(_HERE, "..", ".."))
 _lib = None
 
 
-def lib_path():
-    """The library that get() loads: $FLASHLAB_LIB, else build/libflashlab.so
-    of the repository this package sits in."""
+def _recorded_path():
+    """The library path recorded when the package was installed (setup.py
+    writes flashlab/_install_paths.py), or None."""
+    try:
+        from . import _install_paths  # written by setup.py at install
+    except ImportError:
+        return None
+    return getattr(_install_paths, "LIB_PATH", None) or None
+
+
+def lib_candidates():
+    """Where get() looks for the library, in order: $FLASHLAB_LIB alone when
+    it is set; else the path recorded at install, build/libflashlab.so of
+    the repository this package sits in, and the usual installed
+    locations (make install's $PREFIX/lib)."""
     env = os.environ.get("FLASHLAB_LIB")
     if env:
-        return os.path.abspath(env)
-    return os.path.join(_REPO, "build", "libflashlab.so")
+        return [os.path.abspath(env)]
+    out = []
+    rec = _recorded_path()
+    if rec:
+        out.append(rec)
+    out.append(os.path.join(_REPO, "build", "libflashlab.so"))
+    for d in ("/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu",
+              "/usr/lib/aarch64-linux-gnu"):
+        out.append(os.path.join(d, "libflashlab.so"))
+    seen = set()
+    return [p for p in out if not (p in seen or seen.add(p))]
+
+
+def lib_path():
+    """The library that get() loads: the first of lib_candidates() that
+    exists (the first of them when none does)."""
+    cands = lib_candidates()
+    for p in cands:
+        if os.path.exists(p):
+            return p
+    return cands[0]
 
 
 def _declare(lib):
@@ -529,9 +568,13 @@ def get():
         return _lib
     path = lib_path()
     if not os.path.exists(path):
-        how = ("$FLASHLAB_LIB names a missing file" if os.environ.get("FLASHLAB_LIB")
-               else "run `make` in %s to build it, or set FLASHLAB_LIB" % _REPO)
-        raise LibraryNotFound("flashlab: %s not found: %s" % (path, how))
+        if os.environ.get("FLASHLAB_LIB"):
+            how = "$FLASHLAB_LIB names a missing file"
+        else:
+            how = ("looked in %s; run `make` in the flashlab repository to build it, "
+                   "or set FLASHLAB_LIB to its path" % ", ".join(lib_candidates()))
+        raise LibraryNotFound(errno.ENOENT, "flashlab: libflashlab.so not found: %s: %s"
+                              % (path, how), path)
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:

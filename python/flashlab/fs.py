@@ -36,7 +36,7 @@ __all__ = ["LogFS", "mkfs", "mount", "options", "gc_policies", "option_keys",
            "StatResult", "StatFS", "DirEntry"]
 
 StatResult = collections.namedtuple(
-    "StatResult", "ino mode nlink uid gid size atime mtime ctime")
+    "StatResult", "ino mode nlink uid gid size atime mtime ctime rdev")
 StatFS = collections.namedtuple("StatFS", "block_size total_bytes free_bytes files")
 DirEntry = collections.namedtuple("DirEntry", "name ino type")
 
@@ -301,7 +301,7 @@ class LogFS:
         st = _lib.LogfsStat()
         self._call(fn(self._fs(), arg, byref(st)), path)
         return StatResult(st.ino, st.mode, st.nlink, st.uid, st.gid, st.size,
-                          st.atime, st.mtime, st.ctime)
+                          st.atime, st.mtime, st.ctime, st.rdev)
 
     def stat(self, path):
         return self._stat(self._lib.logfs_stat, _path(path), path)
@@ -330,6 +330,37 @@ class LogFS:
         self._call(self._lib.logfs_lutimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
 
     # ---- the namespace ---------------------------------------------------------
+
+    def mknod(self, path, mode, rdev=0):
+        """A FIFO, socket or device (mode's stat.S_IF* type), rdev as
+        os.makedev(major, minor)."""
+        self._call(self._lib.logfs_mknod(self._fs(), _path(path), mode, rdev), path)
+
+    XATTR_CREATE, XATTR_REPLACE = 1, 2
+
+    def setxattr(self, path, name, value, flags=0):
+        """Set extended attribute name (user., trusted. or security.) to
+        value (bytes); flags XATTR_CREATE or XATTR_REPLACE as os.setxattr."""
+        self._call(self._lib.logfs_setxattr(self._fs(), _path(path), _path(name), value,
+                                            len(value), flags), path)
+
+    def _sized(self, fn, path, *args):
+        n = self._call(fn(self._fs(), _path(path), *args, None, 0), path)
+        buf = ctypes.create_string_buffer(max(n, 1))
+        n = self._call(fn(self._fs(), _path(path), *args, buf, n), path)
+        return ctypes.string_at(buf, n)
+
+    def getxattr(self, path, name):
+        """The value (bytes); OSError ENODATA when there is none."""
+        return self._sized(self._lib.logfs_getxattr, path, _path(name))
+
+    def listxattr(self, path):
+        """The names (str), in the order LogFS keeps them (sorted)."""
+        raw = self._sized(self._lib.logfs_listxattr, path)
+        return [os.fsdecode(n) for n in raw.split(b"\0") if n]
+
+    def removexattr(self, path, name):
+        self._call(self._lib.logfs_removexattr(self._fs(), _path(path), _path(name)), path)
 
     def mkdir(self, path, mode=0o755):
         self._call(self._lib.logfs_mkdir(self._fs(), _path(path), mode), path)

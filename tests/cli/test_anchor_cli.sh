@@ -66,10 +66,18 @@ case "$out" in *f5*) ok ;; *) bad "ls after page 0 damaged: f5 missing: $out" ;;
 case "$out" in *warning*) bad "ls after page 0 damaged warns: $out" ;; *) ok ;; esac
 expect 0 "cat after page 0 damaged" "hello" -- $FL cat "$I:/f5"
 
-# ---- the newest record damaged: the one before it, and a warning -------------
+# ---- the newest record damaged in one mirror: the other holds it -------------
+# (format 4: ring blocks 1, 2 are mirror 0, blocks 3, 4 mirror 1)
 cp "$T/clean.img" "$I"
 last=$(( $(ring_pages "$I" 2) - 1 ))
 if damage "$I" 2 $last; then ok; else bad "damaging block 2 page $last"; fi
+expect 0 "fsck: one mirror copy damaged is a warning" \
+    "warning: block 2 page $last: the mirror copy of anchor seq" -- $FL fsck "$I"
+expect 0 "still the newest commit" "hello" -- $FL cat "$I:/f5"
+
+# ---- the newest record damaged in both mirrors: the one before it, a warning --
+cp "$T/clean.img" "$I"
+if damage "$I" 2 $last && damage "$I" 4 $last; then ok; else bad "damaging blocks 2 and 4 page $last"; fi
 expect 0 "fsck reports the damaged newest record" \
     "warning: .*the newest anchor record is damaged or torn: a mount uses seq" -- $FL fsck "$I"
 expect 0 "ls warns" "a.img: warning: the newest anchor record is damaged; mounted commit [0-9]*" \

@@ -35,5 +35,15 @@ for q in "$T"/*.sql; do
     first=$(printf '%s\n' "$out" | head -n 1 | cut -d'|' -f1)
     if [ -n "$first" ]; then ok; else bad "$name: no rows, or an empty first column: $(cat "$q")"; fi
 done
+# the final view: one row per run, with the last sample's figures
+out=$(sqlite3 -separator '|' "$T/r.db" "SELECT count(*), count(DISTINCT run_id) FROM final;
+    SELECT count(*) FROM runs;
+    SELECT group_concat(gc_policy || ':' || fs_kind || ':' || stop_reason || ':' || (wa > 0) || ':' || json_extract(sweep, '\$.\"fs.gc_policy\"'), ',') FROM final;
+    SELECT count(*) FROM final f JOIN samples s ON s.run_id = f.run_id
+     WHERE s.seq = (SELECT max(seq) FROM samples WHERE run_id = f.run_id) AND s.wa = f.wa AND s.erases = f.erases;" 2>&1)
+[ "$out" = "2|2
+2
+greedy:logfs:stop:1:greedy,cost-benefit:logfs:stop:1:cost-benefit
+2" ] && ok || bad "final view: $out"
 echo "test_doc_sql: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -129,6 +129,23 @@ free1=$(df_field "$I" free); files1=$(df_field "$I" files)
 [ -n "$free1" ] && [ "$free1" -lt "$free0" ] && ok || bad "df free shrinks after put: $free0 -> $free1"
 [ "$files1" -eq $((files0 + 1)) ] && ok || bad "df files grows after put: $files0 -> $files1"
 expect 0 "df total" "total: *[0-9]* bytes" -- $FL df "$I"
+# the breakdown: device - bad - superblocks - anchor - held back - headroom
+# = total, and live + not committed + free = total (to the 0.01 MiB shown)
+for row in "device" "- bad blocks" "- superblocks" "- anchor ring" "- held back" \
+           "- cleaner headroom" "= total" "  - live" "  - not committed" "  = free"; do
+    expect 0 "df breakdown: $row" "^  $row  *[0-9.]* MiB" -- $FL df "$I"
+done
+$FL df "$I" | awk '
+    { v = ""; for (i = 1; i <= NF; i++) if ($i == "MiB") { v = $(i - 1); break } }
+    /^  device /            { d = v }
+    /^  - /                 { d -= v }
+    /^  = total /           { t = v }
+    /^    - /               { u += v }
+    /^    = free /          { f = v }
+    END { e1 = d - t; e2 = t - u - f; if (e1 < 0) e1 = -e1; if (e2 < 0) e2 = -e2
+          exit !(t > 0 && e1 < 0.05 && e2 < 0.05) }' && ok ||
+    bad "df breakdown does not add up: $($FL df "$I")"
+expect 0 "df breakdown counts the anchor ring" "anchor ring .* 4 blocks" -- $FL df "$I"
 
 # ---- read-only commands leave the image alone ---------------------------------------------
 cp "$I" "$T/before.img"

@@ -25,10 +25,10 @@ printf 'hello, flash\n' > "$T/hello.txt"
 for k in $KINDS; do
     expect 0 "mkfs --help lists $k" "^  $k " -- $FL mkfs --help
 done
-expect 0 "mkfs --help has an --fs example" "example: flashlab mkfs --fs" -- $FL mkfs --help
+expect 0 "mkfs --help has an --fs example" "flashlab mkfs --force --fs" -- $FL mkfs --help
 for c in ls cat put get mkdir rm rmdir ln mv df stat; do
     expect 0 "$c --help shows --fs" "\-\-fs KIND" -- $FL $c --help
-    expect 0 "$c --help has an --fs example" "example: flashlab $c .*--fs" -- $FL $c --help
+    expect 0 "$c --help has an --fs example" "^ *\(example: \)\?flashlab $c .*--fs" -- $FL $c --help
 done
 cp "$T/raw.img" "$T/x.img"
 expect 2 "mkfs --fs of an unknown kind" "unknown file system 'ext4' (one of: logfs, blockfs, jffs2-scan, jffs2-summary)" -- $FL mkfs --fs ext4 "$T/x.img"
@@ -87,7 +87,16 @@ for k in $KINDS; do
     expect 0 "$k: read-only ls" "" -- $FL ls -l "$I"
     expect 0 "$k: read-only df" "" -- $FL df "$I"
     same "$k: read-only commands leave the image alone" "$I" "$T/before.img"
+    expect 1 "$k: mkfs refuses an existing fs" \
+        "$k.img: already holds a $k file system ([0-9]* files\?, [0-9.]* MiB used of [0-9.]* MiB); use --force to overwrite it" \
+        -- $FL mkfs "$I"
+    same "$k: a refused mkfs leaves the image alone" "$I" "$T/before.img"
 done
+# --force replaces any kind with any other
+expect 0 "mkfs --force over blockfs" "jffs2-scan" -- $FL mkfs --force --fs jffs2-scan "$T/blockfs.img"
+expect 0 "the new kind is there" "fs: *jffs2-scan" -- $FL df "$T/blockfs.img"
+expect 1 "mkfs refuses it then" "already holds a jffs2-scan file system" -- $FL mkfs --fs blockfs "$T/blockfs.img"
+expect 0 "mkfs --force back" "blockfs" -- $FL mkfs --fs blockfs --force "$T/blockfs.img"
 expect 0 "logfs df keeps its commits line" "commits:" -- $FL df "$T/logfs.img"
 expect 0 "a baseline's df names it" "fs: *blockfs" -- $FL df "$T/blockfs.img"
 

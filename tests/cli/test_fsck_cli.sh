@@ -61,5 +61,13 @@ expect 4 "erased anchor ring" "no valid anchor record in any ring block" -- $FL 
 expect 4 "--repair cannot help" "errors left" -- $FL fsck --repair "$I"
 same "nothing repaired, nothing saved" "$I" "$T/noanchor.img"
 
+# ---- format 3 (read-only): the golden image --------------------------------------
+gunzip -c tests/golden/logfs-v3.img.gz > "$T/v3.img"
+cp "$T/v3.img" "$T/v3.orig"
+expect 0 "format-3 golden image is clean" "0 errors, 0 warnings; seq [0-9]*, .*clean" -- $FL fsck "$T/v3.img"
+expect 0 "format 3 is named read-only" "format version 3: read-only" -- $FL fsck -v "$T/v3.img"
+expect 0 "--repair on format 3: clean, nothing written" "clean" -- $FL fsck --repair "$T/v3.img"
+same "format-3 image unchanged" "$T/v3.img" "$T/v3.orig"
+
 echo "test_fsck_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
-NCHECKS=155 # reported as skipped when FUSE cannot be used
+NCHECKS=159 # reported as skipped when FUSE cannot be used
 skipped=0
 MOUNTS=""; IMAGES=""
 
@@ -120,7 +120,11 @@ fi
 expect 1 "a second mount of the same image" "already mounted" -- $FL mount "$I" "$T/m2"
 expect 0 "stats file" "^flashlab-stats 1" -- cat "$M/.flashlab-stats"
 expect 0 "LogFS options reached LogFS" "^logfs_options cache=1M$" -- cat "$M/.flashlab-stats"
-expect 0 "flashlab stats" "^nand.programs [0-9]" -- $FL stats "$M"
+expect 0 "flashlab stats --all" "^nand.programs [0-9]" -- $FL stats --all "$M"
+expect 0 "flashlab stats: a summary" "^  write amp\. " -- $FL stats "$M"
+expect 0 "flashlab stats: wear" "^  wear  *erases per block min [0-9]*, mean [0-9.]*, max [0-9]*" -- $FL stats "$M"
+expect 0 "flashlab stats --json" '^{"flashlab-stats": 1, "image": ".*", .*"wear.erases_max": [0-9]*.*, "wa": ' -- $FL stats --json "$M"
+expect 2 "stats --all with --json" "exclude each other" -- $FL stats --all --json "$M"
 check "stats file hidden from readdir" '! ls -a "$M" | grep -q flashlab-stats'
 check "cannot write the stats file" '! sh -c "echo x > $M/.flashlab-stats" 2>/dev/null'
 check "cannot mkdir over the stats file" '! mkdir "$M/.flashlab-stats" 2>/dev/null'

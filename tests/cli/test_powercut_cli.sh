@@ -4,6 +4,8 @@
 # MLC preset, whose torn upper pages corrupt their lower pages (a failure's
 # reproducer is tested in tests/workloads/test_powercut.c); errors and exit codes.
 . "$(dirname "$0")/lib.sh"
+# experiment YAML written in $T names configs/devices/...: relative to its file
+ln -s "$PWD/configs" "$T/configs"
 C="$T/pc.yaml"
 cat > "$C" <<YAML
 name: pc-small

@@ -4,6 +4,8 @@
 # database; every way gives the same runs with the same results.  Errors
 # with the right exit codes.
 . "$(dirname "$0")/lib.sh"
+# experiment YAML written in $T names configs/devices/...: relative to its file
+ln -s "$PWD/configs" "$T/configs"
 X="$T/exp.yaml"
 cat > "$X" <<YAML
 name: tiny

@@ -15,6 +15,7 @@
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 #include "fixture.h"
+#include "fsck_int.h" /* the attribute-list parser, alone */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -344,7 +345,7 @@ static int newest_anchor(nand_dev *d, uint64_t *addr, struct lfs_anchor *out)
     for (uint32_t i = 0; i < sb.anchor_count; i++)
         for (uint32_t p = 0; p < c->geo.pages_per_block; p++)
             if (!nand_read(d, sb.anchor_blocks[i], p, buf, NULL, NULL) &&
-                !lfs_anchor_decode(buf, c->geo.page_size, &a) &&
+                !lfs_anchor_decode(buf, c->geo.page_size, &a, sb.read_version) &&
                 (!found || a.seq > out->seq)) {
                 *out = a;
                 *addr = (uint64_t)sb.anchor_blocks[i] * seg_bytes(d) +
@@ -363,7 +364,7 @@ static int rewrite_anchor(nand_dev *d, void (*fn)(struct lfs_anchor *a))
     if (newest_anchor(d, &addr, &a))
         return -1;
     fn(&a);
-    lfs_anchor_encode(&a, rec);
+    lfs_anchor_encode(&a, rec, LFS_READ_VERSION);
     return patch(d, addr, rec, sizeof rec, -1);
 }
 
@@ -381,7 +382,7 @@ TEST(fresh_mkfs_is_clean)
     static const uint32_t bss[] = {512, 4096, 16384};
     for (unsigned i = 0; i < 3; i++) {
         nand_dev *d = mkdev(256, 64, 3 + i, 0.02);
-        struct logfs_options o = {.block_size = bss[i], .anchor_blocks = 2 + 7 * i};
+        struct logfs_options o = {.block_size = bss[i], .anchor_blocks = 2 + 6 * i};
         REQUIRE(d && logfs_mkfs(d, &o) == 0);
         struct fsck_report r;
         CHECK_EQ_INT(fsck_expect(d, 0, FSCK_CLEAN, &r), FSCK_CLEAN);
@@ -943,6 +944,214 @@ TEST(partial_repair_leaves_the_rest)
     nand_close(d);
 }
 
+/* ---- format 4: the mirrored ring, special files, attribute inodes -------- */
+
+/* The address of the other mirror's copy of the record at addr. */
+static uint64_t mirror_twin(nand_dev *d, uint64_t addr)
+{
+    const struct nand_config *c = nand_get_config(d);
+    uint8_t *buf = malloc(c->geo.page_size);
+    struct lfs_super sb;
+    uint64_t twin = 0, sbytes = seg_bytes(d);
+    if (buf && !nand_read(d, 0, 0, buf, NULL, NULL) && !lfs_super_decode(buf, &sb)) {
+        uint32_t half = sb.anchor_count / 2, blk = (uint32_t)(addr / sbytes);
+        for (uint32_t i = 0; i < sb.anchor_count; i++)
+            if (sb.anchor_blocks[i] == blk)
+                twin = (uint64_t)sb.anchor_blocks[(i + half) % sb.anchor_count] *
+                       sbytes + addr % sbytes;
+    }
+    free(buf);
+    return twin;
+}
+
+/* Either copy of the newest record damaged: the other mirror holds it, so
+ * the newest commit is found, and fsck warns about the damaged copy. */
+TEST(mirror_copy_damaged_is_a_warning)
+{
+    struct shape sh;
+    for (int which = 0; which < 2; which++) {
+        nand_dev *d = populated(4096, &sh);
+        REQUIRE(d);
+        uint64_t addr, twin;
+        struct lfs_anchor a;
+        REQUIRE(newest_anchor(d, &addr, &a) == 0);
+        twin = mirror_twin(d, addr);
+        REQUIRE(twin && twin != addr);
+        REQUIRE(flip_bit(d, (which ? addr : twin) + 600, 3) == 0);
+        struct fsck_report r;
+        CHECK_EQ_INT(fsck_expect(d, 0, FSCK_CLEAN, &r), FSCK_CLEAN);
+        CHECK_EQ_INT(r.seq, a.seq);
+        CHECK(has_text(&r, "the mirror copy of anchor seq"));
+        CHECK(!has_text(&r, "the newest anchor record is damaged"));
+        fsck_report_free(&r);
+        CHECK(mounts_and_reads(d, &sh) == 0);
+        nand_close(d);
+    }
+}
+
+/* Set the inode record's mode (ctx: uint32_t *). */
+static void set_mode(uint8_t *p, uint32_t len, void *ctx)
+{
+    if (len >= 4)
+        le32_put(p, *(const uint32_t *)ctx);
+}
+static void set_rdev(uint8_t *p, uint32_t len, void *ctx)
+{
+    if (len >= 216)
+        le64_put(p + 208, *(const uint64_t *)ctx);
+}
+static void set_xattr(uint8_t *p, uint32_t len, void *ctx)
+{
+    if (len >= 224)
+        le64_put(p + 216, *(const uint64_t *)ctx);
+}
+static void set_xattrs_flag(uint8_t *p, uint32_t len, void *ctx)
+{
+    (void)ctx;
+    if (len >= 52)
+        le32_put(p + 48, 1);
+}
+/* The type byte of the entry named ctx in a bucket: 1 (FIFO). */
+static void set_entry_fifo(uint8_t *p, uint32_t len, void *ctx)
+{
+    const char *name = ctx;
+    size_t nl = strlen(name);
+    for (uint32_t off = 1; off + 10 <= len; off += 10u + p[off + 9])
+        if (p[off + 9] == nl && !memcmp(p + off + 10, name, nl))
+            p[off + 8] = 1;
+}
+
+static nand_dev *with_empty_files(void)
+{
+    nand_dev *d = mkdev(512, 64, 9, 0);
+    logfs *fs;
+    if (!d || logfs_mkfs(d, NULL) || logfs_mount(d, NULL, &fs))
+        return NULL;
+    int rc = 0;
+    const char *names[] = {"/fifo", "/a", "/b"};
+    for (int i = 0; i < 3; i++) {
+        int fd = logfs_open(fs, names[i], O_CREAT | O_WRONLY, 0644);
+        rc |= fd < 0 || logfs_close(fs, fd);
+    }
+    if (logfs_unmount(fs) || rc) {
+        nand_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Section 13a: a FIFO (size 0, no blocks, named with type 1) is clean;
+ * rdev on a file that is no device is an error. */
+TEST(special_file_checked)
+{
+    nand_dev *d = with_empty_files();
+    REQUIRE(d);
+    uint64_t ino = ino_of(d, "/fifo");
+    uint32_t fifo = 0010644;
+    REQUIRE(ino);
+    lfs_ptr bp = bucket_ptr(d, "/", "fifo");
+    REQUIRE(bp && reencode(d, bp, set_entry_fifo, "fifo") == 0);
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, ino), set_mode, &fifo) == 0);
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_CLEAN, NULL), FSCK_CLEAN);
+    uint64_t rdev = 0x0801, a = ino_of(d, "/a");
+    REQUIRE(a && reencode(d, ptr_of(d, 0, 0, a), set_rdev, &rdev) == 0);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+    CHECK(has_text(&r, "on a file that is not a device"));
+    fsck_report_free(&r);
+    nand_close(d);
+}
+
+/* Section 13a: an xattr field naming an inode without the XATTRS flag is
+ * an error; an inode with the flag that nobody names, or that a directory
+ * names, is one too. */
+TEST(attribute_inode_checked)
+{
+    nand_dev *d = with_empty_files();
+    REQUIRE(d);
+    uint64_t a = ino_of(d, "/a"), b = ino_of(d, "/b");
+    REQUIRE(a && b);
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, a), set_xattr, &b) == 0);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+    CHECK(has_text(&r, "which is not an attribute inode"));
+    fsck_report_free(&r);
+    uint64_t zero = 0;
+    uint32_t reg = 0100000;
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, a), set_xattr, &zero) == 0);
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, b), set_xattrs_flag, NULL) == 0);
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, b), set_mode, &reg) == 0);
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+    CHECK(has_text(&r, "is named by 0 inodes"));
+    CHECK(has_text(&r, "it must be in no directory"));
+    fsck_report_free(&r);
+    /* named by /a: only the directory entry is wrong now */
+    REQUIRE(reencode(d, ptr_of(d, 0, 0, a), set_xattr, &b) == 0);
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+    CHECK(!has_text(&r, "is named by 0 inodes"));
+    CHECK(has_text(&r, "it must be in no directory"));
+    fsck_report_free(&r);
+    nand_close(d);
+}
+
+/* One attribute-list entry (section 13a) at out; returns its length. */
+static size_t xentry(uint8_t *out, const char *name, const char *value)
+{
+    size_t nl = strlen(name), vl = strlen(value);
+    out[0] = (uint8_t)nl;
+    out[1] = 0;
+    le32_put(out + 2, (uint32_t)vl);
+    memcpy(out + 6, name, nl);
+    memcpy(out + 6 + nl, value, vl);
+    return 6 + nl + vl;
+}
+
+/* The errors fk_check_xattr_list finds in list[0..len). */
+static unsigned xlist_errors(const uint8_t *list, size_t len, const char *text)
+{
+    struct fsck_report rep;
+    struct fk k;
+    struct fk_ient ie;
+    memset(&rep, 0, sizeof rep);
+    memset(&k, 0, sizeof k);
+    memset(&ie, 0, sizeof ie);
+    k.rep = &rep;
+    ie.d.ino = 7;
+    fk_check_xattr_list(&k, &ie, list, len, 1);
+    unsigned n = rep.nerrors;
+    if (text && !has_text(&rep, text))
+        n = 1000;
+    fsck_report_free(&rep);
+    return n;
+}
+
+/* Section 13a: the attribute list parses -- sorted (a shorter name before
+ * a longer one it begins), no name twice, known prefixes, lengths within
+ * the list. */
+TEST(xattr_list_parsed)
+{
+    uint8_t l[512];
+    size_t n = 0;
+    n += xentry(l + n, "security.selinux", "ctx");
+    n += xentry(l + n, "user.a", "");
+    n += xentry(l + n, "user.ab", "12345");
+    CHECK_EQ_INT(xlist_errors(l, n, NULL), 0);
+    CHECK_EQ_INT(xlist_errors(l, 0, NULL), 0);
+    n = xentry(l, "user.b", "x");
+    n += xentry(l + n, "user.a", "y");
+    CHECK_EQ_INT(xlist_errors(l, n, "is out of order"), 1);
+    n = xentry(l, "user.a", "x");
+    n += xentry(l + n, "user.a", "y");
+    CHECK_EQ_INT(xlist_errors(l, n, "appears twice"), 1);
+    n = xentry(l, "system.posix_acl", "x");
+    CHECK_EQ_INT(xlist_errors(l, n, "has no user., trusted. or security. prefix"), 1);
+    n = xentry(l, "user.a", "xyz");
+    CHECK_EQ_INT(xlist_errors(l, n - 1, "within the list"), 1); /* value cut */
+    CHECK_EQ_INT(xlist_errors(l, n + 3, "cut by the end of the list"), 1);
+    l[0] = 0; /* name length 0 */
+    CHECK_EQ_INT(xlist_errors(l, n, "name length 0"), 1);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -966,5 +1175,9 @@ int main(int argc, char **argv)
     RUN(anchor_counters_repaired);
     RUN(superblock_copy_repaired);
     RUN(partial_repair_leaves_the_rest);
+    RUN(mirror_copy_damaged_is_a_warning);
+    RUN(special_file_checked);
+    RUN(attribute_inode_checked);
+    RUN(xattr_list_parsed);
     return test_summary(argv[0]);
 }

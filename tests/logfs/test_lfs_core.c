@@ -249,7 +249,8 @@ TEST(mount_cost_flat)
     CHECK(large <= small + 8); /* one more tree level at most */
 }
 
-/* A clean mount writes one anchor page and erases nothing, wherever in the
+/* A clean mount writes one anchor record -- one page in each mirror of
+ * the ring (FORMAT.md 6.2) -- and erases nothing, wherever in the
  * ring the clean unmount's record fell (a block's last page included: the
  * record that fills a block erases the next one first); and with some
  * writes between the mounts the contents survive every cycle. */
@@ -265,7 +266,7 @@ TEST(clean_mount_erases_nothing)
         REQUIRE(logfs_mount(d, NULL, &fs) == 0);
         nand_get_stats(d, &b);
         /* (mkfs's record is no unmount's: the first mount writes none) */
-        if (cycle && (b.erases != a.erases || b.programs != a.programs + 1)) {
+        if (cycle && (b.erases != a.erases || b.programs != a.programs + 2)) {
             fprintf(stderr, "mount %d: %llu erases, %llu programs\n", cycle,
                     (unsigned long long)(b.erases - a.erases),
                     (unsigned long long)(b.programs - a.programs));
@@ -413,15 +414,17 @@ TEST(power_cut_every_op_of_a_commit)
 
 /* ---- the anchor ring under media damage ------------------------------------ */
 
-/* A ring of 4 blocks of 16 pages: mkfs's record (seq 1) in block 0, one
- * commit per file in blocks 1 and 2 (full), and 5 more plus the clean
- * unmount's record in block 3 (pages 0..5).  nfiles[seq]: files /f0.. that
+/* A ring of 8 blocks of 16 pages, two mirrors of 4 (blocks[0..3] and
+ * blocks[4..7], FORMAT.md 6.2), written alike: mkfs's record (seq 1) in
+ * logical block 0, one commit per file in logical blocks 1 and 2 (full),
+ * and 5 more plus the clean unmount's record in logical block 3 (pages
+ * 0..5).  nfiles[seq]: files /f0.. that
  * the commit with that seq holds. */
 #define RING_COMMITS 37
 struct ring_image {
     nand_dev *d;
     nand_snapshot *snap;
-    uint32_t blocks[4];
+    uint32_t blocks[8];    /* mirror 0: 0..3, mirror 1: 4..7 */
     uint32_t nfiles[64];
     uint64_t newest;       /* the seq of the newest record */
 };
@@ -437,9 +440,10 @@ static int ring_image(struct ring_image *ri)
     ri->d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1, .seed = 5);
     logfs *fs;
     struct logfs_stats st;
-    if (!ri->d || logfs_mkfs(ri->d, NULL) || logfs_mount(ri->d, NULL, &fs))
+    if (!ri->d || logfs_mkfs(ri->d, &(struct logfs_options){.anchor_blocks = 8}) ||
+        logfs_mount(ri->d, NULL, &fs))
         return -1;
-    if (fs->ring.count != 4)
+    if (fs->ring.count != 8)
         return -1;
     memcpy(ri->blocks, fs->ring.blocks, sizeof ri->blocks);
     logfs_get_stats(fs, &st);
@@ -559,10 +563,10 @@ static int mount_check(struct ring_image *ri, uint64_t *seq, uint64_t *fallback)
     return logfs_unmount(fs) || rc ? -1 : 0;
 }
 
-/* Damage each programmed ring page in turn, in every ring block, both
- * ways: the mount finds the newest valid record -- the newest of all
- * unless the damaged page is that one, then the one before it, and says
- * so -- and the files of that commit read back right. */
+/* Damage each programmed ring page in turn, in every ring block of both
+ * mirrors, both ways (issue #21 item 1): the other mirror holds the same
+ * record, so the mount finds the newest one with no fallback, and the
+ * files of that commit read back right. */
 TEST(ring_survives_any_damaged_page)
 {
     struct ring_image ri;
@@ -572,7 +576,7 @@ TEST(ring_survives_any_damaged_page)
     CHECK_EQ_INT(seq, ri.newest);
     CHECK_EQ_INT(fb, 0);
     int cases = 0, bad = 0;
-    for (uint32_t bi = 0; bi < 4; bi++)
+    for (uint32_t bi = 0; bi < 8; bi++)
         for (uint32_t p = 0; p < 16; p++)
             for (int kind = DMG_FLIP; kind <= DMG_ECC; kind++) {
                 REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
@@ -582,33 +586,79 @@ TEST(ring_survives_any_damaged_page)
                     continue; /* erased: no record here */
                 REQUIRE(damage_page(ri.d, ri.blocks[bi], p, kind) == 0);
                 cases++;
-                int newest = bi == 3 && p == 5;
-                uint64_t want = newest ? ri.newest - 1 : ri.newest;
-                if (mount_check(&ri, &seq, &fb) || seq != want || fb != (uint64_t)newest) {
+                if (mount_check(&ri, &seq, &fb) || seq != ri.newest || fb != 0) {
                     fprintf(stderr, "block %u page %u %s: seq %llu (want %llu), "
                             "fallback %llu\n", ri.blocks[bi], p,
                             kind == DMG_FLIP ? "flipped" : "uncorrectable",
+                            (unsigned long long)seq, (unsigned long long)ri.newest,
+                            (unsigned long long)fb);
+                    bad++;
+                }
+            }
+    CHECK_EQ_INT(cases, 2 * 2 * (1 + 16 + 16 + 6));
+    CHECK_EQ_INT(bad, 0);
+    nand_snapshot_free(ri.snap);
+    nand_close(ri.d);
+}
+
+/* The same page damaged in both mirrors: the mount finds the newest valid
+ * record -- the newest of all unless the damaged page is that one, then
+ * the one before it, and says so (fallback 1). */
+TEST(ring_same_page_damaged_in_both_mirrors)
+{
+    struct ring_image ri;
+    REQUIRE(ring_image(&ri) == 0);
+    uint64_t seq = 0, fb = 0;
+    int cases = 0, bad = 0, fell_back = 0;
+    for (uint32_t bi = 0; bi < 4; bi++)
+        for (uint32_t p = 0; p < 16; p++)
+            for (int kind = DMG_FLIP; kind <= DMG_ECC; kind++) {
+                REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
+                uint8_t probe[2048];
+                if (nand_read(ri.d, ri.blocks[bi], p, probe, NULL, NULL) == NAND_OK &&
+                    fx_all(probe, sizeof probe, 0xff))
+                    continue;
+                REQUIRE(damage_page(ri.d, ri.blocks[bi], p, kind) == 0);
+                REQUIRE(damage_page(ri.d, ri.blocks[bi + 4], p, kind) == 0);
+                cases++;
+                int newest = bi == 3 && p == 5;
+                uint64_t want = newest ? ri.newest - 1 : ri.newest;
+                fell_back += newest;
+                if (mount_check(&ri, &seq, &fb) || seq != want || fb != (uint64_t)newest) {
+                    fprintf(stderr, "blocks %u and %u page %u %s: seq %llu (want "
+                            "%llu), fallback %llu\n", ri.blocks[bi], ri.blocks[bi + 4],
+                            p, kind == DMG_FLIP ? "flipped" : "uncorrectable",
                             (unsigned long long)seq, (unsigned long long)want,
                             (unsigned long long)fb);
                     bad++;
                 }
             }
     CHECK_EQ_INT(cases, 2 * (1 + 16 + 16 + 6));
+    CHECK_EQ_INT(fell_back, 2);
     CHECK_EQ_INT(bad, 0);
     nand_snapshot_free(ri.snap);
     nand_close(ri.d);
 }
 
-/* Every record of the newest block damaged: the mount falls back to the
- * last record of the block before, and counts the block it could not
- * read. */
+/* Every record of the newest logical block damaged in one mirror: the
+ * other holds them, nothing is lost.  In both mirrors: the mount falls
+ * back to the last record of the block before, and counts the block it
+ * could not read. */
 TEST(ring_whole_newest_block_damaged)
 {
     struct ring_image ri;
     REQUIRE(ring_image(&ri) == 0);
+    uint64_t seq, fb;
     for (uint32_t p = 0; p < 6; p++)
         REQUIRE(damage_page(ri.d, ri.blocks[3], p, p % 2 ? DMG_FLIP : DMG_ECC) == 0);
-    uint64_t seq, fb;
+    REQUIRE(mount_check(&ri, &seq, &fb) == 0);
+    CHECK_EQ_INT(seq, ri.newest);
+    CHECK_EQ_INT(fb, 0);
+    REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
+    for (uint32_t p = 0; p < 6; p++) {
+        REQUIRE(damage_page(ri.d, ri.blocks[3], p, p % 2 ? DMG_FLIP : DMG_ECC) == 0);
+        REQUIRE(damage_page(ri.d, ri.blocks[7], p, p % 2 ? DMG_ECC : DMG_FLIP) == 0);
+    }
     REQUIRE(mount_check(&ri, &seq, &fb) == 0);
     CHECK_EQ_INT(seq, ri.newest - 6);
     CHECK(fb >= 1);
@@ -619,7 +669,7 @@ TEST(ring_whole_newest_block_damaged)
 /* Pages lfs_ring_find reads (counting each read try). */
 static uint64_t ring_reads(nand_dev *d, uint32_t count, const uint32_t *blocks)
 {
-    struct lfs_ring ring = {.count = count};
+    struct lfs_ring ring = {.version = LFS_READ_VERSION, .count = count};
     struct lfs_anchor a;
     struct nand_stats s0, s1;
     memcpy(ring.blocks, blocks, count * sizeof *blocks);
@@ -629,9 +679,10 @@ static uint64_t ring_reads(nand_dev *d, uint32_t count, const uint32_t *blocks)
     return rc ? UINT64_MAX : s1.reads - s0.reads;
 }
 
-/* What the ring search costs: a clean mount as before the damage handling
- * (anchor_count + log2(pages_per_block) + 1 for the ring), one more page
- * for a damaged page 0, and never more than the ring's pages. */
+/* What the ring search costs: per mirror, a clean mount as before the
+ * damage handling (its blocks + log2(pages_per_block) + 1), one more page
+ * for a damaged page 0, and never more than the ring's pages (twice the
+ * single ring's bound: two mirrors). */
 TEST(ring_search_cost)
 {
     struct ring_image ri;
@@ -642,24 +693,29 @@ TEST(ring_search_cost)
     REQUIRE(logfs_mount(ri.d, &(struct logfs_options){.readonly = 1}, &fs) == 0);
     nand_get_stats(ri.d, &s1);
     logfs_unmount(fs);
-    uint64_t mount = s1.reads - s0.reads, clean = ring_reads(ri.d, 4, ri.blocks);
+    uint64_t mount = s1.reads - s0.reads, clean = ring_reads(ri.d, 8, ri.blocks);
     REQUIRE(damage_page(ri.d, ri.blocks[3], 0, DMG_FLIP) == 0);
-    uint64_t page0 = ring_reads(ri.d, 4, ri.blocks);
+    uint64_t page0 = ring_reads(ri.d, 8, ri.blocks);
     REQUIRE(nand_snapshot_restore(ri.d, ri.snap) == 0);
     REQUIRE(damage_page(ri.d, ri.blocks[3], 0, DMG_ECC) == 0);
-    uint64_t page0_ecc = ring_reads(ri.d, 4, ri.blocks);
-    for (uint32_t p = 1; p < 6; p++)
+    uint64_t page0_ecc = ring_reads(ri.d, 8, ri.blocks);
+    REQUIRE(damage_page(ri.d, ri.blocks[7], 0, DMG_ECC) == 0);
+    for (uint32_t p = 1; p < 6; p++) {
         REQUIRE(damage_page(ri.d, ri.blocks[3], p, DMG_FLIP) == 0);
-    for (uint32_t p = 0; p < 15; p++)
+        REQUIRE(damage_page(ri.d, ri.blocks[7], p, DMG_FLIP) == 0);
+    }
+    for (uint32_t p = 0; p < 15; p++) {
         REQUIRE(damage_page(ri.d, ri.blocks[2], p, DMG_FLIP) == 0);
-    uint64_t worst = ring_reads(ri.d, 4, ri.blocks);
+        REQUIRE(damage_page(ri.d, ri.blocks[6], p, DMG_FLIP) == 0);
+    }
+    uint64_t worst = ring_reads(ri.d, 8, ri.blocks);
     fprintf(stderr, "ring search: clean mount %" PRIu64 " reads (ring %" PRIu64
             "), page 0 flipped %" PRIu64 ", page 0 uncorrectable %" PRIu64
-            ", 21 pages damaged %" PRIu64 "\n", mount, clean, page0, page0_ecc, worst);
-    CHECK_EQ_INT(clean, 4 + 4 + 1);
+            ", 21 pages damaged in each mirror %" PRIu64 "\n", mount, clean, page0, page0_ecc, worst);
+    CHECK_EQ_INT(clean, 2 * (4 + 4 + 1));
     CHECK_EQ_INT(page0, clean + 1);
     CHECK_EQ_INT(page0_ecc, clean + 8); /* 8 tries, then the next page */
-    CHECK(worst != UINT64_MAX && worst <= 8 * (4 + 1) * 16 + 4);
+    CHECK(worst != UINT64_MAX && worst <= 2 * (8 * (4 + 1) * 16 + 4));
     nand_snapshot_free(ri.snap);
     nand_close(ri.d);
 }
@@ -677,6 +733,7 @@ int main(int argc, char **argv)
     RUN(damaged_bucket_entry_is_not_read);
     RUN(power_cut_every_op_of_a_commit);
     RUN(ring_survives_any_damaged_page);
+    RUN(ring_same_page_damaged_in_both_mirrors);
     RUN(ring_whole_newest_block_damaged);
     RUN(ring_search_cost);
     return test_summary(argv[0]);

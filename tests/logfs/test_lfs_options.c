@@ -6,9 +6,12 @@
  * mkfs refuses what the check refuses.
  */
 #include "logfs/logfs.h"
+#include "crc32.h"
 #include "fixture.h"
+#include "le.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 TEST(every_key_sets_its_field)
 {
@@ -71,6 +74,7 @@ TEST(bad_input_is_refused_by_name)
     CHECK(refused("block_size=64K", "block_size"));
     CHECK(refused("anchor_blocks=1", "anchor_blocks"));
     CHECK(refused("anchor_blocks=17", "anchor_blocks"));
+    CHECK(refused("anchor_blocks=3", "anchor_blocks")); /* two mirrors */
     CHECK(refused("cache=-1", "cache"));
     CHECK(refused("cache=4X", "cache"));
     CHECK(refused("cache=99999999999G", "cache"));
@@ -135,6 +139,39 @@ TEST(mkfs_refuses_what_the_check_refuses)
     nand_close(d);
 }
 
+/* What an image's format versions are, and what a mount makes of one it
+ * does not read (FORMAT.md 15): a superblock saying read version 9. */
+TEST(format_versions)
+{
+    struct nand_config c;
+    nand_config_init(&c);
+    c.geo.blocks_per_plane = 64;
+    c.geo.pages_per_block = 32;
+    c.geo.page_size = 2048;
+    c.geo.oob_size = 64;
+    nand_dev *d = NULL;
+    uint32_t rv = 0, wv = 0;
+    logfs *fs;
+    REQUIRE(nand_create(&c, &d) == 0);
+    CHECK_EQ_INT(logfs_format_version(d, &rv, &wv), -EINVAL); /* nothing there */
+    CHECK_EQ_INT(logfs_mkfs(d, &(struct logfs_options){.anchor_blocks = 3}), -EINVAL);
+    REQUIRE(logfs_mkfs(d, &(struct logfs_options){.block_size = 2048}) == 0);
+    CHECK_EQ_INT(logfs_format_version(d, &rv, &wv), 0);
+    CHECK_EQ_INT(rv, LOGFS_FORMAT_VERSION);
+    CHECK_EQ_INT(wv, LOGFS_FORMAT_VERSION);
+    uint8_t *page = malloc(c.geo.page_size);
+    REQUIRE(page && nand_read(d, 0, 0, page, NULL, NULL) == 0);
+    le32_put(page + 8, 9);
+    le32_put(page + 12, 9);
+    le32_put(page + 252, flashlab_crc32(0, page, 252));
+    REQUIRE(nand_erase(d, 0, NULL) == 0 && nand_program(d, 0, 0, page, NULL, NULL) == 0);
+    CHECK_EQ_INT(logfs_format_version(d, &rv, &wv), 0);
+    CHECK_EQ_INT(rv, 9);
+    CHECK_EQ_INT(logfs_mount(d, NULL, &fs), -EPROTO);
+    free(page);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -142,5 +179,6 @@ int main(int argc, char **argv)
     RUN(bad_input_is_refused_by_name);
     RUN(a_struct_is_checked_by_name);
     RUN(mkfs_refuses_what_the_check_refuses);
+    RUN(format_versions);
     return test_summary(argv[0]);
 }

@@ -65,6 +65,30 @@ static int next(struct wl *w, int is_sync, int rc)
             return;                                                          \
     } while (0)
 
+/* Set: the workload also changes modes, owners, device nodes and
+ * extended attributes (the state format 4 added). */
+static int meta_ops;
+
+/* One of those: slot k of call i, on the file slot 1 of its round of 16
+ * wrote. */
+static int meta_call(struct wl *w, int k, int i, const uint8_t *buf)
+{
+    char name[32], node[64], a[64];
+    int base = i - k + 1;
+    snprintf(a, sizeof a, "/d%d/f%d", base % 3, base % 7);
+    snprintf(name, sizeof name, "user.k%d", base % 4);
+    switch (k) {
+    case 2: return logfs_chmod(w->fs, a, 0600 | (uint32_t)(i % 8) << 3);
+    case 3: return logfs_chown(w->fs, a, (uint32_t)(i % 5), (uint32_t)(i % 3));
+    case 4: return logfs_setxattr(w->fs, a, name, buf, (uint64_t)(i * 131) % 3000, 0);
+    case 10: return logfs_removexattr(w->fs, a, name);
+    default:
+        snprintf(node, sizeof node, "/d%d/n%d", i % 3, i % 4);
+        return logfs_mknod(w->fs, node, (i % 2 ? S_IFIFO : S_IFCHR) | 0644,
+                           (uint64_t)i << 8 | 1);
+    }
+}
+
 static void workload(struct wl *w, int ops)
 {
     uint8_t buf[6000];
@@ -83,6 +107,8 @@ static void workload(struct wl *w, int ops)
             char dn[16];
             snprintf(dn, sizeof dn, "/d%d", (i / 8) % 3);
             CALL(w, 0, logfs_mkdir(w->fs, dn, 0755));
+        } else if (meta_ops && (k == 2 || k == 3 || k == 4 || k == 9 || k == 10)) {
+            CALL(w, 0, meta_call(w, k, i, buf));
         } else if (k < 5 || k == 9 || k == 10) {
             CALL(w, 0, logfs_open(w->fs, a, O_WRONLY | O_CREAT, 0644));
             int fd = last_rc;
@@ -215,6 +241,15 @@ TEST(cut_at_every_operation)
 
 /* A small device overwritten until the cleaner reuses segments: cut at
  * every third flash operation, so that cuts land in cleaning too. */
+/* The same with chmod, chown, mknod and xattr set/remove in the mix: the
+ * digest covers modes, owners, devices and attributes. */
+TEST(cut_at_every_operation_metadata)
+{
+    meta_ops = 1;
+    campaign(96, 96, 1, 0, 0);
+    meta_ops = 0;
+}
+
 TEST(cut_during_cleaning)
 {
     campaign(64, test_long() ? 2000 : 700, test_long() ? 1 : 7, 1, 0);
@@ -250,6 +285,7 @@ int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(cut_at_every_operation);
+    RUN(cut_at_every_operation_metadata);
     RUN(cut_during_cleaning);
     RUN(cut_with_paired_pages);
     RUN(cut_with_paired_pages_during_cleaning);

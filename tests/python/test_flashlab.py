@@ -521,7 +521,7 @@ class FsCase(TempDirMixin, unittest.TestCase):
 class TestOptions(TempDirMixin, unittest.TestCase):
     def test_mkfs_and_mount_options(self):
         with small_device() as dev:
-            LogFS.mkfs(dev, block_size=2048, anchor_blocks=3, reserve=6)
+            LogFS.mkfs(dev, block_size=2048, anchor_blocks=4, reserve=6)
             with LogFS.mount(dev, "cache=1M", gc_policy="cost-benefit", dirty="64K",
                              gc_separate=True, wear_leveling="static") as fs:
                 self.assertEqual(fs.statfs().block_size, 2048)
@@ -714,6 +714,29 @@ class TestFiles(FsCase):
         fs.unlink("/orig")
         self.assertEqual(fs.stat("/d/alias").nlink, 1)
         self.assertEqual(fs.read_file("/d/alias"), b"Shared")
+
+    def test_special_files_and_xattrs(self):
+        fs = self.fs
+        fs.mknod("/fifo", stat.S_IFIFO | 0o644)
+        fs.mknod("/dev", stat.S_IFBLK | 0o600, os.makedev(8, 1))
+        self.assertTrue(stat.S_ISFIFO(fs.lstat("/fifo").mode))
+        st = fs.lstat("/dev")
+        self.assertTrue(stat.S_ISBLK(st.mode))
+        self.assertEqual((os.major(st.rdev), os.minor(st.rdev)), (8, 1))
+        fs.write_file("/f", b"x")
+        fs.setxattr("/f", "user.b", b"2")
+        fs.setxattr("/f", "user.a", b"1" * 65536)
+        self.assertEqual(fs.listxattr("/f"), ["user.a", "user.b"])
+        self.assertEqual(fs.getxattr("/f", "user.a"), b"1" * 65536)
+        with self.assertRaises(FileExistsError):
+            fs.setxattr("/f", "user.b", b"3", fs.XATTR_CREATE)
+        fs.removexattr("/f", "user.a")
+        with self.assertRaises(OSError) as cm:
+            fs.getxattr("/f", "user.a")
+        self.assertEqual(cm.exception.errno, errno.ENODATA)
+        with self.assertRaises(OSError) as cm:
+            fs.setxattr("/f", "system.posix_acl_access", b"")
+        self.assertEqual(cm.exception.errno, errno.ENOTSUP)
 
     def test_symlinks(self):
         fs = self.fs

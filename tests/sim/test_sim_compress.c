@@ -729,6 +729,66 @@ static int same_devices(nand_dev *a, nand_dev *b)
     return diff;
 }
 
+/* The dedup table under churn: pages of shared and unique contents
+ * programmed and erased in a random order, so that the table grows,
+ * wraps and closes the gaps its removals leave; every page must read back
+ * and the buffers held must be the distinct contents programmed. */
+TEST(dedup_table_churn)
+{
+    for (int compress = 0; compress <= 1; compress++) {
+        struct nand_config c;
+        fx_small_config(&c);
+        c.dedup = 1;
+        c.compress = compress;
+        c.rber.eps = 0;
+        c.rber.alpha = c.rber.beta = c.rber.gamma = 0;
+        nand_dev *d = fx_create(&c);
+        REQUIRE(d);
+        uint32_t nb = (uint32_t)nand_blocks(&c), ppb = c.geo.pages_per_block;
+        /* content id of every page (0: erased), and the next page per block */
+        uint32_t *id = calloc((size_t)nb * ppb, sizeof *id), *next = calloc(nb, sizeof *next);
+        REQUIRE(id && next);
+        uint64_t s = 77 + (uint64_t)compress;
+        uint32_t unique = 1000;
+        uint8_t buf[PB], want[PB];
+        for (int i = 0; i < 20000; i++) {
+            uint32_t b = 1 + rnd(&s, nb - 1);
+            if (next[b] == ppb || rnd(&s, 64) == 0) {
+                REQUIRE(nand_erase(d, b, NULL) == NAND_OK);
+                memset(id + (size_t)b * ppb, 0, ppb * sizeof *id);
+                next[b] = 0;
+                continue;
+            }
+            uint32_t cid = rnd(&s, 2) ? 1 + rnd(&s, 40) : ++unique;
+            uint64_t cs = cid;
+            fill(want, PB, &cs, compress ? C_JFFS : C_RANDOM);
+            REQUIRE(nand_program(d, b, next[b], want, want + PS, NULL) == NAND_OK);
+            id[(size_t)b * ppb + next[b]++] = cid;
+        }
+        uint64_t distinct = 0;
+        uint8_t *seen = calloc(unique + 1, 1);
+        REQUIRE(seen);
+        for (uint32_t b = 1; b < nb; b++) {
+            for (uint32_t p = 0; p < next[b]; p++) {
+                uint32_t cid = id[(size_t)b * ppb + p];
+                uint64_t cs = cid;
+                fill(want, PB, &cs, compress ? C_JFFS : C_RANDOM);
+                CHECK_EQ_INT(nand_read(d, b, p, buf, buf + PS, NULL), NAND_OK);
+                CHECK(!memcmp(buf, want, PB));
+                distinct += !seen[cid];
+                seen[cid] = 1;
+            }
+        }
+        struct nand_stats st;
+        nand_get_stats(d, &st);
+        CHECK_EQ_INT(st.pages_stored, distinct);
+        free(seen);
+        free(id);
+        free(next);
+        nand_close(d);
+    }
+}
+
 TEST(image_round_trip_with_compact_pages)
 {
     nand_dev *d[2];
@@ -1027,6 +1087,7 @@ int main(int argc, char **argv)
     RUN(every_pattern_reads_back);
     RUN(bytes_stored_drops_for_run_heavy_pages);
     RUN(compress_and_dedup_share_compact_pages);
+    RUN(dedup_table_churn);
     RUN(image_round_trip_with_compact_pages);
     RUN(version_2_images_still_open);
     RUN(damaged_compact_contents_are_refused);

@@ -250,7 +250,7 @@ TEST(baselines_in_campaigns)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    if (tmp_dir_make("pc"))
+    if (tmp_dir_make("pc") || tmp_link_configs())
         return 1;
     RUN(exhaustive_campaign_passes_at_every_operation);
     RUN(sampled_torn_cuts_with_second_cuts_pass_and_are_recorded);

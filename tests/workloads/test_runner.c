@@ -196,7 +196,7 @@ TEST(the_in_place_baseline_writes_more_on_fewer_blocks)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    if (tmp_dir_make("runner"))
+    if (tmp_dir_make("runner") || tmp_link_configs())
         return 1;
     RUN(mounts_of_every_fs_at_two_sizes);
     RUN(the_in_place_baseline_writes_more_on_fewer_blocks);

@@ -26,9 +26,16 @@ struct experiment {
     uint32_t nseeds, reps, runs;
 };
 
-/* A file named in the experiment: relative to the current directory if it
- * is there, else to the experiment file's directory. */
+/* A file named in the experiment: an absolute path as it is, a relative
+ * one relative to the experiment file's directory (never the current
+ * directory, so that an experiment runs the same from anywhere). */
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap);
+/* When the resolved file is missing: "NAME: no such file (looked for
+ * RESOLVED: a relative path is relative to the experiment's directory,
+ * DIR/)" and, when NAME exists from the current directory, a hint to
+ * write it relative to the experiment; in buf.  Returns buf. */
+const char *exp_path_missing(const char *exp_path, const char *name, const char *resolved,
+                             char *buf, size_t cap);
 int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
 /* fs: kind (default logfs), then LogFS's options by name or a baseline's
  * options string. */

@@ -19,13 +19,28 @@ static const char *const top_keys[] = {"name", "description", "device", "fs", "a
 
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap)
 {
-    if (name[0] == '/' || !access(name, R_OK) || !strchr(exp_path, '/')) {
+    if (name[0] == '/' || !exp_path || !strchr(exp_path, '/')) {
         snprintf(out, cap, "%s", name);
         return;
     }
     int dir = (int)(strrchr(exp_path, '/') - exp_path);
     if (snprintf(out, cap, "%.*s/%s", dir, exp_path, name) >= (int)cap)
         snprintf(out, cap, "%s", name);
+}
+
+const char *exp_path_missing(const char *exp_path, const char *name, const char *resolved,
+                             char *buf, size_t cap)
+{
+    int dir = exp_path && strchr(exp_path, '/') ? (int)(strrchr(exp_path, '/') - exp_path) : 1;
+    const char *d = exp_path && strchr(exp_path, '/') ? exp_path : ".";
+    int n = snprintf(buf, cap, "%s: no such file (looked for %s: a relative path is relative "
+                     "to the experiment's directory, %.*s/, not the current one)", name,
+                     resolved, dir, d);
+    if (name[0] != '/' && strcmp(name, resolved) && !access(name, R_OK) && n > 0 &&
+        (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "; %s exists from the current directory: write "
+                 "its path relative to %.*s/, or an absolute one", name, dir, d);
+    return buf;
 }
 
 static int read_seeds(struct experiment *e, struct yview *v, yaml_node_t *root, char *err,
@@ -208,6 +223,12 @@ int experiment_run(struct experiment *e, uint32_t index, struct exp_run *r, char
     if (r->wl.trace_path[0]) {
         char p[sizeof r->wl.trace_path];
         exp_resolve_path(e->doc.path, r->wl.trace_path, p, sizeof p);
+        if (access(p, R_OK)) {
+            char m[3 * sizeof p];
+            snprintf(err, errlen, "%s: workload.trace: %s", e->doc.path,
+                     exp_path_missing(e->doc.path, r->wl.trace_path, p, m, sizeof m));
+            return -1;
+        }
         memcpy(r->wl.trace_path, p, sizeof p);
     }
     r->params_json = params_json(e, &v, r, rep);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- device ------------------------------------------------------------ */
 
@@ -33,6 +34,11 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
     if (ydoc_string(v->d, fn, map ? "device.file" : "device", name, sizeof name, err, errlen))
         return -1;
     exp_resolve_path(v->d->path, name, r->device_file, sizeof r->device_file);
+    if (access(r->device_file, R_OK)) {
+        char m[3 * sizeof r->device_file];
+        return ydoc_fail(v->d, fn, err, errlen, "device: %s",
+                         exp_path_missing(v->d->path, name, r->device_file, m, sizeof m));
+    }
     if (nand_config_load(r->device_file, &r->dev, lerr, sizeof lerr))
         return ydoc_fail(v->d, fn, err, errlen, "device: %s", lerr);
     if (!map)
