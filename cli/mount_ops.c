@@ -101,6 +101,15 @@ static void stats_stat(struct mnt *m, struct stat *st)
     st->st_atim = st->st_ctim = st->st_mtim;
 }
 
+/* The directory holding path, as a new string ("/" for the root's
+ * entries), or NULL when out of memory.  Paths from FUSE may be longer
+ * than PATH_MAX (fs/fscommon.h), so no fixed buffer. */
+static char *parent_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return strndup(path, s && s != path ? (size_t)(s - path) : 1);
+}
+
 /* The caller's uid and gid on a new inode (LogFS makes them root's, or
  * gives the group of a set-group-ID parent, which then stays). */
 static void set_owner(struct mnt *m, const char *path)
@@ -109,17 +118,12 @@ static void set_owner(struct mnt *m, const char *path)
     struct fs_stat ls;
     if (!c || logfs_lstat(m->fs, path, &ls))
         return;
-    char parent[4096];
-    const char *s = strrchr(path, '/');
-    size_t n = s && s != path ? (size_t)(s - path) : 1;
     uint32_t gid = c->gid;
-    if (n < sizeof parent) {
-        struct fs_stat ps;
-        memcpy(parent, path, n);
-        parent[n] = 0;
-        if (!logfs_lstat(m->fs, parent, &ps) && (ps.mode & S_ISGID))
-            gid = ps.gid;
-    }
+    char *parent = parent_of(path);
+    struct fs_stat ps;
+    if (parent && !logfs_lstat(m->fs, parent, &ps) && (ps.mode & S_ISGID))
+        gid = ps.gid;
+    free(parent);
     if (ls.uid != c->uid || ls.gid != gid)
         logfs_lchown(m->fs, path, c->uid, gid);
 }
@@ -458,21 +462,13 @@ static int op_releasedir(const char *path, struct fuse_file_info *fi)
 static int dot_entry(struct mnt *m, const char *path, int dotdot, void *buf,
                      fuse_fill_dir_t fill)
 {
-    char parent[4096];
     struct fs_stat ls;
     struct stat st = {.st_mode = S_IFDIR};
-    const char *p = path;
-    if (dotdot) {
-        const char *s = strrchr(path, '/');
-        size_t n = s && s != path ? (size_t)(s - path) : 1;
-        if (n >= sizeof parent)
-            n = 1;
-        memcpy(parent, path, n);
-        parent[n] = 0;
-        p = parent;
-    }
-    if (!logfs_lstat(m->fs, p, &ls))
+    char *parent = dotdot ? parent_of(path) : NULL;
+    const char *p = dotdot ? parent : path;
+    if (p && !logfs_lstat(m->fs, p, &ls))
         st.st_ino = (ino_t)ls.ino;
+    free(parent);
     return fill(buf, dotdot ? ".." : ".", &st, dotdot ? 2 : 1, 0);
 }
 

@@ -47,8 +47,15 @@ void fs_fdtab_free(struct fs_fdtab *t);
 
 /* ---- paths (pathwalk.c) ----------------------------------------------- */
 
-#define FS_NAME_MAX 255  /* bytes in one component */
-#define FS_PATH_MAX 4096 /* a path has at most FS_PATH_MAX - 1 bytes */
+#define FS_NAME_MAX 255 /* bytes in one component */
+/* A path given to a file system has at most FS_PATH_MAX - 1 bytes.  This
+ * is well above the host's PATH_MAX (4096) on purpose: a FUSE mount gets
+ * paths from its root, and a process whose working directory is deep in
+ * the mount may name a file with a relative path the kernel accepts but
+ * whose full path is longer than PATH_MAX (pjdfstest does). */
+#define FS_PATH_MAX 65536
+/* A symbolic link's target has at most FS_LINK_MAX - 1 bytes, as on Linux. */
+#define FS_LINK_MAX 4096
 
 enum fs_comp_kind { FS_COMP_NAME, FS_COMP_DOT, FS_COMP_DOTDOT };
 

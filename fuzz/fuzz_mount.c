@@ -161,7 +161,7 @@ static void fm_populate(logfs *fs)
         snprintf(name, sizeof name, "/many/file-%02d-with-a-longer-name", i);
         FM_TRY(fm_write_file(fs, name, 0, (size_t)(i * 37) % 1300, 100 + (uint32_t)i));
     }
-    FM_TRY(fm_write_file(fs, "/d/cold", 0, 600u << 10, 6)); /* little room left */
+    FM_TRY(fm_write_file(fs, "/d/cold", 0, 560u << 10, 6)); /* little room left */
     FM_TRY(logfs_sync(fs));
     /* history: overwrites that make garbage and keep the cleaner busy */
     for (uint32_t round = 0; round < 40; round++) {

@@ -105,7 +105,7 @@ int bf_symlink(void *vfs, const char *target, const char *linkpath)
     struct bf_path r;
     uint32_t ino;
     size_t tl = target ? strlen(target) : 0;
-    int rc = !tl || tl > 4095 ? -ENAMETOOLONG : bf_resolve(fs, linkpath, 0, &r);
+    int rc = !tl || tl >= FS_LINK_MAX ? -ENAMETOOLONG : bf_resolve(fs, linkpath, 0, &r);
     if (!rc && r.ino)
         rc = -EEXIST;
     if (!rc && fs->sb.free_blocks < 1)

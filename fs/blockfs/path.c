@@ -1,7 +1,7 @@
 /*
  * path.c -- path resolution with LogFS's rules (fs/logfs/logfs.h):
  * absolute canonical paths (no "." or ".."), names of at most 255 bytes,
- * paths of at most 4095 (fs/pathwalk.c splits them), absolute symlink
+ * paths shorter than FS_PATH_MAX (fs/pathwalk.c splits them), absolute symlink
  * targets followed in every component but the last unless asked, at most
  * 40 of them.
  */
@@ -20,7 +20,7 @@ static char *splice_link(struct blockfs *fs, uint32_t ino, const char *rest, int
 {
     uint64_t tl = fs->itab[ino].size;
     size_t rl = strlen(rest);
-    if (tl == 0 || tl > 4095) {
+    if (tl == 0 || tl >= FS_LINK_MAX) {
         *err = tl ? -EIO : -EINVAL;
         return NULL;
     }

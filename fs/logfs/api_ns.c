@@ -128,7 +128,7 @@ int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
     struct lfs_path r;
     struct lfs_inode *in;
     size_t tl = target ? strlen(target) : 0;
-    int rc = fs->readonly ? -EROFS : !tl || tl > 4095 ? -ENAMETOOLONG
+    int rc = fs->readonly ? -EROFS : !tl || tl >= FS_LINK_MAX ? -ENAMETOOLONG
            : lfs_resolve(fs, linkpath, 0, &r);
     if (!rc && r.ino)
         rc = -EEXIST;

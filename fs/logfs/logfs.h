@@ -13,7 +13,7 @@
  * not lstat, lchown, lutimens, readlink, unlink, rmdir, rename, link,
  * symlink, mkdir).  A target is taken from the root when absolute, else
  * from the directory holding the link; 40 links at most per call (ELOOP),
- * and ENAMETOOLONG when a target and the rest of the path pass 4095
+ * and ENAMETOOLONG when a target and the rest of the path pass 65535
  * bytes.  Times are nanoseconds since 1970 from the clock the mount's
  * options name (logfs_options.clock), by default the device's simulated
  * clock plus logfs_options.epoch_ns (deterministic); docs/logfs-design.md

@@ -33,23 +33,35 @@ static int dstack_push(struct logfs *fs, struct dstack *s, uint64_t ino)
 }
 
 /* Replace what is left of the walk's path (the link's name, which ends at
- * buf[rest], and what follows) by symlink in's target and what follows:
- * buf becomes target + buf[rest..].  The result must fit in LFS_PATH_MAX
- * bytes with its NUL, as a path given by the caller must. */
-static int splice_link(struct logfs *fs, struct lfs_inode *in, char *buf, size_t rest)
+ * (*buf)[rest], and what follows) by symlink in's target and what follows:
+ * *buf becomes target + rest, grown (*cap bytes) when it must be.  The
+ * result must fit in LFS_PATH_MAX bytes with its NUL, as a path given by
+ * the caller must. */
+static int splice_link(struct logfs *fs, struct lfs_inode *in, char **buf, size_t *cap,
+                       size_t rest)
 {
     /* the size comes from flash: a target is 1..4095 bytes (FORMAT.md
      * section 10), anything else is a damaged inode */
-    if (in->size == 0 || in->size >= LFS_PATH_MAX)
+    if (in->size == 0 || in->size >= FS_LINK_MAX)
         return -EIO;
-    size_t tl = (size_t)in->size, rl = strlen(buf + rest);
+    size_t tl = (size_t)in->size, rl = strlen(*buf + rest);
     if (tl + rl >= LFS_PATH_MAX)
         return -ENAMETOOLONG;
-    memmove(buf + tl, buf + rest, rl + 1);
-    int64_t got = lfs_file_pread(fs, in, buf, tl, 0);
+    if (tl + rl + 1 > *cap) {
+        char *nb = lfs_alloc(fs, tl + rl + 1);
+        if (!nb)
+            return -ENOMEM;
+        memcpy(nb + tl, *buf + rest, rl + 1);
+        lfs_free(fs, *buf, *cap);
+        *buf = nb;
+        *cap = tl + rl + 1;
+    } else {
+        memmove(*buf + tl, *buf + rest, rl + 1);
+    }
+    int64_t got = lfs_file_pread(fs, in, *buf, tl, 0);
     if (got != (int64_t)tl)
         return got < 0 ? (int)got : -EIO;
-    if (memchr(buf, 0, tl))
+    if (memchr(*buf, 0, tl))
         return -EIO; /* a target has no NUL */
     return 0;
 }
@@ -72,9 +84,13 @@ static int walk(struct logfs *fs, const char *path, int follow, struct lfs_path 
     int rc = fs_path_check(path);
     if (rc)
         return rc;
-    size_t pl = strlen(path);
-    char buf[LFS_PATH_MAX];
-    memcpy(buf, path, pl + 1);
+    /* a copy the walk may splice link targets into; on the heap, as a
+     * path may be up to LFS_PATH_MAX bytes */
+    size_t cap = strlen(path) + 1;
+    char *buf = lfs_alloc(fs, cap);
+    if (!buf)
+        return -ENOMEM;
+    memcpy(buf, path, cap);
     struct dstack s = {.cap = 32};
     s.v = s.small;
     s.v[s.n++] = LFS_INO_ROOT;
@@ -148,7 +164,7 @@ static int walk(struct logfs *fs, const char *path, int follow, struct lfs_path 
             }
             /* the target replaces the link's name; a relative one goes
              * on from the directory on top of the stack */
-            if ((rc = splice_link(fs, in, buf, end)))
+            if ((rc = splice_link(fs, in, &buf, &cap, end)))
                 break;
             pos = 0;
             continue;
@@ -173,6 +189,7 @@ static int walk(struct logfs *fs, const char *path, int follow, struct lfs_path 
     }
     if (s.v != s.small)
         lfs_free(fs, s.v, s.cap * sizeof *s.v);
+    lfs_free(fs, buf, cap);
     return rc;
 }
 

@@ -7,6 +7,7 @@
  * slashes, checked against the host's own file system (host POSIX is the
  * spec), and lchown/lutimens against chown/utimens.
  */
+#include "fscommon.h"
 #include "logfs/logfs.h"
 #include "fixture.h"
 
@@ -576,24 +577,35 @@ TEST(symlink_calls_and_limits)
     CHECK_EQ_INT(logfs_unlink(fs, "/d/lf2"), 0);
     CHECK_EQ_INT(logfs_stat(fs, "/d/f", &st), 0); /* the target stays */
     CHECK_EQ_INT(logfs_unlink(fs, "/d/f/"), -ENOTDIR);
-    /* ENAMETOOLONG: a path, and a target that makes one, of 4096 bytes */
-    static char longp[5000], target[4096];
+    /* ENAMETOOLONG: a path, and a target that makes one, of FS_PATH_MAX
+     * bytes; a path longer than the host's PATH_MAX is fine (a FUSE mount
+     * passes such paths from its root) */
+    static char longp[FS_PATH_MAX + 8], target[FS_LINK_MAX + 1];
     memset(longp, 0, sizeof longp);
-    for (size_t i = 0; i + 2 < 4096; i += 2)
+    for (size_t i = 0; i + 2 < FS_PATH_MAX; i += 2)
         memcpy(longp + i, "/.", 2);
-    longp[4094] = '/';
-    CHECK_EQ_INT(logfs_stat(fs, longp, &st), 0); /* 4095 bytes: the root */
-    longp[4095] = '.';
+    longp[FS_PATH_MAX - 2] = '/';
+    CHECK_EQ_INT(logfs_stat(fs, longp, &st), 0); /* 65535 bytes: the root */
+    longp[FS_PATH_MAX - 1] = '.';
     CHECK_EQ_INT(logfs_stat(fs, longp, &st), -ENAMETOOLONG);
     memset(target, 0, sizeof target);
-    for (size_t i = 0; i + 2 <= 4094; i += 2)
+    for (size_t i = 0; i + 2 <= FS_LINK_MAX - 2; i += 2)
         memcpy(target + i, "./", 2);
-    target[4094] = 'f'; /* 4095 bytes: fits alone */
+    target[FS_LINK_MAX - 2] = 'f'; /* 4095 bytes: the longest target */
     REQUIRE(logfs_symlink(fs, target, "/d/long") == 0);
     CHECK_EQ_INT(logfs_stat(fs, "/d/long", &st), 0);
     CHECK_EQ_INT(st.size, 3);
+    target[FS_LINK_MAX - 1] = 'f'; /* 4096: too long for a target */
+    CHECK_EQ_INT(logfs_symlink(fs, target, "/d/long2"), -ENAMETOOLONG);
+    target[FS_LINK_MAX - 1] = 0;
     REQUIRE(logfs_symlink(fs, target, "/d/sub/long") == 0);
-    CHECK_EQ_INT(logfs_stat(fs, "/d/long/", &st), -ENAMETOOLONG); /* target + "/" */
+    CHECK_EQ_INT(logfs_stat(fs, "/d/long/", &st), -ENOTDIR); /* target + "/" */
+    /* the target spliced into a path near the limit passes it */
+    memset(longp, 0, sizeof longp);
+    memcpy(longp, "/d/long", 7);
+    for (size_t i = 7; i + 2 < FS_PATH_MAX - 100; i += 2)
+        memcpy(longp + i, "/.", 2);
+    CHECK_EQ_INT(logfs_stat(fs, longp, &st), -ENAMETOOLONG);
     REQUIRE(logfs_symlink(fs, "/d/sub/long", "/d/abslong") == 0);
     CHECK_EQ_INT(logfs_stat(fs, "/d/abslong", &st), -ENOENT); /* /d/sub/f */
     /* ".." of the root is the root, from a path or a link */
