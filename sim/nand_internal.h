@@ -108,6 +108,14 @@ struct nand_dev {
      * going through malloc and free each time */
     struct pbuf *pool;
     uint64_t pool_count;
+
+    /* the image journal (journal.c), set up by nand_open and nand_save:
+     * what changed since the last save or sync of the image at jpath */
+    char *jpath;           /* NULL: no image yet, nand_sync saves whole */
+    uint8_t *jdirty;       /* [nblocks / 8] bits: page tables changed */
+    struct bstate *jbase;  /* [nblocks] block states at the last sync */
+    struct jimage { uint64_t size, crc; } jimg; /* the image extended */
+    uint64_t jlen, jseq;   /* valid bytes of the journal file, records */
 };
 
 struct nand_snapshot {
@@ -119,6 +127,24 @@ struct nand_snapshot {
     struct nand_stats st;
     nand_dev *owner;      /* for the geometry; snapshots outlive nothing */
 };
+
+/* A block's page table is about to change (journal.c's dirty bits). */
+static inline void dev_touch(nand_dev *dev, uint64_t b)
+{
+    if (dev->jdirty)
+        dev->jdirty[b / 8] |= (uint8_t)(1u << (b % 8));
+}
+
+/* journal.c -- IMAGE.journal: nand_sync's incremental saves */
+/* The image open on fd: its size and trailing CRC. */
+int journal_image_id(int fd, struct jimage *id);
+/* After nand_open read the image at path (id): apply the records of its
+ * journal, and track changes from here.  Errors name the journal. */
+int journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
+                   char *err, size_t errlen);
+/* After nand_save wrote the image at path (id): drop its journal. */
+int journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
+void journal_detach(nand_dev *dev);
 
 /* device.c */
 int dev_alloc(const struct nand_config *cfg, nand_dev **out);

@@ -378,6 +378,7 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
     }
     bpages_unref(dev, dev->bp[b]);
     dev->bp[b] = NULL;
+    dev_touch(dev, b);
     bs->reads = 0;
     bs->next_page = 0;
     bs->flags &= ~(uint32_t)(BF_ERASE_TORN | BF_MARKED_BAD);

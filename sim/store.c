@@ -418,6 +418,7 @@ void bpages_unref(nand_dev *dev, struct bpages *bp)
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b)
 {
     struct bpages *bp = dev->bp[b];
+    dev_touch(dev, b);
     if (bp && bp->refs == 1)
         return bp;
     struct bpages *nb = malloc(bpages_size(dev));
@@ -546,6 +547,7 @@ int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *s)
             s->bp[b]->refs++;
         bpages_unref(dev, dev->bp[b]);
         dev->bp[b] = s->bp[b];
+        dev_touch(dev, b);
     }
     memcpy(dev->bs, s->bs, dev->nblocks * sizeof *s->bs);
     memcpy(dev->die_free, s->die_free, dev->ndies * sizeof *s->die_free);
