@@ -40,6 +40,7 @@
 #define R_OVER (R_HDR + 8u) /* + the trailing CRC */
 #define W_STATE 1u
 #define W_PAGES 2u
+#define J_FOLD_MIN (1u << 20)
 #define NSTATS (sizeof(struct nand_stats) / sizeof(uint64_t))
 
 /* ---- dirty tracking ------------------------------------------------------ */
@@ -297,6 +298,10 @@ int nand_sync(nand_dev *dev, const char *path)
         return NAND_E_INVAL;
     if (!dev->jpath || strcmp(dev->jpath, path))
         return nand_save(dev, path); /* no base there yet: the whole image */
+    /* a journal larger than its image costs more to replay than a save
+     * of the whole: fold it (the journal stays about as large as its image) */
+    if (dev->jlen > dev->jimg.size && dev->jlen > J_FOLD_MIN)
+        return nand_save(dev, path);
     char *jp = journal_path(path);
     if (!jp)
         return NAND_E_NOMEM;
