@@ -71,7 +71,8 @@ static const char mount_help[] =
     "  --cut-at-time T     cut the power T of simulated time after mounting\n"
     "                      (ns, or with a unit: 500us, 20ms, 3s)\n"
     "  --save-after-cut    save the torn image at unmount all the same\n"
-    "                      (by default a cut image is not saved)\n"
+    "                      (by default a mount with a cut armed leaves\n"
+    "                      IMAGE as it was: neither saved nor journaled)\n"
     "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n"
     "\n"
     "examples:\n"
@@ -390,6 +391,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
     }
+    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !a->save_after_cut;
     if (a->cut_ops_set)
         nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
     if (a->cut_time_set)
