@@ -42,6 +42,17 @@ printf 'from put\n' > "$T/p.txt"
 expect 1 "put into a missing image" "missing.img: cannot open" -- $FL put "$T/p.txt" "$T/missing.img:/x"
 check "no missing.img.lock left behind" '[ ! -e "$T/missing.img.lock" ]'
 
+# ---- a running command holds the lock: writers refused, readers warned --------
+# (a stand-in: flock(1) holds IMAGE.lock, described as a put would)
+printf 'cmd=flashlab put\npid=%s\n' $$ > "$I.lock"
+(exec 9< "$I.lock"; flock 9; exec sleep 30) & holder_pid=$!
+n=0; while flock -n "$I.lock" true 2>/dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+expect 1 "mkdir while a put runs" "flashlab mkdir: $I is in use by flashlab put (pid $$)" -- $FL mkdir "$I:/d"
+expect 0 "ls while a put runs warns" "warning: $I is in use by flashlab put (pid $$); reading its last saved state" -- $FL ls "$I"
+kill $holder_pid; wait $holder_pid 2>/dev/null
+expect 0 "mkdir once it is done" "" -- $FL mkdir "$I:/d"
+$FL rmdir "$I:/d"
+
 fuse_ok=1
 [ -c /dev/fuse ] && command -v fusermount3 >/dev/null 2>&1 && command -v flock >/dev/null 2>&1 || fuse_ok=0
 if [ $fuse_ok = 1 ] && ! out=$($FL mount "$I" "$M" 2>&1); then
