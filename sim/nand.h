@@ -172,7 +172,7 @@ int nand_save(nand_dev *dev, const char *path);
  * (or since the last sync) to path + ".journal" and fsync it -- the blocks
  * whose pages changed, the counters of the others; otherwise nand_save.
  * nand_open replays the journal; nand_save folds it into the image
- * (docs/FORMAT.md, "The image journal").  0 or NAND_E_IO. */
+ * (docs/simulator.md, "The image journal").  0 or NAND_E_IO. */
 int nand_sync(nand_dev *dev, const char *path);
 void nand_close(nand_dev *dev);
 
