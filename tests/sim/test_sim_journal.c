@@ -1,9 +1,9 @@
 /*
  * test_sim_journal.c -- IMAGE.journal (docs/FORMAT.md, "The image
  * journal"): nand_sync appends what changed, nand_open replays it,
- * nand_save folds it; a torn last record is ignored, a damaged one in
- * the middle is an error naming the journal, a journal of an older image
- * is ignored.
+ * nand_save folds it (and a sync, once the journal outgrows the image);
+ * a torn last record is ignored, a damaged one in the middle is an error
+ * naming the journal, a journal of an older image is ignored.
  */
 #include "nand.h"
 #include "fixture.h"
@@ -282,6 +282,37 @@ TEST(a_journal_of_an_older_image_is_ignored)
     free(old);
 }
 
+TEST(a_journal_larger_than_its_image_is_folded)
+{
+    /* syncs of 34 KiB each: past 1 MiB (and the image) a sync saves whole */
+    const char *path = image("fold.img");
+    nand_dev *d = device(0);
+    REQUIRE(d);
+    REQUIRE(nand_save(d, path) == 0);
+    uint8_t data[PB];
+    long long most = 0;
+    int folded = 0;
+    for (nand_block_t b = 10; b < 60; b++) {
+        for (nand_page_t p = 0; p < 16; p++) {
+            fx_fill(data, PB, b * 16 + p);
+            nand_program(d, b, p, data, data + PS, NULL);
+        }
+        long long before = fx_file_size(journal);
+        REQUIRE(nand_sync(d, path) == NAND_OK);
+        long long after = fx_file_size(journal);
+        folded += after < before;
+        if (after > most)
+            most = after;
+    }
+    CHECK(folded >= 1);
+    CHECK(most < (1 << 20) + 2 * 16 * PB + 4096);
+    nand_dev *e = reopen(path);
+    REQUIRE(e);
+    CHECK_EQ_INT(differences(d, e), 0);
+    nand_close(e);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -293,6 +324,7 @@ int main(int argc, char **argv)
     RUN(a_torn_last_record_is_ignored);
     RUN(a_damaged_record_in_the_middle_is_an_error);
     RUN(a_journal_of_an_older_image_is_ignored);
+    RUN(a_journal_larger_than_its_image_is_folded);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }
