@@ -5,9 +5,9 @@
  *
  * A sync must be durable without rewriting a large image, so it appends
  * one record holding the state of every block that changed since the
- * last sync (whole page tables of the blocks whose pages changed, only
- * the counters of those merely read) plus the clock and statistics, and
- * fsyncs.  nand_save writes the whole image and then deletes the journal
+ * last sync (the page slots that changed -- from the first one a program,
+ * erase or damage touched -- and the counters, alone for a block merely
+ * read) plus the clock and statistics, and fsyncs.  nand_save writes the whole image and then deletes the journal
  * ("folds" it).  The journal names the image it extends (size and CRC):
  * one left behind by a crash between the rename of a save and the unlink
  * is for an older image and is ignored, as everything in it is in the
@@ -35,29 +35,30 @@
 
 static void clean_all(nand_dev *dev)
 {
-    memset(dev->jdirty, 0, (dev->nblocks + 7) / 8);
+    for (uint64_t b = 0; b < dev->nblocks; b++)
+        dev->jfrom[b] = JF_CLEAN;
     memcpy(dev->jbase, dev->bs, dev->nblocks * sizeof *dev->bs);
 }
 
 void journal_detach(nand_dev *dev)
 {
     free(dev->jpath);
-    free(dev->jdirty);
+    free(dev->jfrom);
     free(dev->jbase);
     dev->jpath = NULL;
-    dev->jdirty = NULL;
+    dev->jfrom = NULL;
     dev->jbase = NULL;
 }
 
 int journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
                    uint64_t jlen, uint64_t seq)
 {
-    if (!dev->jdirty) {
-        dev->jdirty = malloc((dev->nblocks + 7) / 8);
+    if (!dev->jfrom) {
+        dev->jfrom = malloc(dev->nblocks * sizeof *dev->jfrom);
         dev->jbase = malloc(dev->nblocks * sizeof *dev->jbase);
     }
     char *p = strdup(path);
-    if (!dev->jdirty || !dev->jbase || !p) {
+    if (!dev->jfrom || !dev->jbase || !p) {
         free(p);
         journal_detach(dev);
         return NAND_E_NOMEM;
@@ -131,7 +132,7 @@ static void put_u64(struct out *o, uint64_t v)
 
 static int block_pages_dirty(const nand_dev *dev, uint64_t b)
 {
-    return dev->jdirty[b / 8] >> (b % 8) & 1;
+    return dev->jfrom[b] != JF_CLEAN;
 }
 
 static int block_state_dirty(const nand_dev *dev, uint64_t b)
@@ -139,7 +140,7 @@ static int block_state_dirty(const nand_dev *dev, uint64_t b)
     return memcmp(&dev->bs[b], &dev->jbase[b], sizeof dev->bs[b]) != 0;
 }
 
-/* Slots of block b to write: up to the last one that is not zero. */
+/* Slots of block b that hold anything: up to the last one not zero. */
 static uint32_t slots_used(const nand_dev *dev, uint64_t b)
 {
     const struct bpages *bp = dev->bp[b];
@@ -150,6 +151,15 @@ static uint32_t slots_used(const nand_dev *dev, uint64_t b)
     return n;
 }
 
+/* The slots of block b a record writes: [*from, used); those before
+ * *from did not change since the last sync. */
+static uint32_t slots_to_write(const nand_dev *dev, uint64_t b, uint32_t *from)
+{
+    uint32_t used = slots_used(dev, b);
+    *from = dev->jfrom[b] < used ? dev->jfrom[b] : used;
+    return used;
+}
+
 /* The bytes of block b's entry (what: W_STATE | W_PAGES). */
 static uint64_t entry_size(nand_dev *dev, uint64_t b, unsigned what)
 {
@@ -157,9 +167,9 @@ static uint64_t entry_size(nand_dev *dev, uint64_t b, unsigned what)
     if (what & W_STATE)
         n += 5 * 8;
     if (what & W_PAGES) {
-        uint32_t used = slots_used(dev, b);
-        n += 8 + (uint64_t)used * 32;
-        for (uint32_t p = 0; p < used; p++)
+        uint32_t from, used = slots_to_write(dev, b, &from);
+        n += 16 + (uint64_t)(used - from) * 32;
+        for (uint32_t p = from; p < used; p++)
             if (dev->bp[b]->slot[p].pg)
                 n += pbuf_held(dev, dev->bp[b]->slot[p].pg);
     }
@@ -181,9 +191,10 @@ static void put_entry(struct out *o, nand_dev *dev, uint64_t b, unsigned what)
         put_u64(o, e);
     }
     if (what & W_PAGES) {
-        uint32_t used = slots_used(dev, b);
+        uint32_t from, used = slots_to_write(dev, b, &from);
+        put_u64(o, from);
         put_u64(o, used);
-        for (uint32_t p = 0; p < used; p++) {
+        for (uint32_t p = from; p < used; p++) {
             const struct slot *sl = &dev->bp[b]->slot[p];
             uint32_t len = sl->pg ? pbuf_held(dev, sl->pg) : 0;
             put_u64(o, len);

@@ -45,23 +45,30 @@ static const uint8_t *get_bytes(struct in *c, uint64_t n)
     return p;
 }
 
-/* One page table of a block entry; *why says what was wrong. */
+/* A block entry's page slots: [from, used) given, the ones before kept,
+ * the ones after erased; *why says what was wrong. */
 static int apply_pages(nand_dev *dev, struct in *c, uint64_t b, const char **why)
 {
     const uint32_t ppb = dev->cfg.geo.pages_per_block;
-    uint64_t used = get_u64(c);
-    if (c->bad || used > ppb) {
-        *why = "invalid page count";
+    uint64_t from = get_u64(c), used = get_u64(c);
+    if (c->bad || used > ppb || from > used) {
+        *why = "invalid page slot range";
         return NAND_E_CORRUPT;
     }
-    bpages_unref(dev, dev->bp[b]);
-    dev->bp[b] = NULL;
-    if (!used)
-        return NAND_OK;
+    if (!from) { /* the whole table */
+        bpages_unref(dev, dev->bp[b]);
+        dev->bp[b] = NULL;
+        if (!used)
+            return NAND_OK;
+    }
     struct bpages *bp = bpages_own(dev, (nand_block_t)b);
     if (!bp)
         return NAND_E_NOMEM;
-    for (uint32_t p = 0; p < used; p++) {
+    for (uint32_t p = (uint32_t)from; p < ppb; p++) {
+        pbuf_unref(dev, bp->slot[p].pg);
+        memset(&bp->slot[p], 0, sizeof bp->slot[p]);
+    }
+    for (uint32_t p = (uint32_t)from; p < used; p++) {
         struct slot *sl = &bp->slot[p];
         uint64_t len = get_u64(c);
         sl->prog_time = get_u64(c);

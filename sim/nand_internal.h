@@ -112,7 +112,8 @@ struct nand_dev {
     /* the image journal (journal.c), set up by nand_open and nand_save:
      * what changed since the last save or sync of the image at jpath */
     char *jpath;           /* NULL: no image yet, nand_sync saves whole */
-    uint8_t *jdirty;       /* [nblocks / 8] bits: page tables changed */
+    uint32_t *jfrom;       /* [nblocks] first page slot changed since the
+                            * last sync (JF_CLEAN: none) */
     struct bstate *jbase;  /* [nblocks] block states at the last sync */
     struct jimage { uint64_t size, crc; } jimg; /* the image extended */
     uint64_t jlen, jseq;   /* valid bytes of the journal file, records */
@@ -128,11 +129,17 @@ struct nand_snapshot {
     nand_dev *owner;      /* for the geometry; snapshots outlive nothing */
 };
 
-/* A block's page table is about to change (journal.c's dirty bits). */
+/* A block's page table is about to change, from slot p on (journal.c
+ * writes those slots at the next sync); dev_touch: all of it. */
+#define JF_CLEAN 0xffffffffu
+static inline void dev_touch_page(nand_dev *dev, uint64_t b, uint32_t p)
+{
+    if (dev->jfrom && p < dev->jfrom[b])
+        dev->jfrom[b] = p;
+}
 static inline void dev_touch(nand_dev *dev, uint64_t b)
 {
-    if (dev->jdirty)
-        dev->jdirty[b / 8] |= (uint8_t)(1u << (b % 8));
+    dev_touch_page(dev, b, 0);
 }
 
 /* journal.c -- IMAGE.journal: nand_sync's incremental saves */
@@ -184,6 +191,8 @@ int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out);
 void pbuf_ref(struct pbuf *pg);
 void pbuf_unref(nand_dev *dev, struct pbuf *pg);
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */
+/* The same for a change of slot p and later ones only (a program). */
+struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t p);
 void bpages_unref(nand_dev *dev, struct bpages *bp);
 double block_drawn_endurance(const nand_dev *dev, nand_block_t b);
 void block_reset_wear(nand_dev *dev, nand_block_t b);

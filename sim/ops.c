@@ -260,7 +260,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (cut == NOT_STARTED)
         return cut_now(dev, &s, 0.0);
 
-    struct bpages *bp = bpages_own(dev, b);
+    struct bpages *bp = bpages_own_page(dev, b, p); /* slot p (damage: more) */
     struct pbuf *pg = pbuf_new_uninit(dev);
     if (!bp || !pg) {
         pbuf_unref(dev, pg);

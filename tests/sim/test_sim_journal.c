@@ -18,6 +18,8 @@ static int differences(nand_dev *a, nand_dev *b)
     struct nand_stats sa, sb;
     nand_get_stats(a, &sa);
     nand_get_stats(b, &sb);
+    /* the memory held is no state (a snapshot keeps buffers alive) */
+    sa.pages_stored = sb.pages_stored = sa.bytes_stored = sb.bytes_stored = 0;
     diff += memcmp(&sa, &sb, sizeof sa) != 0;
     const struct nand_config *c = nand_get_config(a);
     uint8_t x[PB], y[PB];
@@ -108,15 +110,20 @@ TEST(sync_appends_and_open_replays)
             CHECK_EQ_INT(differences(d, e), 0);
             nand_close(e);
         }
-        /* one page program since the last sync: its block, not the device
-         * (the reads of differences() are synced first) */
+        /* one page program since the last sync: that page, not its block
+         * (which holds 3 more) nor the device (the reads of differences()
+         * are synced first) */
         CHECK_EQ_INT(nand_sync(d, path), NAND_OK);
         long long before = fx_file_size(journal);
         uint8_t data[PB];
         fx_fill(data, PB, 9);
-        nand_program(d, 40, 0, data, data + PS, NULL);
+        CHECK_EQ_INT(nand_program(d, 4, 3, data, data + PS, NULL), NAND_OK);
         CHECK_EQ_INT(nand_sync(d, path), NAND_OK);
         CHECK(fx_file_size(journal) - before < PB + 1024);
+        nand_dev *e1 = reopen(path);
+        REQUIRE(e1);
+        CHECK_EQ_INT(differences(d, e1), 0);
+        nand_close(e1);
         /* a save folds the journal into the image */
         CHECK_EQ_INT(nand_save(d, path), NAND_OK);
         CHECK(access(journal, F_OK) != 0);
@@ -282,6 +289,84 @@ TEST(a_journal_of_an_older_image_is_ignored)
     free(old);
 }
 
+/* Random programs (whole and partial), erases, reads, wear, snapshot
+ * restores and torn programs, synced at random points: each sync must
+ * reopen as the device is. */
+TEST(random_operations_replay_exactly)
+{
+    for (int compress = 0; compress < 2; compress++) {
+        const char *path = image("random.img");
+        struct nand_config c;
+        fx_small_config(&c);
+        c.nop = 4;
+        c.compress = c.dedup = compress;
+        nand_dev *d = fx_create(&c);
+        REQUIRE(d);
+        REQUIRE(nand_save(d, path) == 0);
+        nand_snapshot *snap = NULL;
+        uint64_t rng = 42 + (uint64_t)compress;
+        uint8_t data[PB];
+        int syncs = 0, bad = 0;
+        for (int i = 0; i < 400; i++) {
+            uint64_t r = fx_next(&rng);
+            nand_block_t b = (nand_block_t)(r % 12);
+            struct nand_block_info bi;
+            nand_block_info(d, b, &bi);
+            switch ((r >> 8) % 10) {
+            case 0:
+                nand_erase(d, b, NULL);
+                break;
+            case 1: /* a partial program of the last page */
+                if (bi.pages_programmed) {
+                    memset(data, 0, 64);
+                    nand_program_col(d, b, bi.pages_programmed - 1, (uint32_t)(r >> 20) % PS,
+                                     data, 16, NULL);
+                }
+                break;
+            case 2:
+                nand_read(d, b, 0, data, NULL, NULL);
+                break;
+            case 3:
+                if (!snap)
+                    nand_snapshot_take(d, &snap);
+                else if (nand_snapshot_restore(d, snap) == 0) {
+                    nand_snapshot_free(snap);
+                    snap = NULL;
+                }
+                break;
+            case 4: /* a torn program */
+                if (bi.pages_programmed < 16) {
+                    fx_fill(data, PB, r);
+                    nand_cut_after_ops(d, 0, 0.5);
+                    nand_program(d, b, bi.pages_programmed, data, data + PS, NULL);
+                    nand_power_on(d);
+                }
+                break;
+            default:
+                if (bi.pages_programmed < 16) {
+                    fx_fill(data, PB, r);
+                    if ((r >> 16) & 1)
+                        memset(data + 100, 0x33, PB - 100); /* compressible */
+                    nand_program(d, b, bi.pages_programmed + (uint32_t)((r >> 17) & 1) *
+                                 (bi.pages_programmed < 15), data, data + PS, NULL);
+                }
+            }
+            if ((r >> 40) % 8 == 0) {
+                REQUIRE(nand_sync(d, path) == NAND_OK);
+                syncs++;
+                nand_dev *e = reopen(path);
+                REQUIRE(e);
+                bad += differences(d, e) != 0;
+                nand_close(e);
+            }
+        }
+        CHECK(syncs > 20);
+        CHECK_EQ_INT(bad, 0);
+        nand_snapshot_free(snap);
+        nand_close(d);
+    }
+}
+
 TEST(a_journal_larger_than_its_image_is_folded)
 {
     /* syncs of 34 KiB each: past 1 MiB (and the image) a sync saves whole */
@@ -325,6 +410,7 @@ int main(int argc, char **argv)
     RUN(a_damaged_record_in_the_middle_is_an_error);
     RUN(a_journal_of_an_older_image_is_ignored);
     RUN(a_journal_larger_than_its_image_is_folded);
+    RUN(random_operations_replay_exactly);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }
