@@ -151,7 +151,7 @@ FUZZ_TIMEOUT ?= 25
 FUZZ_RSS_MB  ?= 2048
 FUZZ_ARGS    ?=
 FUZZ_BUILD   := $(BUILD)/fuzz
-FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image import
+FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image import journal
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -DFLASHLAB_VERSION='"$(VERSION)"' \
                 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link

@@ -8,6 +8,7 @@
  * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
  * that fails does not save either, so IMAGE is left as it was. */
 #include "cli.h"
+#include "imglock.h"
 #include "fsapi.h"
 #include "logfs/logfs.h"
 #include "nand.h"
@@ -188,6 +189,7 @@ struct session {
     const char *cmd, *image;
     nand_dev *dev;
     struct fsapi_fs m;
+    struct imglock lock; /* held by commands that write */
 };
 
 /* Mount the fs of m's kind; file commands stamp LogFS files with the
@@ -205,8 +207,8 @@ static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
 
 /* Open image and mount its file system: kind's (--fs), else the one
  * fsapi_probe finds. */
-static int session_open(struct session *s, const char *cmd, const char *image,
-                        const struct fsapi *kind)
+static int session_mount(struct session *s, const char *cmd, const char *image,
+                         const struct fsapi *kind)
 {
     char err[512];
     s->cmd = cmd;
@@ -246,6 +248,22 @@ static int session_open(struct session *s, const char *cmd, const char *image,
     return CLI_OK;
 }
 
+/* session_mount under the image lock: held until session_close when the
+ * command writes (writes), else only a check that warns. */
+static int session_open(struct session *s, const char *cmd, const char *image,
+                        const struct fsapi *kind, int writes)
+{
+    s->lock.fd = -1;
+    if (!writes)
+        imglock_read(image, cmd);
+    else if (imglock_write(&s->lock, image, cmd, NULL))
+        return CLI_FAIL;
+    int rc = session_mount(s, cmd, image, kind);
+    if (rc)
+        imglock_release(&s->lock);
+    return rc;
+}
+
 /* Unmount (which commits), save the image when save and all went well,
  * close.  rc is the command's exit code so far. */
 static int session_close(struct session *s, int rc, int save)
@@ -260,6 +278,7 @@ static int session_close(struct session *s, int rc, int save)
                          nand_strerror(nrc));
     }
     nand_close(s->dev);
+    imglock_release(&s->lock); /* after the save */
     return rc;
 }
 
@@ -649,10 +668,16 @@ int cmd_mkfs(int argc, char **argv)
     int rc;
     if (optind != argc - 1)
         rc = cli_usage_error("mkfs", "expected one IMAGE argument");
-    else if (api == &fsapi_logfs)
-        rc = mkfs_logfs(argv[optind], a, na, force);
-    else
-        rc = mkfs_other(api, argv[optind], a, na, force);
+    else {
+        struct imglock lk;
+        if (imglock_write(&lk, argv[optind], "mkfs", NULL))
+            rc = CLI_FAIL;
+        else if (api == &fsapi_logfs)
+            rc = mkfs_logfs(argv[optind], a, na, force);
+        else
+            rc = mkfs_other(api, argv[optind], a, na, force);
+        imglock_release(&lk);
+    }
     free(a);
     return rc;
 }
@@ -713,7 +738,7 @@ int cmd_ls(int argc, char **argv)
     if (parse_target("ls", argv[optind], 1, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "ls", t.image, kind);
+    int rc = session_open(&s, "ls", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -804,7 +829,7 @@ int cmd_cat(int argc, char **argv)
         return fs_fail("cat", "out of memory");
     int rc = parse_targets("cat", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "cat", t[0].image, kind))) {
+    if (!rc && !(rc = session_open(&s, "cat", t[0].image, kind, 0))) {
         for (int i = 0; i < n && !rc; i++)
             rc = copy_out(&s, t[i].path, stdout, "standard output");
         if (fflush(stdout) && !rc)
@@ -847,7 +872,7 @@ int cmd_get(int argc, char **argv)
     if (parse_target("get", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "get", t.image, kind);
+    int rc = session_open(&s, "get", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -921,7 +946,7 @@ int cmd_put(int argc, char **argv)
     else if (S_ISREG(hst.st_mode))
         mode = (uint32_t)hst.st_mode & 0777;
     struct session s;
-    if (rc || (rc = session_open(&s, "put", t.image, kind))) {
+    if (rc || (rc = session_open(&s, "put", t.image, kind, 1))) {
         if (in && !from_stdin)
             fclose(in);
         free(t.image);
@@ -1036,7 +1061,7 @@ int cmd_mkdir(int argc, char **argv)
         return fs_fail("mkdir", "out of memory");
     int rc = parse_targets("mkdir", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image, kind))) {
+    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image, kind, 1))) {
         for (int i = 0; i < n && !rc; i++)
             rc = mkdir_one(&s, t[i].path, parents);
         rc = session_close(&s, rc, 1);
@@ -1126,7 +1151,7 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
         return fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind))) {
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind, 1))) {
         for (int i = 0; i < n && !rc; i++) {
             if (!is_rmdir) {
                 rc = rm_one(&s, t[i].path, recursive);
@@ -1220,7 +1245,7 @@ static int link_main(int argc, char **argv, const char *cmd)
         return fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind))) {
+    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind, 1))) {
         const char *src = t[0].path;
         char *dst = destination(&s, src, t[1].path);
         int frc = !dst ? -ENOMEM
@@ -1309,7 +1334,7 @@ int cmd_df(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error("df", "expected one IMAGE argument");
     struct session s;
-    int rc = session_open(&s, "df", argv[optind], kind);
+    int rc = session_open(&s, "df", argv[optind], kind, 0);
     if (rc)
         return rc;
     struct fs_statfs sf;
@@ -1417,7 +1442,7 @@ int cmd_stat(int argc, char **argv)
     if (parse_target("stat", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "stat", t.image, kind);
+    int rc = session_open(&s, "stat", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -1528,7 +1553,7 @@ int cmd_mknod(int argc, char **argv)
     if (parse_target("mknod", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "mknod", t.image, kind);
+    int rc = session_open(&s, "mknod", t.image, kind, 1);
     if (!rc) {
         int frc = fsapi_mknod(&s.m, t.path, mode, rdev);
         if (frc)
@@ -1611,7 +1636,7 @@ int cmd_xattr(int argc, char **argv)
     if (parse_target("xattr", argv[optind + 1], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "xattr", t.image, kind);
+    int rc = session_open(&s, "xattr", t.image, kind, ops[k].writes);
     if (!rc) {
         int frc = xattr_do(&s, ops[k].op, t.path, argv + optind + 2);
         if (frc == -ENODATA)

@@ -3,6 +3,7 @@
  * e2fsck's codes; the image file is written only when --repair repaired
  * something. */
 #include "cli.h"
+#include "imglock.h"
 #include "fsapi.h"
 #include "fsck.h"
 #include "nand.h"
@@ -49,6 +50,8 @@ static const char *other_kind(const char *image)
     return api && api != &fsapi_logfs ? api->name : NULL;
 }
 
+static int check(const char *image, int repair, int verbose);
+
 int cmd_fsck(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -69,6 +72,19 @@ int cmd_fsck(int argc, char **argv)
         return FSCK_USAGE;
     }
     const char *image = argv[optind];
+    struct imglock lk = {-1};
+    if (!repair)
+        imglock_read(image, "fsck");
+    else if (imglock_write(&lk, image, "fsck", NULL))
+        return FSCK_OPERATIONAL;
+    int st = check(image, repair, verbose);
+    imglock_release(&lk);
+    return st;
+}
+
+/* fsck of image (under the lock when it repairs). */
+static int check(const char *image, int repair, int verbose)
+{
     const char *kind = other_kind(image);
     if (kind) {
         fprintf(stderr, "flashlab fsck: %s holds %s, fsck checks LogFS only\n", image, kind);

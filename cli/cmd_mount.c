@@ -7,8 +7,11 @@
  * locked, opened and mounted, the kernel mount is made, and only then does
  * the process go to the background.  At unmount LogFS commits and the
  * image is saved (nand_save: a temporary file renamed over IMAGE), unless
- * the mount was read-only or the power was cut. */
+ * the mount was read-only or the power was cut.  The image lock
+ * (imglock.c) is held from before the open until after that save; fsync
+ * makes the flash durable in IMAGE.journal (nand_sync) meanwhile. */
 #include "cli.h"
+#include "imglock.h"
 #include "mount_priv.h"
 
 #include <errno.h>
@@ -19,7 +22,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -33,9 +35,15 @@ static const char mount_help[] =
     "background once it is mounted (-f: stay in the foreground; -d: FUSE\n"
     "debug output, implies -f).  Unmount with `fusermount3 -u MOUNTPOINT`\n"
     "(or SIGINT/SIGTERM): LogFS commits and IMAGE is saved (atomically, a\n"
-    "temporary file renamed over it) when the process exits.  The process\n"
-    "holds an flock on IMAGE while mounted: `flock IMAGE true` waits until\n"
-    "the image is saved.\n"
+    "temporary file renamed over it) when the process exits.  fsync (and\n"
+    "`sync FILE`) on the mount commits LogFS and appends what changed on\n"
+    "flash to IMAGE.journal, so a killed mount loses nothing synced.\n"
+    "\n"
+    "The image is locked (IMAGE.lock) from before it is opened until after\n"
+    "it is saved: commands that write it refuse (\"IMAGE is in use by\n"
+    "flashlab mount on M (pid N)\"), commands that read it warn and read the\n"
+    "last synced state, and any command -- a new mount too -- started right\n"
+    "after `fusermount3 -u` waits for the save (docs/mount.md).\n"
     "\n"
     "Threading: libfuse runs several threads, and one global mutex is held\n"
     "around every LogFS call (LogFS is single-threaded), so the file system\n"
@@ -63,7 +71,8 @@ static const char mount_help[] =
     "  --cut-at-time T     cut the power T of simulated time after mounting\n"
     "                      (ns, or with a unit: 500us, 20ms, 3s)\n"
     "  --save-after-cut    save the torn image at unmount all the same\n"
-    "                      (by default a cut image is not saved)\n"
+    "                      (by default a mount with a cut armed leaves\n"
+    "                      IMAGE as it was: neither saved nor journaled)\n"
     "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n"
     "\n"
     "examples:\n"
@@ -314,7 +323,8 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     char *mp = realpath(mp_arg, NULL);
     struct fuse *f = NULL;
     struct fuse_args fa = FUSE_ARGS_INIT(0, NULL);
-    int lockfd = -1, rc = CLI_FAIL;
+    struct imglock lock = {-1};
+    int rc = CLI_FAIL;
     char err[512];
     if (!image) {
         rc = mfail("mount", "%s: cannot open: %s", image_arg, strerror(image_errno));
@@ -344,17 +354,12 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         goto out;
     }
 
-    /* one mount per image: a second one would lose the first one's work */
-    if ((lockfd = open(image, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = mfail("mount", "%s: cannot open: %s", image, strerror(errno));
+    /* one writer per image: another one would lose this one's work, or
+     * this one its; a mount just unmounted is waited for (its save) */
+    if (a->readonly)
+        imglock_read(image, "mount");
+    else if (imglock_write(&lock, image, "mount", mp))
         goto out;
-    }
-    if (flock(lockfd, LOCK_EX | LOCK_NB)) {
-        rc = mfail("mount", "%s: %s", image, errno == EWOULDBLOCK
-                           ? "already mounted by another flashlab mount"
-                           : strerror(errno));
-        goto out;
-    }
     if (nand_open(image, &m.dev, err, sizeof err)) {
         rc = mfail("mount", "%s", err);
         goto out;
@@ -386,6 +391,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
     }
+    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !a->save_after_cut;
     if (a->cut_ops_set)
         nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
     if (a->cut_time_set)
@@ -401,6 +407,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "cannot go to the background");
         goto unmount;
     }
+    imglock_describe(&lock, "mount", mp); /* the daemon's pid */
     if (!a->foreground) {
         openlog("flashlab-mount", LOG_PID, LOG_DAEMON);
         to_syslog = 1;
@@ -434,8 +441,7 @@ out:
         fuse_destroy(f);
     fuse_opt_free_args(&fa);
     free(fopts);
-    if (lockfd >= 0)
-        close(lockfd); /* after the save: `flock IMAGE true` has waited for it */
+    imglock_release(&lock); /* after the save: waiting commands go on */
     if (to_syslog)
         closelog();
     mnt_g = NULL;

@@ -1,5 +1,6 @@
 /* cmd_sim.c -- `flashlab sim`: create, inspect and poke simulated devices. */
 #include "cli.h"
+#include "imglock.h"
 #include "nand.h"
 
 #include <errno.h>
@@ -93,7 +94,9 @@ static int sim_create(int argc, char **argv)
     int rc = nand_create(&cfg, &dev);
     if (rc)
         return cli_error("%s: cannot create device: %s", device, nand_strerror(rc));
-    rc = save_image(dev, image);
+    struct imglock lk;
+    rc = imglock_create(&lk, image, "sim create") ? CLI_FAIL : save_image(dev, image);
+    imglock_release(&lk);
     nand_close(dev);
     if (!rc)
         printf("created %s: %s, %" PRIu64 " MiB\n", image, cfg.name,
@@ -162,6 +165,7 @@ static int sim_info(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error("sim info", "expected one IMAGE argument");
     nand_dev *dev;
+    imglock_read(argv[optind], "sim info");
     if (open_image(argv[optind], &dev))
         return CLI_FAIL;
     const struct nand_config *cfg = nand_get_config(dev);
@@ -289,8 +293,13 @@ static int sim_page(int argc, char **argv)
                                need == 1 ? "BLOCK" : "BLOCK PAGE");
     const char *image = argv[optind];
     nand_dev *dev;
-    if (open_image(image, &dev))
+    struct imglock lk; /* every page command saves the image */
+    if (imglock_write(&lk, image, cmd, NULL))
         return CLI_FAIL;
+    if (open_image(image, &dev)) {
+        imglock_release(&lk);
+        return CLI_FAIL;
+    }
     const struct nand_config *cfg = nand_get_config(dev);
     uint64_t a[2] = {0, 0};
     int rc = parse_addr(cmd, argv + optind + 1, need, a, cfg);
@@ -334,6 +343,7 @@ static int sim_page(int argc, char **argv)
     }
     free(buf);
     nand_close(dev);
+    imglock_release(&lk);
     return rc;
 }
 
@@ -406,6 +416,7 @@ static int sim_export(int argc, char **argv)
         return cli_usage_error("sim export", "expected IMAGE and OUT");
     const char *image = argv[optind], *outp = argv[optind + 1];
     nand_dev *dev;
+    imglock_read(image, "sim export");
     if (open_image(image, &dev))
         return CLI_FAIL;
     char err[512];
@@ -465,7 +476,9 @@ static int sim_import(int argc, char **argv)
     nand_dev *dev;
     if (nand_import(&cfg, in, fmt, &dev, err, sizeof err))
         return cli_error("sim import: %s", err);
-    int rc = save_image(dev, image);
+    struct imglock lk;
+    int rc = imglock_create(&lk, image, "sim import") ? CLI_FAIL : save_image(dev, image);
+    imglock_release(&lk);
     if (!rc) {
         struct nand_stats s;
         nand_get_stats(dev, &s);

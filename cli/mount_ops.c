@@ -508,6 +508,16 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
     return ulk(m, rc);
 }
 
+/* What LogFS committed, durable in the image file on the host too
+ * (IMAGE.journal), so that a killed mount process loses nothing synced.
+ * Not after a power cut: the image keeps the state before it. */
+static int host_sync(struct mnt *m)
+{
+    if (m->readonly || m->keep_image || !nand_is_powered(m->dev))
+        return 0;
+    return nand_sync(m->dev, m->image) ? -EIO : 0; /* counted as an error */
+}
+
 static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
 {
     (void)path;
@@ -515,6 +525,8 @@ static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
     (void)fi;
     struct mnt *m = lk();
     int rc = logfs_sync(m->fs); /* one tree: a commit covers everything */
+    if (!rc)
+        rc = host_sync(m);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_SYNC});
     return ulk(m, rc);
@@ -635,6 +647,8 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     (void)datasync;
     struct mnt *m = lk();
     int rc = is_stats(path) ? 0 : logfs_fsync(m->fs, (int)fi->fh);
+    if (!rc && !is_stats(path))
+        rc = host_sync(m);
     if (!rc && !is_stats(path))
         trace_path(m, TRACE_FSYNC, path);
     return ulk(m, rc);

@@ -31,6 +31,8 @@ struct mnt {
     nand_time_t op_start;           /* clock when the current op began */
     uint64_t host0;                 /* LogFS's host_bytes when mounted */
     int readonly;
+    int keep_image;                 /* a cut armed, no --save-after-cut: IMAGE
+                                     * stays as it was, fsync syncs no journal */
     uint32_t block_size;            /* LogFS's, for st_blksize and statfs */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */

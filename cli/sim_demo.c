@@ -1,5 +1,6 @@
 /* sim_demo.c -- `flashlab sim demo`: a short tour of the simulator. */
 #include "cli.h"
+#include "imglock.h"
 #include "nand.h"
 
 #include <getopt.h>
@@ -190,10 +191,14 @@ int sim_demo(int argc, char **argv)
     demo_parallel(&cfg);
     demo_wear(dev);
     demo_power(dev);
-    if (image && nand_save(dev, image))
+    struct imglock lk = {-1};
+    if (image && imglock_create(&lk, image, "sim demo"))
+        rc = CLI_FAIL;
+    else if (image && nand_save(dev, image))
         rc = cli_error("%s: cannot save image", image);
     else if (image)
         printf("saved:    %s\n", image);
+    imglock_release(&lk);
     nand_close(dev);
     return rc ? CLI_FAIL : CLI_OK;
 }

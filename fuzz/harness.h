@@ -39,6 +39,11 @@ int fuzz_image(const uint8_t *data, size_t size);
  * through nand_import into a tiny device; an accepted one must export
  * back as itself. */
 int fuzz_import(const uint8_t *data, size_t size);
+/* A flag byte, then IMAGE.journal for a small image made once
+ * (fuzz_journal_init), through nand_open; the header is made to name the
+ * image and (flag bit 0 clear) the record CRCs are recomputed. */
+int fuzz_journal_init(void);
+int fuzz_journal(const uint8_t *data, size_t size);
 
 struct fuzz_target {
     const char *name;      /* fuzz/corpus/<name>/, build/fuzz/fuzz_<name> */

@@ -80,6 +80,7 @@ void nand_close(nand_dev *dev)
     if (!dev)
         return;
     store_free(dev);
+    journal_detach(dev);
     free(dev->ff);
     free(dev->scratch);
     free(dev->enc);

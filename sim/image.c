@@ -19,7 +19,8 @@
  *             mask, programs since erase
  *   trailer   the CRC-32 of everything before it
  * Erased pages and blocks take no space; shared contents are stored once,
- * compact ones as they are held.  Version 2 images (no content lengths,
+ * compact ones as they are held.  nand_sync appends to IMAGE.journal
+ * instead (journal.c), which nand_open replays and nand_save folds.  Version 2 images (no content lengths,
  * flags 0) still open.
  */
 #include "nand_internal.h"
@@ -339,14 +340,19 @@ int nand_save(nand_dev *dev, const char *path)
     }
     uint32_t crc = s.crc;
     put_u32(&s, crc);
-    if (s.failed || fflush(s.f) || fsync(fileno(s.f)))
+    struct jimage id = {0, crc};
+    off_t size;
+    if (s.failed || fflush(s.f) || fsync(fileno(s.f)) || (size = ftello(s.f)) < 0)
         goto out;
+    id.size = (uint64_t)size;
     if (fclose(s.f)) {
         s.f = NULL;
         goto out;
     }
     s.f = NULL;
     rc = rename(tmp, path) ? NAND_E_IO : NAND_OK;
+    if (!rc) /* the journal's changes are in the image now */
+        rc = journal_fold(dev, path, &id);
 out:
     if (s.f)
         fclose(s.f);
@@ -580,7 +586,12 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
         return load_fail(err, errlen, path, "out of memory", rc);
     }
     const char *msg = "";
+    struct jimage id;
     rc = load_body(dev, &s, version, &msg);
+    if (!rc && journal_image_id(fileno(s.f), &id)) {
+        rc = NAND_E_IO;
+        msg = "cannot read";
+    }
     fclose(s.f);
     if (rc) {
         nand_close(dev);
@@ -592,6 +603,11 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
     dev->st = st;
     dev->st.pages_stored = pages;
     dev->st.bytes_stored = bytes;
+    /* what nand_sync added since the image was saved */
+    if ((rc = journal_replay(dev, path, &id, err, errlen))) {
+        nand_close(dev);
+        return rc;
+    }
     *out = dev;
     return NAND_OK;
 }

@@ -160,10 +160,20 @@ typedef struct nand_dev nand_dev;
 
 /* Create a fresh device: all blocks erased, factory bad blocks marked. */
 int nand_create(const struct nand_config *cfg, nand_dev **out);
-/* Open a device saved with nand_save; the device is powered on. */
+/* Open a device saved with nand_save, with what nand_sync appended to its
+ * journal since; the device is powered on.  A damaged journal is an error
+ * naming it; a torn last record (a crash during a sync) is ignored. */
 int nand_open(const char *path, nand_dev **out, char *err, size_t errlen);
-/* Write the whole device state to an image file (atomically, via rename). */
+/* Write the whole device state to an image file (atomically, via rename),
+ * and delete its journal (path + ".journal"), now folded in. */
 int nand_save(nand_dev *dev, const char *path);
+/* Make the device's state durable in the image at path cheaply: when dev
+ * was opened from or last saved to path, append what changed since then
+ * (or since the last sync) to path + ".journal" and fsync it -- the blocks
+ * whose pages changed, the counters of the others; otherwise nand_save.
+ * nand_open replays the journal; nand_save folds it into the image
+ * (docs/simulator.md, "The image journal").  0 or NAND_E_IO. */
+int nand_sync(nand_dev *dev, const char *path);
 void nand_close(nand_dev *dev);
 
 const struct nand_config *nand_get_config(const nand_dev *dev);

@@ -108,6 +108,15 @@ struct nand_dev {
      * going through malloc and free each time */
     struct pbuf *pool;
     uint64_t pool_count;
+
+    /* the image journal (journal.c), set up by nand_open and nand_save:
+     * what changed since the last save or sync of the image at jpath */
+    char *jpath;           /* NULL: no image yet, nand_sync saves whole */
+    uint32_t *jfrom;       /* [nblocks] first page slot changed since the
+                            * last sync (JF_CLEAN: none) */
+    struct bstate *jbase;  /* [nblocks] block states at the last sync */
+    struct jimage { uint64_t size, crc; } jimg; /* the image extended */
+    uint64_t jlen, jseq;   /* valid bytes of the journal file, records */
 };
 
 struct nand_snapshot {
@@ -119,6 +128,30 @@ struct nand_snapshot {
     struct nand_stats st;
     nand_dev *owner;      /* for the geometry; snapshots outlive nothing */
 };
+
+/* A block's page table is about to change, from slot p on (journal.c
+ * writes those slots at the next sync); dev_touch: all of it. */
+#define JF_CLEAN 0xffffffffu
+static inline void dev_touch_page(nand_dev *dev, uint64_t b, uint32_t p)
+{
+    if (dev->jfrom && p < dev->jfrom[b])
+        dev->jfrom[b] = p;
+}
+static inline void dev_touch(nand_dev *dev, uint64_t b)
+{
+    dev_touch_page(dev, b, 0);
+}
+
+/* journal.c -- IMAGE.journal: nand_sync's incremental saves */
+/* The image open on fd: its size and trailing CRC. */
+int journal_image_id(int fd, struct jimage *id);
+/* After nand_open read the image at path (id): apply the records of its
+ * journal, and track changes from here.  Errors name the journal. */
+int journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
+                   char *err, size_t errlen);
+/* After nand_save wrote the image at path (id): drop its journal. */
+int journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
+void journal_detach(nand_dev *dev);
 
 /* device.c */
 int dev_alloc(const struct nand_config *cfg, nand_dev **out);
@@ -158,6 +191,8 @@ int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out);
 void pbuf_ref(struct pbuf *pg);
 void pbuf_unref(nand_dev *dev, struct pbuf *pg);
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */
+/* The same for a change of slot p and later ones only (a program). */
+struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t p);
 void bpages_unref(nand_dev *dev, struct bpages *bp);
 double block_drawn_endurance(const nand_dev *dev, nand_block_t b);
 void block_reset_wear(nand_dev *dev, nand_block_t b);

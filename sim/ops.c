@@ -260,7 +260,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (cut == NOT_STARTED)
         return cut_now(dev, &s, 0.0);
 
-    struct bpages *bp = bpages_own(dev, b);
+    struct bpages *bp = bpages_own_page(dev, b, p); /* slot p (damage: more) */
     struct pbuf *pg = pbuf_new_uninit(dev);
     if (!bp || !pg) {
         pbuf_unref(dev, pg);
@@ -378,6 +378,7 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
     }
     bpages_unref(dev, dev->bp[b]);
     dev->bp[b] = NULL;
+    dev_touch(dev, b);
     bs->reads = 0;
     bs->next_page = 0;
     bs->flags &= ~(uint32_t)(BF_ERASE_TORN | BF_MARKED_BAD);

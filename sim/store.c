@@ -414,10 +414,17 @@ void bpages_unref(nand_dev *dev, struct bpages *bp)
 }
 
 /* The block's page table, private to the device so it may be written:
- * allocated if the block held nothing, copied if a snapshot shares it. */
+ * allocated if the block held nothing, copied if a snapshot shares it.
+ * The whole table counts as changed for the journal. */
 struct bpages *bpages_own(nand_dev *dev, nand_block_t b)
 {
+    return bpages_own_page(dev, b, 0);
+}
+
+struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t from)
+{
     struct bpages *bp = dev->bp[b];
+    dev_touch_page(dev, b, from);
     if (bp && bp->refs == 1)
         return bp;
     struct bpages *nb = malloc(bpages_size(dev));
@@ -546,6 +553,7 @@ int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *s)
             s->bp[b]->refs++;
         bpages_unref(dev, dev->bp[b]);
         dev->bp[b] = s->bp[b];
+        dev_touch(dev, b);
     }
     memcpy(dev->bs, s->bs, dev->nblocks * sizeof *s->bs);
     memcpy(dev->die_free, s->die_free, dev->ndies * sizeof *s->die_free);

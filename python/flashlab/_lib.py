@@ -374,6 +374,7 @@ _PROTOS = {
     "nand_create": (c_int, [_P(NandConfig), _P(c_void_p)]),
     "nand_open": (c_int, [c_char_p, _P(c_void_p), c_char_p, c_size_t]),
     "nand_save": (c_int, [_dev, c_char_p]),
+    "nand_sync": (c_int, [_dev, c_char_p]),
     "nand_close": (None, [_dev]),
     "nand_get_config": (_P(NandConfig), [_dev]),
     "nand_read": (c_int, [_dev, c_uint32, c_uint32, c_void_p, c_void_p, _P(NandResult)]),

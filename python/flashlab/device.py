@@ -254,6 +254,15 @@ class Device:
         what is dirty."""
         _check(self._lib.nand_save(self._ptr(), _fspath(path)), "nand_save %s" % path)
 
+    def sync(self, path):
+        """Make the device's state durable in the image at path cheaply:
+        append what changed since it was opened from, saved to or synced to
+        path to path + ".journal" (nand_sync; a full save() when the device
+        has no image there yet).  open() replays the journal, save() folds
+        it into the image.  A mounted LogFS is not synced first: call its
+        sync() to commit what is dirty."""
+        _check(self._lib.nand_sync(self._ptr(), _fspath(path)), "nand_sync %s" % path)
+
     @property
     def closed(self):
         return not self._h.ptr

@@ -932,6 +932,25 @@ class TestFiles(FsCase):
         with Device.open(path) as dev3, LogFS.mount(dev3, readonly=True) as fs3:
             self.assertEqual(sorted(fs3.listdir("/img")), ["data", "more"])
 
+    def test_sync_is_durable_without_a_save(self):
+        # a long session commits with fs.sync() + dev.sync(path): a process
+        # that dies afterwards (here: never saves) loses nothing synced
+        fs = self.fs
+        path = os.path.join(self.tmp, "synced.img")
+        self.dev.save(path)
+        size = os.path.getsize(path)
+        fs.write_file("/durable", pattern(50000, 3))
+        fs.sync()
+        self.dev.sync(path)
+        self.assertEqual(os.path.getsize(path), size)  # appended, not rewritten
+        self.assertTrue(os.path.exists(path + ".journal"))
+        fs.write_file("/lost", b"never synced")
+        with Device.open(path) as dev2, LogFS.mount(dev2, readonly=True) as fs2:
+            self.assertEqual(fs2.read_file("/durable"), pattern(50000, 3))
+            self.assertNotIn("lost", fs2.listdir("/"))
+        self.dev.save(path)  # folds the journal into the image
+        self.assertFalse(os.path.exists(path + ".journal"))
+
     def test_cleaner_runs(self):
         # a 4 MiB device overwritten many times over: the cleaner must work
         with Device.create(blocks=64, pages=32, page_size=2048, rber=None) as dev:
