@@ -143,7 +143,8 @@ static int tear(nand_dev *dev, const struct nand_corrupt *c, struct slot *sl)
     return NAND_OK;
 }
 
-/* BAD: the marker as nand_mark_bad writes it, and the grown-bad flag. */
+/* BAD: the marker as nand_mark_bad writes it, the grown-bad flag, and
+ * from now on every program and erase of the block fails (damage.c). */
 static int mark_grown_bad(nand_dev *dev, nand_block_t b)
 {
     struct bpages *bp = bpages_own(dev, b);
@@ -155,7 +156,7 @@ static int mark_grown_bad(nand_dev *dev, nand_block_t b)
         pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
     pg->bytes[dev->cfg.geo.page_size] = 0x00;
     slot_store(dev, sl, pg);
-    dev->bs[b].flags |= BF_GROWN_BAD | BF_MARKED_BAD;
+    dev->bs[b].flags |= BF_GROWN_BAD | BF_MARKED_BAD | BF_FAILING;
     return NAND_OK;
 }
 

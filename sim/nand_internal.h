@@ -55,6 +55,7 @@ enum bflag {
     BF_GROWN_BAD = 1u << 1,
     BF_MARKED_BAD = 1u << 2,
     BF_ERASE_TORN = 1u << 3,
+    BF_FAILING = 1u << 4,  /* nand_corrupt BAD: programs and erases fail */
 };
 
 struct bstate {

@@ -149,6 +149,9 @@ TEST(bad_marks_a_grown_bad_block)
     struct nand_block_info bi;
     REQUIRE(nand_block_info(d, 10, &bi) == NAND_OK);
     CHECK(bi.grown_bad && bi.marked_bad && !bi.factory_bad);
+    /* a bad block fails what is asked of it */
+    CHECK(nand_program(d, 10, 1, data, NULL, NULL) == NAND_E_PROGRAM_FAIL);
+    CHECK(nand_erase(d, 10, NULL) == NAND_E_ERASE_FAIL);
     /* an erased block too */
     c.block = 9;
     REQUIRE(nand_corrupt(d, &c, NULL, 0) == NAND_OK);
