@@ -1,0 +1,404 @@
+/*
+ * test_lfs_corrupt.c -- LogFS on damaged media, the damage put there with
+ * nand_corrupt (issue #21 item 2): a page of file data, an indirect block,
+ * a directory, the inode file or the segment file made uncorrectable,
+ * silently changed or wiped gives EIO on the files it holds and on nothing
+ * else -- never wrong bytes, never a crash -- and the rest stays readable
+ * and writable.  Then the anchor ring: each ring page damaged in turn, in
+ * each ring block, keeps the newest commit; damage that leaves only an
+ * older one is reported (anchor_fallback).
+ */
+#include "logfs/lfs.h"
+#include "logfs/logfs.h"
+#include "fixture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+/* ---- an image with a bit of every kind of metadata ------------------------ */
+
+#define NFILES 44 /* /a, /big, /d/x, /d/y, /f0../f39 */
+#define BLOCK 512u
+
+struct img {
+    nand_dev *d;
+    nand_snapshot *snap;
+    char names[NFILES][16];
+    uint64_t ino[NFILES], parent[NFILES];
+    uint32_t size[NFILES];
+    uint64_t ino_big, ino_d, ino_a;
+};
+
+static void content(uint8_t *buf, uint32_t n, int i)
+{
+    uint64_t s = (uint64_t)i * 7919 + 17;
+    for (uint32_t k = 0; k < n; k++)
+        buf[k] = (uint8_t)(fx_next(&s) >> 24);
+}
+
+static int put(logfs *fs, const char *name, uint32_t n, int i)
+{
+    uint8_t buf[40 * BLOCK];
+    content(buf, n, i);
+    int fd = logfs_open(fs, name, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0)
+        return fd;
+    int64_t w = logfs_write(fs, fd, buf, n);
+    logfs_close(fs, fd);
+    return w == (int64_t)n ? 0 : -EIO;
+}
+
+static int make_img(struct img *im)
+{
+    memset(im, 0, sizeof *im);
+    im->d = FX_DEVICE(.blocks = 128, .pages = 32, .quiet = 1, .seed = 31);
+    logfs *fs;
+    if (!im->d || logfs_mkfs(im->d, &(struct logfs_options){.block_size = BLOCK}) ||
+        logfs_mount(im->d, NULL, &fs) || logfs_mkdir(fs, "/d", 0755))
+        return -1;
+    int n = 0;
+    snprintf(im->names[n], 16, "/a"), im->size[n++] = 700;
+    snprintf(im->names[n], 16, "/big"), im->size[n++] = 40 * BLOCK;
+    snprintf(im->names[n], 16, "/d/x"), im->size[n++] = 300;
+    snprintf(im->names[n], 16, "/d/y"), im->size[n++] = 900;
+    for (int i = 0; i < 40; i++)
+        snprintf(im->names[n], 16, "/f%d", i), im->size[n++] = 100 + i;
+    struct fs_stat st;
+    if (logfs_stat(fs, "/d", &st))
+        return -1;
+    im->ino_d = st.ino;
+    for (int i = 0; i < NFILES; i++) {
+        if (put(fs, im->names[i], im->size[i], i) || logfs_stat(fs, im->names[i], &st))
+            return -1;
+        im->ino[i] = st.ino;
+        im->parent[i] = strncmp(im->names[i], "/d/", 3) ? LFS_INO_ROOT : im->ino_d;
+    }
+    im->ino_a = im->ino[0];
+    im->ino_big = im->ino[1];
+    if (logfs_unmount(fs))
+        return -1;
+    return nand_snapshot_take(im->d, &im->snap);
+}
+
+/* ---- where objects are: a walk over the segments -------------------------- */
+
+struct found {
+    uint32_t block, off, total; /* object at byte off of erase block `block` */
+    struct lfs_obj o;
+};
+
+#define MAXOBJ 4096
+static struct found objs[MAXOBJ];
+static int nobjs;
+
+/* Every object on the device, live or not.  Objects follow each other
+ * from byte 0 of a segment; a commit pads to the next page.  0, or -1. */
+static int walk(nand_dev *d)
+{
+    const struct nand_config *c = nand_get_config(d);
+    uint32_t ps = c->geo.page_size, ppb = c->geo.pages_per_block;
+    uint32_t sb = ps * ppb;
+    uint8_t *blk = malloc(sb);
+    logfs *fs;
+    nobjs = 0;
+    if (!blk || logfs_mount(d, &(struct logfs_options){.readonly = 1}, &fs)) {
+        free(blk);
+        return -1;
+    }
+    for (uint32_t b = 0; b < nand_blocks(c); b++) {
+        if (strcmp(logfs_block_role(fs, b), "segment"))
+            continue;
+        for (uint32_t p = 0; p < ppb; p++)
+            if (nand_read(d, b, p, blk + (size_t)p * ps, NULL, NULL))
+                memset(blk + (size_t)p * ps, 0xff, ps);
+        for (uint32_t off = 0; off + LFS_OBJ_HDR <= sb && nobjs < MAXOBJ;) {
+            struct lfs_obj o;
+            if (lfs_obj_decode(blk + off, &o) || off + LFS_OBJ_HDR + o.len > sb) {
+                off = (off / ps + 1) * ps;
+                continue;
+            }
+            objs[nobjs++] = (struct found){b, off, LFS_OBJ_HDR + o.len, o};
+            off += LFS_OBJ_HDR + o.len;
+        }
+    }
+    logfs_unmount(fs);
+    free(blk);
+    return 0;
+}
+
+/* Whether objs[i] is the newest copy of its block (the live one: the
+ * image is freshly unmounted, nothing deleted). */
+static int is_newest(int i)
+{
+    for (int j = 0; j < nobjs; j++)
+        if (objs[j].o.type == objs[i].o.type && objs[j].o.ino == objs[i].o.ino &&
+            objs[j].o.level == objs[i].o.level && objs[j].o.bix == objs[i].o.bix &&
+            objs[j].o.seq > objs[i].o.seq)
+            return 0;
+    return 1;
+}
+
+/* The live object of type/ino/level (bix: any if -1; the largest then). */
+static const struct found *live(uint8_t type, uint64_t ino, uint8_t level,
+                                int64_t bix)
+{
+    const struct found *best = NULL;
+    for (int i = 0; i < nobjs; i++)
+        if (objs[i].o.type == type && objs[i].o.ino == ino &&
+            objs[i].o.level == level && (bix < 0 || objs[i].o.bix == (uint64_t)bix) &&
+            is_newest(i) && (!best || objs[i].total > best->total))
+            best = &objs[i];
+    return best;
+}
+
+static uint32_t mid_page(const struct found *f, uint32_t ps)
+{
+    return (f->off + LFS_OBJ_HDR + (f->total - LFS_OBJ_HDR) / 2) / ps;
+}
+
+/* The inodes a damaged page can break: of each live object on it, its
+ * file (data, indirect), the inode it holds (inode-file blocks), or
+ * every inode (inode-file indirect blocks, segment file: -1). */
+static int page_hits(uint32_t block, uint32_t page, uint32_t ps, uint64_t *hit, int max)
+{
+    int n = 0;
+    for (int i = 0; i < nobjs && n < max; i++) {
+        const struct found *f = &objs[i];
+        if (f->block != block || f->off >= (page + 1) * ps ||
+            f->off + f->total <= page * ps || !is_newest(i))
+            continue;
+        if (f->o.ino == LFS_INO_INODEFILE && f->o.type == LFS_OBJ_INODE)
+            hit[n++] = f->o.bix; /* an inode: bix is its number */
+        else if (f->o.ino == LFS_INO_INODEFILE || f->o.ino == LFS_INO_SEGFILE)
+            hit[n++] = (uint64_t)-1;
+        else
+            hit[n++] = f->o.ino;
+    }
+    return n;
+}
+
+/* ---- the outcome of a damaged mount ---------------------------------------- */
+
+struct outcome {
+    int mounted, readonly;
+    int ok[NFILES], eio[NFILES], wrong, other_err;
+    int wrote; /* 0: a new file written, synced and read back; -EIO; other */
+};
+
+static void read_all(logfs *fs, const struct img *im, struct outcome *r)
+{
+    static uint8_t want[40 * BLOCK], got[40 * BLOCK + 1];
+    for (int i = 0; i < NFILES; i++) {
+        content(want, im->size[i], i);
+        int fd = logfs_open(fs, im->names[i], O_RDONLY, 0);
+        int64_t n = fd;
+        if (fd >= 0) {
+            n = logfs_pread(fs, fd, got, sizeof got, 0);
+            logfs_close(fs, fd);
+        }
+        if (n == (int64_t)im->size[i] && !memcmp(got, want, im->size[i]))
+            r->ok[i] = 1;
+        else if (n == -EIO)
+            r->eio[i] = 1;
+        else if (n >= 0) {
+            fprintf(stderr, "%s: WRONG BYTES (%lld bytes)\n", im->names[i], (long long)n);
+            r->wrong++;
+        } else {
+            fprintf(stderr, "%s: error %lld\n", im->names[i], (long long)n);
+            r->other_err++;
+        }
+    }
+}
+
+static void mount_and_read(struct img *im, struct outcome *r)
+{
+    memset(r, 0, sizeof *r);
+    logfs *fs;
+    if (logfs_mount(im->d, NULL, &fs))
+        return;
+    r->mounted = 1;
+    r->readonly = fs->readonly;
+    read_all(fs, im, r);
+    /* a change elsewhere: a new file in a new directory */
+    int rc = logfs_mkdir(fs, "/new", 0755);
+    if (!rc)
+        rc = put(fs, "/new/file", 1000, 99);
+    if (!rc)
+        rc = logfs_sync(fs);
+    logfs_unmount(fs); /* may fail after a failed commit */
+    if (!rc && !logfs_mount(im->d, NULL, &fs)) {
+        uint8_t want[1000], got[1001];
+        content(want, 1000, 99);
+        int fd = logfs_open(fs, "/new/file", O_RDONLY, 0);
+        int64_t n = fd >= 0 ? logfs_pread(fs, fd, got, sizeof got, 0) : fd;
+        rc = n == 1000 && !memcmp(got, want, 1000) ? 0 : n < 0 ? (int)n : -1;
+        if (rc == -1)
+            r->wrong++;
+        if (fd >= 0)
+            logfs_close(fs, fd);
+        logfs_unmount(fs);
+    }
+    r->wrote = rc;
+}
+
+/* Damage the page holding the middle of object f's payload. */
+static int damage(struct img *im, const struct found *f, enum nand_corrupt_mode m)
+{
+    uint32_t ps = nand_get_config(im->d)->geo.page_size;
+    uint32_t mid = f->off + LFS_OBJ_HDR + (f->total - LFS_OBJ_HDR) / 2;
+    struct nand_corrupt c = {.mode = m, .block = f->block, .page = mid / ps,
+                             .offset = mid % ps, .length = 1, .bits = 1,
+                             .seed = 5, .frac = 0.5};
+    char err[200];
+    int rc = nand_corrupt(im->d, &c, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "nand_corrupt: %s\n", err);
+    return rc;
+}
+
+static const enum nand_corrupt_mode modes[] = {
+    NAND_CORRUPT_UNCORRECTABLE, NAND_CORRUPT_SILENT, NAND_CORRUPT_WIPE,
+    NAND_CORRUPT_BEYOND, NAND_CORRUPT_TEAR,
+};
+static const char *const mode_name[] = {"uncorrectable", "silent", "wipe",
+                                        "beyond", "tear"};
+#define NMODES (int)(sizeof modes / sizeof modes[0])
+
+/* Files that must read back right: not `hit` and not in a hit directory. */
+static int check_spared(const struct img *im, const struct outcome *r,
+                        const uint64_t *hit, int nhit, const char *what)
+{
+    int bad = 0;
+    for (int i = 0; i < NFILES; i++) {
+        int touched = 0;
+        for (int h = 0; h < nhit; h++)
+            touched |= hit[h] == (uint64_t)-1 || im->ino[i] == hit[h] ||
+                        im->parent[i] == hit[h] || hit[h] == LFS_INO_ROOT;
+        if (!touched && !r->ok[i]) {
+            fprintf(stderr, "%s: %s should be untouched\n", what, im->names[i]);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+
+/* Damage the live object f's middle page every way; the file at index
+ * `target` (-1: none) must give EIO, files the page does not hold must
+ * read right, nothing may read wrong.  Returns the failures. */
+static int damage_class(struct img *im, const char *what, const struct found *f,
+                        int target, int *readonly_mounts)
+{
+    uint32_t ps = nand_get_config(im->d)->geo.page_size;
+    uint64_t hit[64];
+    int nhit = page_hits(f->block, mid_page(f, ps), ps, hit, 64), bad = 0;
+    for (int m = 0; m < NMODES; m++) {
+        char label[96];
+        snprintf(label, sizeof label, "%s, %s (block %u page %u)", what, mode_name[m],
+                 f->block, mid_page(f, ps));
+        if (nand_snapshot_restore(im->d, im->snap) || damage(im, f, modes[m]))
+            return bad + 1;
+        struct outcome r;
+        mount_and_read(im, &r);
+        if (!r.mounted) {
+            fprintf(stderr, "%s: mount refused\n", label);
+            bad++;
+            continue;
+        }
+        *readonly_mounts += r.readonly;
+        if (getenv("LFS_CORRUPT_VERBOSE")) {
+            int ok = 0, eio = 0;
+            for (int i = 0; i < NFILES; i++)
+                ok += r.ok[i], eio += r.eio[i];
+            fprintf(stderr, "%s: %d ok, %d EIO, %s, write elsewhere %d\n", label, ok,
+                    eio, r.readonly ? "read-only" : "read-write", r.wrote);
+        }
+        if (r.wrong || r.other_err || (target >= 0 && !r.eio[target])) {
+            fprintf(stderr, "%s: wrong %d, other errors %d, target %s\n", label,
+                    r.wrong, r.other_err, target < 0 ? "-" : r.eio[target] ? "EIO" : "not EIO");
+            bad++;
+        }
+        bad += check_spared(im, &r, hit, nhit, label);
+        if (r.wrote != 0 && !(r.wrote == -EIO || r.wrote == -EROFS)) {
+            fprintf(stderr, "%s: writing elsewhere gave %d\n", label, r.wrote);
+            bad++;
+        }
+        if (r.wrote != 0 && !r.readonly && target >= 0)
+            fprintf(stderr, "%s: note: writing elsewhere gave %d\n", label, r.wrote);
+    }
+    return bad;
+}
+
+static struct img im;
+
+TEST(file_data_page_damaged)
+{
+    REQUIRE(walk(im.d) == 0);
+    const struct found *f = live(LFS_OBJ_DATA, im.ino_a, 0, 1);
+    REQUIRE(f);
+    int ro = 0;
+    CHECK_EQ_INT(damage_class(&im, "data of /a", f, 0, &ro), 0);
+    f = live(LFS_OBJ_DATA, im.ino_big, 0, 30); /* below an indirect block */
+    REQUIRE(f);
+    CHECK_EQ_INT(damage_class(&im, "data of /big", f, 1, &ro), 0);
+    CHECK_EQ_INT(ro, 0);
+}
+
+TEST(indirect_block_damaged)
+{
+    REQUIRE(walk(im.d) == 0);
+    const struct found *f = live(LFS_OBJ_INDIRECT, im.ino_big, 1, -1);
+    REQUIRE(f);
+    int ro = 0;
+    CHECK_EQ_INT(damage_class(&im, "indirect of /big", f, 1, &ro), 0);
+    CHECK_EQ_INT(ro, 0);
+}
+
+TEST(directory_block_damaged)
+{
+    REQUIRE(walk(im.d) == 0);
+    const struct found *f = live(LFS_OBJ_DATA, im.ino_d, 0, -1);
+    REQUIRE(f);
+    int ro = 0;
+    /* /d/x and /d/y may be in one bucket or two: no single target */
+    CHECK_EQ_INT(damage_class(&im, "directory /d", f, -1, &ro), 0);
+    CHECK_EQ_INT(ro, 0);
+}
+
+TEST(inode_file_block_damaged)
+{
+    REQUIRE(walk(im.d) == 0);
+    int t = NFILES - 1; /* /f39: an inode far from the root's */
+    const struct found *f = live(LFS_OBJ_INODE, LFS_INO_INODEFILE, 0,
+                                 (int64_t)im.ino[t]);
+    REQUIRE(f);
+    int ro = 0;
+    CHECK_EQ_INT(damage_class(&im, "inode of /f39", f, t, &ro), 0);
+    CHECK_EQ_INT(ro, 0);
+}
+
+TEST(segment_file_block_damaged)
+{
+    REQUIRE(walk(im.d) == 0);
+    const struct found *f = live(LFS_OBJ_DATA, LFS_INO_SEGFILE, 0, -1);
+    REQUIRE(f);
+    int ro = 0;
+    CHECK_EQ_INT(damage_class(&im, "segment file", f, -1, &ro), 0);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(argc, argv);
+    if (make_img(&im)) {
+        fprintf(stderr, "cannot build the test image\n");
+        return 1;
+    }
+    RUN(file_data_page_damaged);
+    RUN(indirect_block_damaged);
+    RUN(directory_block_damaged);
+    RUN(inode_file_block_damaged);
+    RUN(segment_file_block_damaged);
+    nand_snapshot_free(im.snap);
+    nand_close(im.d);
+    return test_summary(argv[0]);
+}
