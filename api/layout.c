@@ -148,7 +148,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, erases), F(logfs_stats, gc_rounds), F(logfs_stats, gc_objects),
     F(logfs_stats, gc_bytes), F(logfs_stats, gc_time_ns), F(logfs_stats, wl_moves),
     F(logfs_stats, gc_fallbacks), F(logfs_stats, free_segments),
-    F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback),
+    F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback), F(logfs_stats, gc_unreadable),
+    F(logfs_stats, segfile_unreadable),
 };
 
 static const struct flashlab_field fields_logfs_latency[] = {

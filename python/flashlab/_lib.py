@@ -269,7 +269,7 @@ class LogfsStats(Structure):
         "next_ino", "relocations", "host_bytes", "pages_data", "pages_meta",
         "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
-        "anchor_seq", "anchor_fallback",
+        "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
     )]
 
 

@@ -73,6 +73,22 @@ static int make_img(struct img *im)
         im->ino[i] = st.ino;
         im->parent[i] = strncmp(im->names[i], "/d/", 3) ? LFS_INO_ROOT : im->ino_d;
     }
+    /* a file written and removed: the segments holding the files above
+     * are closed (the cleaner takes no open one) and partly dead */
+    for (int k = 0; k < 8; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "/filler%d", k);
+        if (put(fs, name, 40 * BLOCK, 1000 + k))
+            return -1;
+    }
+    if (logfs_sync(fs))
+        return -1;
+    for (int k = 0; k < 8; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "/filler%d", k);
+        if (logfs_unlink(fs, name))
+            return -1;
+    }
     im->ino_a = im->ino[0];
     im->ino_big = im->ino[1];
     if (logfs_unmount(fs))
@@ -185,10 +201,14 @@ struct outcome {
     int wrote; /* 0: a new file written, synced and read back; -EIO; other */
 };
 
+static int deleted[NFILES]; /* files a test unlinked: not read */
+
 static void read_all(logfs *fs, const struct img *im, struct outcome *r)
 {
     static uint8_t want[40 * BLOCK], got[40 * BLOCK + 1];
     for (int i = 0; i < NFILES; i++) {
+        if (deleted[i])
+            continue;
         content(want, im->size[i], i);
         int fd = logfs_open(fs, im->names[i], O_RDONLY, 0);
         int64_t n = fd;
@@ -333,7 +353,7 @@ static struct img im;
 
 TEST(file_data_page_damaged)
 {
-    REQUIRE(walk(im.d) == 0);
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
     const struct found *f = live(LFS_OBJ_DATA, im.ino_a, 0, 1);
     REQUIRE(f);
     int ro = 0;
@@ -346,7 +366,7 @@ TEST(file_data_page_damaged)
 
 TEST(indirect_block_damaged)
 {
-    REQUIRE(walk(im.d) == 0);
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
     const struct found *f = live(LFS_OBJ_INDIRECT, im.ino_big, 1, -1);
     REQUIRE(f);
     int ro = 0;
@@ -356,7 +376,7 @@ TEST(indirect_block_damaged)
 
 TEST(directory_block_damaged)
 {
-    REQUIRE(walk(im.d) == 0);
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
     const struct found *f = live(LFS_OBJ_DATA, im.ino_d, 0, -1);
     REQUIRE(f);
     int ro = 0;
@@ -367,7 +387,7 @@ TEST(directory_block_damaged)
 
 TEST(inode_file_block_damaged)
 {
-    REQUIRE(walk(im.d) == 0);
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
     int t = NFILES - 1; /* /f39: an inode far from the root's */
     const struct found *f = live(LFS_OBJ_INODE, LFS_INO_INODEFILE, 0,
                                  (int64_t)im.ino[t]);
@@ -379,11 +399,166 @@ TEST(inode_file_block_damaged)
 
 TEST(segment_file_block_damaged)
 {
-    REQUIRE(walk(im.d) == 0);
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
     const struct found *f = live(LFS_OBJ_DATA, LFS_INO_SEGFILE, 0, -1);
     REQUIRE(f);
     int ro = 0;
     CHECK_EQ_INT(damage_class(&im, "segment file", f, -1, &ro), 0);
+}
+
+/* Damage the page of every live object of type/ino (all levels). */
+static int damage_all(uint8_t type, uint64_t ino, enum nand_corrupt_mode m)
+{
+    int n = 0;
+    for (int i = 0; i < nobjs; i++)
+        if (objs[i].o.type == type && objs[i].o.ino == ino && is_newest(i)) {
+            if (damage(&im, &objs[i], m))
+                return -1;
+            n++;
+        }
+    return n;
+}
+
+/* The cleaner meets a segment with an unreadable or silently changed
+ * object: it moves the rest, leaves that one where it is (it stays EIO,
+ * nothing garbage is copied), does not crash, and writing goes on. */
+TEST(cleaner_skips_unreadable_objects)
+{
+    for (int m = 0; m < 3; m++) {
+        REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
+        const struct found *f = live(LFS_OBJ_DATA, im.ino_big, 0, 30);
+        REQUIRE(f);
+        REQUIRE(damage(&im, f, m == 0 ? NAND_CORRUPT_UNCORRECTABLE
+                               : m == 1 ? NAND_CORRUPT_SILENT : NAND_CORRUPT_WIPE) == 0);
+        logfs *fs;
+        REQUIRE(logfs_mount(im.d, NULL, &fs) == 0);
+        /* half the small files go, the others and /big's first blocks are
+         * written again: the damaged segment is left mostly dead, a
+         * victim the cleaner takes */
+        for (int i = 4; i < NFILES; i += 2)
+            REQUIRE(logfs_unlink(fs, im.names[i]) == 0 && (deleted[i] = 1));
+        for (int i = 0; i < NFILES; i++)
+            if (i != 1 && !deleted[i])
+                REQUIRE(put(fs, im.names[i], im.size[i], i) == 0);
+        uint8_t big[40 * BLOCK];
+        content(big, sizeof big, 1);
+        int bfd = logfs_open(fs, "/big", O_WRONLY, 0);
+        REQUIRE(bfd >= 0);
+        REQUIRE(logfs_pwrite(fs, bfd, big, 20 * BLOCK, 0) == 20 * BLOCK);
+        logfs_close(fs, bfd);
+        REQUIRE(logfs_sync(fs) == 0);
+        struct logfs_stats st;
+        for (int k = 0; k < 100; k++) { /* until the cleaner has met it */
+            CHECK_EQ_INT(lfs_gc(fs, (uint32_t)fs->an.free_segments + 200, fs->g.seg_bytes), 0);
+            logfs_get_stats(fs, &st);
+            if (st.gc_unreadable)
+                break;
+        }
+        /* what is left in the damaged segment: the objects on the page */
+        CHECK(fs->segtab.e && fs->segtab.e[f->block].live <= 2 * 2048);
+        CHECK(fs->segtab.flags[f->block] & LFS_SEGT_UNREADABLE);
+        CHECK(st.gc_rounds > 0);
+        CHECK(st.gc_unreadable > 0);
+        /* again: the marked segment is not taken twice */
+        uint64_t before = st.gc_unreadable;
+        CHECK_EQ_INT(lfs_gc(fs, (uint32_t)fs->an.free_segments + 200, fs->g.seg_bytes), 0);
+        logfs_get_stats(fs, &st);
+        CHECK_EQ_INT(st.gc_unreadable, before);
+        REQUIRE(put(fs, "/after", 5000, 77) == 0);
+        REQUIRE(logfs_unmount(fs) == 0);
+        REQUIRE(logfs_mount(im.d, NULL, &fs) == 0);
+        struct outcome r;
+        memset(&r, 0, sizeof r);
+        read_all(fs, &im, &r);
+        CHECK_EQ_INT(r.wrong, 0);
+        CHECK(r.eio[1]); /* /big */
+        for (int i = 0; i < NFILES; i++)
+            if (i != 1 && (i < 4 || i % 2))
+                CHECK(r.ok[i]);
+        /* /big's blocks away from the damaged page, moved by the cleaner */
+        uint8_t want[40 * BLOCK], got[24 * BLOCK];
+        content(want, 40 * BLOCK, 1);
+        int fd = logfs_open(fs, "/big", O_RDONLY, 0);
+        REQUIRE(fd >= 0);
+        CHECK(logfs_pread(fs, fd, got, sizeof got, 0) == (int64_t)sizeof got);
+        CHECK(memcmp(got, want, sizeof got) == 0);
+        CHECK(logfs_pread(fs, fd, got, 3 * BLOCK, 37 * BLOCK) == 3 * BLOCK);
+        CHECK(memcmp(got, want + 37 * BLOCK, 3 * BLOCK) == 0);
+        CHECK(logfs_pread(fs, fd, got, BLOCK, 30 * BLOCK) == -EIO);
+        logfs_close(fs, fd);
+        CHECK_EQ_INT(logfs_unmount(fs), 0);
+    }
+    memset(deleted, 0, sizeof deleted);
+}
+
+/* Every block of the segment file unreadable: file reads do not need it
+ * and go on; the first change that needs it fails with EIO and turns the
+ * mount read-only (segfile_unreadable), later ones get EROFS; unmount
+ * reports the changes it could not commit. */
+TEST(segment_file_unreadable)
+{
+    for (int m = 0; m < 2; m++) {
+        REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
+        REQUIRE(damage_all(LFS_OBJ_DATA, LFS_INO_SEGFILE,
+                           m ? NAND_CORRUPT_SILENT : NAND_CORRUPT_UNCORRECTABLE) > 0);
+        logfs *fs;
+        REQUIRE(logfs_mount(im.d, NULL, &fs) == 0);
+        struct outcome r;
+        memset(&r, 0, sizeof r);
+        read_all(fs, &im, &r);
+        CHECK_EQ_INT(r.wrong, 0);
+        for (int i = 0; i < NFILES; i++)
+            CHECK(r.ok[i]);
+        int rc = 0;
+        for (int i = 4; i < NFILES && !rc; i++) /* until the segment file is needed */
+            if (!(rc = logfs_unlink(fs, im.names[i])))
+                rc = logfs_sync(fs);
+        CHECK(rc == -EIO || rc == -EROFS);
+        struct logfs_stats st;
+        logfs_get_stats(fs, &st);
+        CHECK(st.segfile_unreadable > 0);
+        CHECK_EQ_INT(put(fs, "/after", 100, 1), -EROFS);
+        CHECK_EQ_INT(logfs_mkdir(fs, "/x", 0755), -EROFS);
+        memset(&r, 0, sizeof r);
+        read_all(fs, &im, &r);
+        CHECK_EQ_INT(r.wrong, 0);
+        CHECK_EQ_INT(r.other_err, 0); /* the failed unlink is not committed */
+        logfs_unmount(fs);
+        /* nothing of the failed change reached flash: all files are there */
+        REQUIRE(logfs_mount(im.d, &(struct logfs_options){.readonly = 1}, &fs) == 0);
+        memset(&r, 0, sizeof r);
+        read_all(fs, &im, &r);
+        CHECK_EQ_INT(r.wrong, 0);
+        CHECK_EQ_INT(r.other_err, 0);
+        logfs_unmount(fs);
+    }
+}
+
+/* A failed commit: RAM matches no commit on flash any more, so every
+ * later change is refused with EIO instead of being lost at unmount. */
+TEST(changes_after_a_failed_commit_give_eio)
+{
+    REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(im.d, NULL, &fs) == 0);
+    REQUIRE(put(fs, "/pending", 3000, 5) == 0);
+    nand_power_cut(im.d); /* the commit's first program fails */
+    CHECK(logfs_sync(fs) < 0);
+    CHECK(fs->failed);
+    nand_power_on(im.d);
+    CHECK_EQ_INT(put(fs, "/later", 100, 6), -EIO);
+    CHECK_EQ_INT(logfs_mkdir(fs, "/dir", 0755), -EIO);
+    CHECK_EQ_INT(logfs_unlink(fs, "/a"), -EIO);
+    CHECK_EQ_INT(logfs_rename(fs, "/a", "/b2"), -EIO);
+    int fd = logfs_open(fs, "/a", O_WRONLY, 0);
+    CHECK_EQ_INT(fd, -EIO);
+    fd = logfs_open(fs, "/a", O_RDONLY, 0);
+    CHECK(fd >= 0);
+    uint8_t buf[700], want[700];
+    content(want, 700, 0);
+    CHECK(logfs_pread(fs, fd, buf, 700, 0) == 700 && !memcmp(buf, want, 700));
+    logfs_close(fs, fd);
+    CHECK_EQ_INT(logfs_unmount(fs), -EIO); /* /pending is lost, and says so */
 }
 
 int main(int argc, char **argv)
@@ -398,6 +573,9 @@ int main(int argc, char **argv)
     RUN(directory_block_damaged);
     RUN(inode_file_block_damaged);
     RUN(segment_file_block_damaged);
+    RUN(cleaner_skips_unreadable_objects);
+    RUN(segment_file_unreadable);
+    RUN(changes_after_a_failed_commit_give_eio);
     nand_snapshot_free(im.snap);
     nand_close(im.d);
     return test_summary(argv[0]);
