@@ -10,6 +10,7 @@
  */
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
+#include "fsck.h"
 #include "fixture.h"
 
 #include <errno.h>
@@ -561,6 +562,52 @@ TEST(changes_after_a_failed_commit_give_eio)
     CHECK_EQ_INT(logfs_unmount(fs), -EIO); /* /pending is lost, and says so */
 }
 
+/* fsck lists what a damaged page breaks: an error naming the page, and
+ * the file whose block it was. */
+TEST(fsck_lists_the_damage)
+{
+    struct { const char *what; uint8_t type; uint64_t ino; uint8_t level; int64_t bix;
+             int64_t want_ino; } cases[] = {
+        {"data of /big", LFS_OBJ_DATA, im.ino_big, 0, 30, (int64_t)im.ino_big},
+        {"indirect of /big", LFS_OBJ_INDIRECT, im.ino_big, 1, -1, (int64_t)im.ino_big},
+        {"directory /d", LFS_OBJ_DATA, im.ino_d, 0, -1, (int64_t)im.ino_d},
+        {"inode of /f39", LFS_OBJ_INODE, LFS_INO_INODEFILE, 0, (int64_t)im.ino[NFILES - 1],
+         (int64_t)im.ino[NFILES - 1]},
+        {"segment file", LFS_OBJ_DATA, LFS_INO_SEGFILE, 0, -1, -1},
+    };
+    uint32_t ps = nand_get_config(im.d)->geo.page_size;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int m = 0; m < 2; m++) {
+            REQUIRE(nand_snapshot_restore(im.d, im.snap) == 0 && walk(im.d) == 0);
+            const struct found *f = live(cases[k].type, cases[k].ino, cases[k].level,
+                                         cases[k].bix);
+            REQUIRE(f);
+            REQUIRE(damage(&im, f, m ? NAND_CORRUPT_SILENT : NAND_CORRUPT_UNCORRECTABLE) == 0);
+            struct fsck_report rep;
+            int st = fsck_run(im.d, 0, &rep);
+            int page_named = 0, ino_named = cases[k].want_ino < 0;
+            for (size_t i = 0; i < rep.nmsgs; i++) {
+                const struct fsck_msg *msg = &rep.msgs[i];
+                if (msg->severity != FSCK_ERROR)
+                    continue;
+                page_named |= msg->block == f->block &&
+                              (msg->page == FSCK_NONE || msg->page == mid_page(f, ps) ||
+                               msg->page == (int64_t)(f->off / ps));
+                ino_named |= msg->ino == cases[k].want_ino;
+                if (getenv("LFS_CORRUPT_VERBOSE"))
+                    fprintf(stderr, "%s: %s\n", cases[k].what, msg->text);
+            }
+            if (st != FSCK_ERRORS || !page_named || !ino_named)
+                fprintf(stderr, "%s %s: fsck status %d, page named %d, inode named %d\n",
+                        cases[k].what, m ? "silent" : "uncorrectable", st, page_named,
+                        ino_named);
+            CHECK_EQ_INT(st, FSCK_ERRORS);
+            CHECK(page_named);
+            CHECK(ino_named);
+            fsck_report_free(&rep);
+        }
+}
+
 /* ---- the anchor ring, damaged with nand_corrupt ---------------------------- */
 
 /* As in test_lfs_core.c: a ring of 8 blocks of 16 pages, two mirrors of 4
@@ -770,6 +817,7 @@ int main(int argc, char **argv)
     RUN(cleaner_skips_unreadable_objects);
     RUN(segment_file_unreadable);
     RUN(changes_after_a_failed_commit_give_eio);
+    RUN(fsck_lists_the_damage);
     RUN(ring_any_damaged_page_keeps_the_newest_commit);
     RUN(ring_same_page_in_both_mirrors_says_so);
     nand_snapshot_free(im.snap);
