@@ -163,7 +163,7 @@ static int mark_grown_bad(nand_dev *dev, nand_block_t b)
 static int age(nand_dev *dev, const struct nand_corrupt *c, char *err,
                size_t errlen)
 {
-    if (c->reads && !c->all_blocks && c->block >= dev->nblocks)
+    if (!c->all_blocks && c->block >= dev->nblocks)
         return fail(err, errlen, NAND_E_ADDR,
                     "block %u is out of range (the device has %llu blocks)",
                     c->block, (unsigned long long)dev->nblocks);

@@ -327,8 +327,9 @@ struct nand_corrupt {
     nand_block_t block;
     nand_page_t page;
     uint32_t bits;    /* FLIP, BEYOND, SILENT; 0 = 1 (SILENT, FLIP) */
-    uint32_t offset;  /* FLIP/BEYOND: a byte of the codeword to hit;
-                       * SILENT: first byte of the range changed */
+    uint32_t offset;  /* FLIP/BEYOND: a byte of the codeword to hit (0: a
+                       * data codeword drawn from seed); SILENT: first
+                       * byte of the range changed */
     uint32_t length;  /* SILENT: bytes of the range (0 = to the page end) */
     double frac;      /* TEAR */
     uint64_t age_ns;  /* AGE */

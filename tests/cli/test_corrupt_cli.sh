@@ -53,6 +53,7 @@ expect 1 "sim write out of order fails" "out of order" -- $FL sim write "$I" 5 3
 expect 0 "age" "aged 8760 hours, 1000 reads on every block" -- \
     $FL sim corrupt "$I" age --hours 8760 --reads 1000
 expect 0 "age one block" "on the block" -- $FL sim corrupt "$I" --block 5 age --reads 50
+expect 1 "age: block out of range" "block 600 is out of range" -- $FL sim corrupt "$I" --block 600 age --hours 1
 # the image is still an image, and the damage is in it
 expect 0 "info after all that" "test-64m" -- $FL sim info "$I"
 expect 0 "damage kept" "corrected bits: 1" -- $FL sim read "$I" 5 0
