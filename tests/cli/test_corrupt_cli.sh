@@ -90,6 +90,33 @@ expect 0 "cat /o still reads" "other" -- $FL cat "$L:/o"
 expect 0 "and writing goes on" "" -- $FL put "$T/o" "$L:/o2"
 expect 4 "fsck names the page" "block $zb page $zp" -- $FL fsck "$L"
 
+# an unreadable segment-file block: reads go on, the first change fails,
+# and the command says the file system went read-only.  Every page holding
+# the header of segment-file block 0 (type 1, inode 1, block 0: FORMAT.md
+# section 8), and the page after it, made unreadable
+hexpage() { $FL sim read "$1" $2 $3 2>/dev/null | sed -n 's/^[0-9a-f]\{6\}     //p' | tr -d ' \n'; }
+found=0
+for b in $(seq 5 30); do
+    p=0
+    while [ $p -lt 64 ]; do
+        h=$(hexpage "$L" $b $p)
+        case "$h" in ffffffffffffffffffffffffffffffff*) break ;; esac
+        if printf '%s' "$h" | grep -Eq '4f424a01.{24}01000000000000000000000000000000'; then
+            $FL sim corrupt "$L" --block $b --page $p uncorrectable >/dev/null
+            $FL sim corrupt "$L" --block $b --page $((p + 1)) uncorrectable >/dev/null 2>&1
+            found=$((found + 1))
+        fi
+        p=$((p + 1))
+    done
+done
+[ $found -gt 0 ] && ok || bad "no page of segment-file block 0 found"
+expect 0 "segment file unreadable: reads go on" "other" -- $FL cat "$L:/o"
+expect 1 "segment file unreadable: a change fails, read-only" \
+    "warning: the commit met unreadable metadata" -- $FL put "$T/o" "$L:/o3"
+expect 0 "and /o is still there" "other" -- $FL cat "$L:/o"
+expect 1 "the change was not saved" "no such file" -- $FL cat "$L:/o3"
+expect 4 "fsck names the segment-file block" "holding segment file block 0" -- $FL fsck "$L"
+
 # ---- merge: a failed merge leaves no output ------------------------------------------
 echo junk > "$T/junk.db"
 expect 1 "merge of a non-database fails" "not written" -- $FL merge "$T/out.db" "$T/junk.db"
