@@ -90,6 +90,13 @@ static const struct flashlab_field fields_nand_block_info[] = {
     F(nand_block_info, marked_bad), F(nand_block_info, erase_torn),
 };
 
+static const struct flashlab_field fields_nand_corrupt[] = {
+    F(nand_corrupt, mode), F(nand_corrupt, block), F(nand_corrupt, page),
+    F(nand_corrupt, bits), F(nand_corrupt, offset), F(nand_corrupt, length),
+    F(nand_corrupt, frac), F(nand_corrupt, age_ns), F(nand_corrupt, reads),
+    F(nand_corrupt, all_blocks), F(nand_corrupt, seed),
+};
+
 static const struct flashlab_field fields_nand_stats[] = {
     F(nand_stats, reads), F(nand_stats, programs), F(nand_stats, erases),
     F(nand_stats, bytes_read), F(nand_stats, bytes_written),
@@ -141,7 +148,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, erases), F(logfs_stats, gc_rounds), F(logfs_stats, gc_objects),
     F(logfs_stats, gc_bytes), F(logfs_stats, gc_time_ns), F(logfs_stats, wl_moves),
     F(logfs_stats, gc_fallbacks), F(logfs_stats, free_segments),
-    F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback),
+    F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback), F(logfs_stats, gc_unreadable),
+    F(logfs_stats, segfile_unreadable),
 };
 
 static const struct flashlab_field fields_logfs_latency[] = {
@@ -193,7 +201,7 @@ static const struct flashlab_field fields_flashlab_enum[] = {
 static const struct flashlab_struct structs[] = {
     ENTRY(nand_geometry), ENTRY(nand_timing), ENTRY(nand_rber_model), ENTRY(nand_ecc),
     ENTRY(nand_config), ENTRY(nand_result), ENTRY(nand_op), ENTRY(nand_block_info),
-    ENTRY(nand_stats),
+    ENTRY(nand_stats), ENTRY(nand_corrupt),
     ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
     ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(logfs_latency),
     ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
@@ -211,6 +219,9 @@ static const struct flashlab_enum enums[] = {
     E(NAND_E_POWER), E(NAND_E_NOMEM), E(NAND_E_IO), E(NAND_E_CORRUPT), E(NAND_E_BUSY),
     E(NAND_SLC), E(NAND_MLC), E(NAND_TLC),
     E(NAND_OP_READ), E(NAND_OP_PROGRAM), E(NAND_OP_ERASE),
+    E(NAND_CORRUPT_FLIP), E(NAND_CORRUPT_BEYOND), E(NAND_CORRUPT_UNCORRECTABLE),
+    E(NAND_CORRUPT_WIPE), E(NAND_CORRUPT_TEAR), E(NAND_CORRUPT_BAD),
+    E(NAND_CORRUPT_AGE), E(NAND_CORRUPT_SILENT),
     /* fs/logfs/logfs.h */
     E(LOGFS_WL_DYNAMIC), E(LOGFS_WL_NONE), E(LOGFS_WL_STATIC),
     E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),

@@ -269,6 +269,10 @@ static int session_open(struct session *s, const char *cmd, const char *image,
 static int session_close(struct session *s, int rc, int save)
 {
     int urc = s->m.api->unmount(s->m.fs);
+    if (urc == -EIO && s->m.api == &fsapi_logfs) /* docs/logfs-design.md */
+        fprintf(stderr, "%s: warning: the commit met unreadable metadata (media "
+                "damage; an unreadable segment-file block turns LogFS read-only): "
+                "nothing of this command was saved; run flashlab fsck\n", s->image);
     if (!rc && urc)
         rc = fs_fail(s->cmd, "%s: cannot commit: %s", s->image, errmsg(urc));
     if (!rc && save) {

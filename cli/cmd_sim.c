@@ -492,6 +492,7 @@ static int sim_import(int argc, char **argv)
 /* ---- dispatch ------------------------------------------------------------- */
 
 int sim_demo(int argc, char **argv);
+int sim_corrupt(int argc, char **argv); /* sim_corrupt.c */
 
 static const struct cli_cmd sim_cmds[] = {
     {"create", "create a fresh device image from a device YAML file", sim_create},
@@ -501,6 +502,7 @@ static const struct cli_cmd sim_cmds[] = {
     {"read", "read one page of an image as hex", sim_page},
     {"export", "write an image as a nanddump or raw file (mtd-utils)", sim_export},
     {"import", "create an image from a nanddump or raw file", sim_import},
+    {"corrupt", "damage a page or block of an image (media faults)", sim_corrupt},
     {"demo", "a tour of the simulator on a small device", sim_demo},
     {NULL, NULL, NULL},
 };

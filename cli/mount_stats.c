@@ -90,6 +90,8 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.free_segments", fs.free_segments);
     U("fs.anchor_seq", fs.anchor_seq);
     U("fs.anchor_fallback", fs.anchor_fallback);
+    U("fs.gc_unreadable", fs.gc_unreadable);
+    U("fs.segfile_unreadable", fs.segfile_unreadable);
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);

@@ -28,6 +28,11 @@
  *                    past the CRC checks and into the parsers
  *        bit 3       page indexes every page of the device; otherwise
  *                    only the pages the base image has programmed
+ *        bit 4       instead of the above, damage the page with
+ *                    nand_corrupt after the other records: mode
+ *                    1 + value % 8 (flip, beyond, uncorrectable, wipe,
+ *                    tear, bad, age, silent), bits 1 + offset % 8, at
+ *                    byte offset, tear fraction and age from value
  *     offset is taken modulo page_size + oob_size (the spare area too).
  *   At most FM_MAX_MUTATIONS records are used.
  *
@@ -161,7 +166,8 @@ static void fm_populate(logfs *fs)
         snprintf(name, sizeof name, "/many/file-%02d-with-a-longer-name", i);
         FM_TRY(fm_write_file(fs, name, 0, (size_t)(i * 37) % 1300, 100 + (uint32_t)i));
     }
-    FM_TRY(fm_write_file(fs, "/d/cold", 0, 560u << 10, 6)); /* little room left */
+    /* little room left (format 4 mirrors the anchor ring: 4 blocks fewer) */
+    FM_TRY(fm_write_file(fs, "/d/cold", 0, 400u << 10, 6));
     FM_TRY(logfs_sync(fs));
     /* history: overwrites that make garbage and keep the cleaner busy */
     for (uint32_t round = 0; round < 40; round++) {
@@ -351,6 +357,8 @@ static void fm_damage(const struct fm_base *b, const uint8_t *rec, size_t nrec,
     static uint8_t orig[FM_BLOCKS][FM_PPB][FM_PAGE_BYTES];
     static uint8_t cur[FM_BLOCKS][FM_PPB][FM_PAGE_BYTES];
     struct fm_blockedit ed[FM_BLOCKS];
+    struct nand_corrupt dmg[FM_MAX_MUTATIONS];
+    size_t ndmg = 0;
     memset(ed, 0, sizeof ed);
     memset(touched, 0, FM_BLOCKS);
     for (size_t i = 0; i < nrec; i++, rec += 6) {
@@ -363,6 +371,16 @@ static void fm_damage(const struct fm_base *b, const uint8_t *rec, size_t nrec,
         else
             gp = b->pages[sel % b->npages];
         uint32_t blk = gp / FM_PPB, pg = gp % FM_PPB;
+        if (op & 16) { /* sim corrupt's modes, applied after the rewrites */
+            if (ndmg < FM_MAX_MUTATIONS)
+                dmg[ndmg++] = (struct nand_corrupt){
+                    .mode = (enum nand_corrupt_mode)(1 + val % 8), .block = blk,
+                    .page = pg, .bits = 1 + off % 8, .offset = off,
+                    .frac = val / 256.0, .age_ns = (uint64_t)val * 3600000000000ull,
+                    .reads = (uint64_t)val * 1000, .seed = off};
+            touched[blk] = 1;
+            continue;
+        }
         struct fm_blockedit *e = &ed[blk];
         if (!e->used) {
             struct nand_block_info bi;
@@ -422,6 +440,13 @@ static void fm_damage(const struct fm_base *b, const uint8_t *rec, size_t nrec,
             if (e->torn[p])
                 nand_power_on(fm.dev);
         }
+    }
+    /* an erased page refuses most modes: that is fine, the error named it */
+    for (size_t i = 0; i < ndmg; i++) {
+        char err[200] = "";
+        int rc = nand_corrupt(fm.dev, &dmg[i], err, sizeof err);
+        if (rc && rc != NAND_E_NOMEM && !err[0])
+            fuzz_fail(FM, "nand_corrupt failed (%s) without a message", nand_strerror(rc));
     }
 }
 

@@ -152,6 +152,8 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                                           rng_mix(h), cl * 8);
             int damaged = (sl->damaged >> cw) & 1;
             int ecc = t && !raw; /* without ECC nothing is detected */
+            uint32_t weak = sl->weak_bits && sl->weak_cw == cw ? sl->weak_bits : 0;
+            k += weak;
             *raw_errs += k;
             if (ecc && k <= t && !damaged) {
                 *corrected += k;
@@ -159,7 +161,11 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
             }
             /* positions keyed by h, which covers the P/E count too, so
              * that a new cycle does not repeat the last one's flips */
-            flip_cw(dev, b, p, h, cs, cl, k, segs, nseg);
+            /* weak cells are the same bits on every read */
+            if (weak)
+                flip_cw(dev, b, p, rng_key(dev->cfg.seed, RNG_CORRUPT, b, p,
+                                           cw, 0), cs, cl, weak, segs, nseg);
+            flip_cw(dev, b, p, h, cs, cl, k - weak, segs, nseg);
             if (ecc) {
                 failed = 1;
                 dev->st.ecc_failures++;

@@ -136,11 +136,11 @@ void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower)
 
 /* Past its endurance a block's program and erase fail with a probability
  * that rises with the excess wear: 1 - exp(-excess / (5% of endurance)).
- * Factory-bad blocks always fail. */
+ * Factory-bad blocks, and blocks nand_corrupt made bad, always fail. */
 int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what)
 {
     const struct bstate *s = &dev->bs[b];
-    if (s->flags & BF_FACTORY_BAD)
+    if (s->flags & (BF_FACTORY_BAD | BF_FAILING))
         return 1;
     double excess = (double)s->pe / dev->cfg.endurance_scale - s->endurance;
     if (excess <= 0)

@@ -17,6 +17,8 @@
  *   tables    count of blocks holding data, each: block, then per page its
  *             content index (~0 = erased), program time, damaged-codeword
  *             mask, programs since erase
+ *   weak      (flags bit 1 only) count of pages with weak cells
+ *             (nand_corrupt), each: block, page, codeword, bits
  *   trailer   the CRC-32 of everything before it
  * Erased pages and blocks take no space; shared contents are stored once,
  * compact ones as they are held.  nand_sync appends to IMAGE.journal
@@ -38,6 +40,7 @@
 #define IMAGE_VERSION 3u
 #define IMAGE_V2 2u         /* before compress: still read */
 #define IMAGE_F_COMPRESS 1u /* flags: cfg.compress */
+#define IMAGE_F_WEAK 2u     /* flags: a weak-cell section follows the tables */
 #define NO_PAGE 0xffffffffu
 
 /* ---- checksummed little-endian streams ---------------------------------- */
@@ -278,7 +281,11 @@ int nand_save(nand_dev *dev, const char *path)
 
     put(&s, IMAGE_MAGIC, 16);
     put_u32(&s, IMAGE_VERSION);
-    put_u32(&s, dev->cfg.compress ? IMAGE_F_COMPRESS : 0);
+    /* the weak-cell section is written only when there is one, so an
+     * undamaged device's image is what older versions wrote and read */
+    uint64_t nweak = corrupt_weak_pages(dev);
+    put_u32(&s, (dev->cfg.compress ? IMAGE_F_COMPRESS : 0) |
+                    (nweak ? IMAGE_F_WEAK : 0));
     put_config(&s, &dev->cfg);
     put_u64(&s, dev->now > dev->queue_end ? dev->now : dev->queue_end);
     put_stats(&s, &dev->st);
@@ -338,6 +345,18 @@ int nand_save(nand_dev *dev, const char *path)
             put(&s, &sl->nprog, 1);
         }
     }
+    if (nweak)
+        put_u64(&s, nweak);
+    for (uint64_t b = 0; nweak && b < dev->nblocks; b++)
+        for (uint32_t p = 0; dev->bp[b] && p < dev->cfg.geo.pages_per_block; p++) {
+            const struct slot *sl = &dev->bp[b]->slot[p];
+            if (!sl->weak_bits)
+                continue;
+            put_u32(&s, (uint32_t)b);
+            put_u32(&s, p);
+            put_u32(&s, sl->weak_cw);
+            put_u32(&s, sl->weak_bits);
+        }
     uint32_t crc = s.crc;
     put_u32(&s, crc);
     struct jimage id = {0, crc};
@@ -408,8 +427,37 @@ static int load_content(nand_dev *dev, struct stream *s, uint8_t *form,
     return NAND_OK;
 }
 
+/* The weak-cell section (flags bit 1): pages that hold data, each once. */
+static int load_weak(nand_dev *dev, struct stream *s, const char **why)
+{
+    uint64_t n = get_u64(s);
+    if (s->failed || n > dev->nblocks * dev->cfg.geo.pages_per_block) {
+        *why = s->failed ? "truncated" : "too many weak-cell records";
+        return NAND_E_CORRUPT;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t b = get_u32(s), p = get_u32(s), cw = get_u32(s);
+        uint32_t bits = get_u32(s);
+        if (s->failed) {
+            *why = "truncated";
+            return NAND_E_CORRUPT;
+        }
+        struct slot *sl = b < dev->nblocks && dev->bp[b] &&
+                          p < dev->cfg.geo.pages_per_block
+                              ? &dev->bp[b]->slot[p] : NULL;
+        if (!sl || !sl->pg || sl->weak_bits || cw > dev->cw_per_page ||
+            !bits || bits > 0xffff) {
+            *why = "invalid weak-cell record";
+            return NAND_E_CORRUPT;
+        }
+        sl->weak_cw = (uint8_t)cw;
+        sl->weak_bits = (uint16_t)bits;
+    }
+    return NAND_OK;
+}
+
 static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
-                     const char **why)
+                     uint32_t flags, const char **why)
 {
     const struct nand_geometry *g = &dev->cfg.geo;
     struct pbuf **pages = NULL;
@@ -504,6 +552,9 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
             }
         }
     }
+    if (!s->failed && (flags & IMAGE_F_WEAK) && (rc = load_weak(dev, s, why)))
+        goto out;
+    rc = NAND_E_CORRUPT;
     if (!s->failed) {
         uint32_t want = s->crc;
         if (get_u32(s) != want || s->failed) {
@@ -551,7 +602,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
         return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
     }
     /* version 2 wrote 0 and did not read the flags */
-    if (version > IMAGE_V2 && (flags & ~IMAGE_F_COMPRESS)) {
+    if (version > IMAGE_V2 && (flags & ~(IMAGE_F_COMPRESS | IMAGE_F_WEAK))) {
         fclose(s.f);
         char msg[80];
         snprintf(msg, sizeof msg, "unsupported image flags %#x", flags);
@@ -587,7 +638,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
     }
     const char *msg = "";
     struct jimage id;
-    rc = load_body(dev, &s, version, &msg);
+    rc = load_body(dev, &s, version, version > IMAGE_V2 ? flags : 0, &msg);
     if (!rc && journal_image_id(fileno(s.f), &id)) {
         rc = NAND_E_IO;
         msg = "cannot read";

@@ -146,7 +146,8 @@ static uint32_t slots_used(const nand_dev *dev, uint64_t b)
     const struct bpages *bp = dev->bp[b];
     uint32_t n = bp ? dev->cfg.geo.pages_per_block : 0;
     while (n && !bp->slot[n - 1].pg && !bp->slot[n - 1].prog_time &&
-           !bp->slot[n - 1].damaged && !bp->slot[n - 1].nprog)
+           !bp->slot[n - 1].damaged && !bp->slot[n - 1].nprog &&
+           !bp->slot[n - 1].weak_bits)
         n--;
     return n;
 }
@@ -200,7 +201,9 @@ static void put_entry(struct out *o, nand_dev *dev, uint64_t b, unsigned what)
             put_u64(o, len);
             put_u64(o, sl->prog_time);
             put_u64(o, sl->damaged);
-            put_u64(o, sl->nprog);
+            /* programs since erase, and nand_corrupt's weak cells */
+            put_u64(o, sl->nprog | (uint64_t)sl->weak_cw << 8 |
+                           (uint64_t)sl->weak_bits << 16);
             if (len)
                 put(o, sl->pg->bytes, len);
         }

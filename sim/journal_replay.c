@@ -73,13 +73,15 @@ static int apply_pages(nand_dev *dev, struct in *c, uint64_t b, const char **why
         uint64_t len = get_u64(c);
         sl->prog_time = get_u64(c);
         sl->damaged = get_u64(c);
-        uint64_t nprog = get_u64(c);
+        uint64_t cells = get_u64(c); /* nprog, weak codeword, weak bits */
         const uint8_t *bytes = get_bytes(c, len);
-        if (c->bad || len > dev->page_bytes || nprog > 255) {
+        if (c->bad || len > dev->page_bytes || cells >> 32) {
             *why = "invalid page";
             return NAND_E_CORRUPT;
         }
-        sl->nprog = (uint8_t)nprog;
+        sl->nprog = (uint8_t)cells;
+        sl->weak_cw = (uint8_t)(cells >> 8);
+        sl->weak_bits = (uint16_t)(cells >> 16);
         if (!len)
             continue;
         if (len < dev->page_bytes) {

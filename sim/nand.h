@@ -308,6 +308,56 @@ int nand_import(const struct nand_config *cfg, const char *path,
                 enum nand_dump_format fmt, nand_dev **out,
                 char *err, size_t errlen);
 
+/* ---- damage injection (sim/corrupt.c, docs/simulator.md "Damage
+ * injection") ------------------------------------------------------------
+ * Changes the stored state the way media faults and failing firmware do,
+ * outside any operation: no clock (but AGE's), statistics or power rules
+ * involved.  Everything it does is part of the device and saved with it,
+ * so a damaged image stays a valid image.  Positions are drawn from seed. */
+enum nand_corrupt_mode {
+    NAND_CORRUPT_FLIP = 1,   /* `bits` weak cells in one codeword: raw bit
+                              * errors on every read (corrected while
+                              * bits <= t, with the sampled ones) */
+    NAND_CORRUPT_BEYOND,     /* the same with t + 1 bits (bits 0) or more */
+    NAND_CORRUPT_UNCORRECTABLE, /* every codeword of the page fails ECC */
+    NAND_CORRUPT_WIPE,       /* the page reads erased (still not
+                              * programmable: the block must be erased) */
+    NAND_CORRUPT_TEAR,       /* the page's program torn after fraction
+                              * `frac` (< 0: drawn from seed) */
+    NAND_CORRUPT_BAD,        /* the block becomes a grown bad block */
+    NAND_CORRUPT_AGE,        /* `age_ns` of simulated time pass (retention)
+                              * and `reads` reads are counted on the block
+                              * (read disturb; every block if all_blocks) */
+    NAND_CORRUPT_SILENT,     /* `bits` bits of the stored data change: ECC
+                              * passes the page, only an FS CRC sees it */
+};
+
+struct nand_corrupt {
+    enum nand_corrupt_mode mode;
+    nand_block_t block;
+    nand_page_t page;
+    uint32_t bits;    /* FLIP, BEYOND, SILENT; 0 = 1 (SILENT, FLIP) */
+    uint32_t offset;  /* FLIP/BEYOND: a byte of the codeword to hit (0: a
+                       * data codeword drawn from seed); SILENT: first
+                       * byte of the range changed */
+    uint32_t length;  /* SILENT: bytes of the range (0 = to the page end) */
+    double frac;      /* TEAR */
+    uint64_t age_ns;  /* AGE */
+    uint64_t reads;   /* AGE */
+    int all_blocks;   /* AGE: reads on every block, block ignored */
+    uint64_t seed;
+};
+
+/* Parse a mode name ("flip", "beyond", "uncorrectable", "wipe", "tear",
+ * "bad", "age", "silent"): the mode, or 0 if unknown. */
+int nand_corrupt_mode_parse(const char *name);
+/* Apply one damage.  0, or NAND_E_ADDR / NAND_E_INVAL with a message
+ * naming the block and page in err (which may be NULL); a page that holds
+ * nothing (erased) cannot take FLIP, BEYOND, UNCORRECTABLE, TEAR or
+ * SILENT. */
+int nand_corrupt(nand_dev *dev, const struct nand_corrupt *c, char *err,
+                 size_t errlen);
+
 /* ---- wear and statistics ------------------------------------------------- */
 struct nand_block_info {
     uint64_t pe_cycles;       /* erases done, including initial_pe */

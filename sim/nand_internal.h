@@ -38,6 +38,11 @@ struct slot {
     nand_time_t prog_time;
     uint64_t damaged;     /* codewords that fail ECC whatever the noise */
     uint8_t nprog;        /* programs since erase; >= nop means full */
+    /* nand_corrupt's weak cells (corrupt.c): weak_bits raw bit errors in
+     * codeword weak_cw on every read, on top of the sampled ones; they
+     * fit the padding, so a slot stays 32 bytes */
+    uint8_t weak_cw;
+    uint16_t weak_bits;
 };
 
 struct bpages {
@@ -50,6 +55,7 @@ enum bflag {
     BF_GROWN_BAD = 1u << 1,
     BF_MARKED_BAD = 1u << 2,
     BF_ERASE_TORN = 1u << 3,
+    BF_FAILING = 1u << 4,  /* nand_corrupt BAD: programs and erases fail */
 };
 
 struct bstate {
@@ -236,5 +242,8 @@ void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
 void damage_erase(nand_dev *dev, nand_block_t b, double frac);
 void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower);
 int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what);
+
+/* corrupt.c -- weak cells in the image (a section after the tables) */
+uint64_t corrupt_weak_pages(const nand_dev *dev);
 
 #endif

@@ -20,7 +20,8 @@
  *
  * Cost, in page reads (an uncorrectable read is tried up to
  * RECORD_READ_TRIES times): a clean ring takes anchor_count +
- * ceil(log2(pages_per_block)) + 1 or 2, as before.  Each damaged page costs
+ * ceil(log2(pages_per_block)) + 2 or 3 (one more per ring block whose page 0
+ * reads erased: page 1 says whether it was wiped).  Each damaged page costs
  * one more; the worst case, every ring page damaged, is anchor_count *
  * pages_per_block (step 1) + ceil(log2(pages_per_block)) (step 2) +
  * pages_per_block (step 3): bounded by the ring, never by the device.
@@ -234,6 +235,20 @@ static int first_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t blo
     for (p = 0; rc == -1 && p < c->geo.pages_per_block; p++) {
         rc = read_record(dev, ring, block, p, buf, a, &cl);
         *claim = cl > *claim ? cl : *claim;
+        /* page 0 reads erased: the block is erased, unless page 1 is
+         * programmed -- page 0 was then wiped on the medium (it reads as
+         * if never programmed) and the block is searched from page 1 */
+        if (rc == 0 && p == 0 && c->geo.pages_per_block > 1) {
+            uint8_t *probe = malloc(c->geo.page_size);
+            if (!probe)
+                return -ENOMEM;
+            int r1 = read_record(dev, ring, block, 1, probe, a, &cl);
+            free(probe);
+            if (r1 < -1)
+                return r1;
+            if (r1 != 0)
+                rc = -1;
+        }
     }
     *page = p - 1;
     return rc;
@@ -289,6 +304,19 @@ static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m
             hi = mid;
         else
             lo = mid;
+    }
+    /* a page wiped on the medium reads erased amid programmed ones and
+     * breaks the prefix: when the page after the first erased one is
+     * programmed, the rest of the block is read page by page */
+    if (lo + 2 < ppb) {
+        if ((rc = read_record(dev, ring, block, lo + 2, buf, &a, &cl)) < -1)
+            return rc;
+        for (uint32_t p = lo + 2, first = p; rc != 0 && p < ppb; p++) {
+            if (p > first && (rc = read_record(dev, ring, block, p, buf, &a, &cl)) < -1)
+                return rc;
+            if (rc != 0)
+                lo = p;
+        }
     }
     /* newest valid record at or below lo: a cut leaves at most the last
      * programmed page torn, so this loop reads one or two pages unless the

@@ -34,8 +34,8 @@ static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mo
     int rc = fs_open_check(flags);
     if (rc)
         return rc;
-    if (fs->readonly && fs_open_writes(flags))
-        return -EROFS;
+    if (fs_open_writes(flags) && lfs_cannot_write(fs))
+        return lfs_cannot_write(fs);
     /* O_CREAT|O_EXCL never follows a final link, even a dangling one */
     int excl = fs_open_excl(flags);
     if ((rc = lfs_resolve(fs, path, !(flags & O_NOFOLLOW) && !excl, &r)))
@@ -133,7 +133,7 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
     int rc = fd_get(fs, fd, FD_WRITE, &f, &in);
     if (rc)
         return rc;
-    if ((rc = lfs_space_check(fs, len)))
+    if ((rc = lfs_cannot_write(fs)) || (rc = lfs_space_check(fs, len)))
         return rc;
     uint64_t at = off ? *off : f->flags & O_APPEND ? in->size : f->pos;
     int64_t n = lfs_file_pwrite(fs, in, buf, len, at, fs->dirty_limit);
@@ -193,8 +193,8 @@ int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence)
 
 static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 {
-    if (fs->readonly)
-        return -EROFS;
+    if (lfs_cannot_write(fs))
+        return lfs_cannot_write(fs);
     if (S_ISDIR(in->mode))
         return -EISDIR;
     int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
@@ -217,8 +217,8 @@ int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 static int path_inode(struct logfs *fs, const char *path, int follow, int modify,
                       struct lfs_inode **in)
 {
-    if (modify && fs->readonly)
-        return -EROFS;
+    if (modify && lfs_cannot_write(fs))
+        return lfs_cannot_write(fs);
     struct lfs_path r;
     int rc = lfs_resolve(fs, path, follow, &r);
     if (!rc && !r.ino)
@@ -240,8 +240,8 @@ static int punch_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len)
     int rc = fd_inode(fs, fd, FD_WRITE, &in);
     if (rc)
         return rc;
-    if (fs->readonly)
-        return -EROFS;
+    if (lfs_cannot_write(fs))
+        return lfs_cannot_write(fs);
     uint64_t end = off + len < off ? UINT64_MAX : off + len;
     rc = lfs_file_zero(fs, in, off, end);
     in->mtime = in->ctime = lfs_now(fs);

@@ -42,7 +42,7 @@ int logfs_mkdir(logfs *fs, const char *path, uint32_t mode)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = fs->readonly ? -EROFS : lfs_resolve(fs, path, 0, &r);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve(fs, path, 0, &r);
     if (!rc && r.ino)
         rc = -EEXIST;
     if (!rc)
@@ -58,7 +58,7 @@ int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev)
     uint32_t type = mode & S_IFMT;
     int rc = type != S_IFREG && type != S_IFIFO && type != S_IFCHR && type != S_IFBLK &&
              type != S_IFSOCK ? -EINVAL
-             : fs->readonly ? -EROFS : lfs_resolve(fs, path, 0, &r);
+             : lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve(fs, path, 0, &r);
     if (!rc && r.ino)
         rc = -EEXIST;
     if (!rc && !(rc = lfs_create(fs, &r, type | (mode & 07777), &in)))
@@ -71,7 +71,7 @@ int logfs_rmdir(logfs *fs, const char *path)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, path, 0, &r, &in);
     if (!rc && !S_ISDIR(in->mode))
         rc = -ENOTDIR;
     if (!rc && !r.len)
@@ -88,7 +88,7 @@ int logfs_unlink(logfs *fs, const char *path)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = fs->readonly ? -EROFS : resolve_existing(fs, path, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, path, 0, &r, &in);
     if (!rc && S_ISDIR(in->mode))
         rc = -EISDIR;
     if (!rc)
@@ -101,7 +101,7 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r, t;
     struct lfs_inode *in;
-    int rc = fs->readonly ? -EROFS : resolve_existing(fs, existing, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, existing, 0, &r, &in);
     if (!rc && S_ISDIR(in->mode))
         rc = -EPERM;
     if (!rc)
@@ -128,7 +128,7 @@ int logfs_symlink(logfs *fs, const char *target, const char *linkpath)
     struct lfs_path r;
     struct lfs_inode *in;
     size_t tl = target ? strlen(target) : 0;
-    int rc = fs->readonly ? -EROFS : !tl || tl >= FS_LINK_MAX ? -ENAMETOOLONG
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : !tl || tl >= FS_LINK_MAX ? -ENAMETOOLONG
            : lfs_resolve(fs, linkpath, 0, &r);
     if (!rc && r.ino)
         rc = -EEXIST;
@@ -157,7 +157,7 @@ static int rename_body(struct logfs *fs, const char *from, const char *to)
 {
     struct lfs_path s, t;
     struct lfs_inode *in, *victim = NULL;
-    int rc = fs->readonly ? -EROFS : resolve_existing(fs, from, 0, &s, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, from, 0, &s, &in);
     if (!rc && !s.len)
         rc = -EBUSY;
     int under = 0;

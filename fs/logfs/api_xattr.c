@@ -153,7 +153,7 @@ static int change(struct logfs *fs, const char *path, const char *name,
     uint8_t *buf, *nbuf = NULL;
     uint32_t len, nlen, pos;
     struct entry e;
-    int rc = fs->readonly ? -EROFS : name_check(name, &nlen);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : name_check(name, &nlen);
     if (!rc && value && size > LFS_XATTR_VALUE_MAX)
         rc = -E2BIG;
     if (rc || (rc = load(fs, path, &in, &buf, &len)))

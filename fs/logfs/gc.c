@@ -109,8 +109,25 @@ static int pick_victim(struct logfs *fs, int greedy, uint32_t *victim, uint32_t 
     return 0;
 }
 
-/* Dirty the object at p (header o) if the tree still points to it. */
-static int keep_if_live(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
+static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p);
+
+/* Dirty the object at p (header o) if the tree still points to it.  An
+ * object that cannot be read (or whose file's inode or tree cannot) is
+ * left where it is: it reads as EIO there, and copying it would copy
+ * garbage; the segment is marked so that it is not picked again. */
+static int keep_if_live(struct logfs *fs, uint32_t seg, const struct lfs_obj *o,
+                        lfs_ptr p)
+{
+    int rc = keep_if_live_at(fs, o, p);
+    if (rc == -EIO) {
+        fs->segtab.flags[seg] |= LFS_SEGT_UNREADABLE;
+        fs->ctr.gc_unreadable++;
+        rc = 0;
+    }
+    return rc;
+}
+
+static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
 {
     struct lfs_inode *in;
     int rc = lfs_inode_get(fs, o->ino, &in);
@@ -135,6 +152,14 @@ static int keep_if_live(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
     return 0;
 }
 
+static int all_ff(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i] != 0xff)
+            return 0;
+    return 1;
+}
+
 static int clean_segment(struct logfs *fs, uint32_t seg)
 {
     uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
@@ -147,22 +172,30 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
     /* read the whole segment; unreadable pages read as garbage */
     for (uint32_t p = 0; p < fs->g.pages_per_block && !rc; p++) {
         int nrc = nand_read(fs->dev, seg, p, buf + (size_t)p * ps, NULL, NULL);
-        if (nrc == NAND_E_ECC)
+        if (nrc == NAND_E_ECC) { /* objects on it are skipped as garbage */
             memset(buf + (size_t)p * ps, 0xff, ps);
+            fs->segtab.flags[seg] |= LFS_SEGT_UNREADABLE;
+        }
         else if (nrc)
             rc = lfs_errno(nrc);
     }
     for (uint32_t off = 0; !rc && off + LFS_OBJ_HDR <= sb;) {
         struct lfs_obj o;
         if (lfs_obj_decode(buf + off, &o)) {
-            off = (off / ps + 1) * ps; /* padding or garbage: next page */
+            /* padding (0xFF to the page's end): the next page.  Anything
+             * else is the tail of an object whose start was lost (an
+             * unreadable or wiped page): the next object may start
+             * anywhere, its header is looked for byte by byte (magic and
+             * header CRC must match) */
+            uint32_t end = (off / ps + 1) * ps;
+            off = all_ff(buf + off, end - off) ? end : off + 1;
             continue;
         }
         uint32_t total = LFS_OBJ_HDR + o.len;
         if (off + total > sb)
             break;
         lfs_ptr p = lfs_ptr_make((uint64_t)seg * sb + off, total);
-        rc = keep_if_live(fs, &o, p);
+        rc = keep_if_live(fs, seg, &o, p);
         off += total;
     }
     return rc;

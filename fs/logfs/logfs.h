@@ -221,6 +221,12 @@ struct logfs_stats {
      * Nonzero: the newest commit may be lost, this is an older one. */
     uint64_t anchor_seq;
     uint64_t anchor_fallback;
+    /* objects the cleaner could not read (damaged media) and left where
+     * they are, since mount: they read as EIO, nothing is copied */
+    uint64_t gc_unreadable;
+    /* a segment-file block could not be read: the mount turned read-only
+     * when it was first needed (mount itself reads none of the file) */
+    uint64_t segfile_unreadable;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

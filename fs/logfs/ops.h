@@ -19,6 +19,8 @@
 
 #include "ns.h"
 
+#include <errno.h>
+
 
 /* op.c.  kind: LOGFS_OP_*, or LFS_OP_BACKGROUND for work that is no
  * host call's latency (logfs_idle). */
@@ -28,6 +30,15 @@ void lfs_op_begin(struct logfs *fs, int kind);
  * is an error, else the end's own error if any, else rc. */
 int64_t lfs_op_end(struct logfs *fs, int64_t rc);
 int64_t lfs_op_end_ro(struct logfs *fs, int64_t rc);
+
+/* Whether a changing call may go on: -EROFS on a read-only mount, -EIO
+ * once a commit failed (RAM then matches no commit on flash: a change
+ * accepted now could never be committed, so it is refused instead of
+ * being lost at unmount), else 0. */
+static inline int lfs_cannot_write(const struct logfs *fs)
+{
+    return fs->readonly ? -EROFS : fs->failed ? -EIO : 0;
+}
 
 /* super.c: the superblock from block 0, or the copy among the last
  * blocks (docs/FORMAT.md section 5); lfs_super_decode's codes, -EIO. */

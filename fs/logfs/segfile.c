@@ -27,6 +27,13 @@ static int entry_node(struct logfs *fs, uint32_t seg, int create,
     if (seg >= fs->g.nblocks)
         return -EINVAL;
     int rc = fs->tree->get(fs, &fs->an.segfile, 0, seg / per_block(fs), create, n);
+    if (rc == -EIO && !fs->readonly && nand_is_powered(fs->dev)) {
+        /* no segment's state can be trusted to change any more: the file
+         * system goes read-only (reads need no segment file); the call
+         * that met it gets EIO, later changes EROFS (docs/logfs-design.md) */
+        fs->readonly = 1;
+        fs->ctr.segfile_unreadable++;
+    }
     if (!rc && *n && create)
         (*n)->len = fs->g.block_size;
     return rc;

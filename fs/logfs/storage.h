@@ -129,6 +129,7 @@ struct logfs {
         uint64_t pages[LFS_NAREAS]; /* programmed per area */
         uint64_t erases;        /* segment erases */
         uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
+        uint64_t gc_unreadable, segfile_unreadable;
         uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
     } ctr;
     int wear_leveling;          /* LOGFS_WL_* */
@@ -197,6 +198,10 @@ void lfs_seg_commit_done(struct logfs *fs);
 /* segtab.c: all entries in RAM, built on first need */
 #define LFS_SEGT_FREED 1u  /* in the freed list */
 #define LFS_SEGT_PICKED 2u /* cleaned in the cleaner's current batch */
+/* the cleaner met an object here it could not read (uncorrectable page,
+ * CRC mismatch): it moved the rest and takes the segment no more in this
+ * mount, since what it holds cannot be moved and must not be copied */
+#define LFS_SEGT_UNREADABLE 4u
 int lfs_segtab_build(struct logfs *fs);
 void lfs_segtab_free(struct logfs *fs);
 

@@ -400,6 +400,8 @@ int logfs_unmount(logfs *fs)
     int rc = 0;
     if (!fs->readonly && !fs->failed && (lfs_anything_dirty(fs) || !(fs->an.flags & LFS_ANCHOR_CLEAN)))
         rc = lfs_commit_flags(fs, LFS_ANCHOR_CLEAN);
+    else if ((fs->failed || fs->ctr.segfile_unreadable) && lfs_anything_dirty(fs))
+        rc = -EIO; /* changes no commit could take are lost */
     fs_free(fs);
     return rc;
 }
@@ -427,6 +429,8 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->gc_time_ns = fs->ctr.gc_time_ns;
     st->wl_moves = fs->ctr.wl_moves;
     st->gc_fallbacks = fs->ctr.gc_fallbacks;
+    st->gc_unreadable = fs->ctr.gc_unreadable;
+    st->segfile_unreadable = fs->ctr.segfile_unreadable;
     st->free_segments = fs->an.free_segments;
     st->anchor_seq = fs->ring.found_seq;
     st->anchor_fallback = fs->ring.lost;

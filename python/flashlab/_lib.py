@@ -62,6 +62,8 @@ NAND_E_BUSY = -13
 
 NAND_SLC, NAND_MLC, NAND_TLC = 1, 2, 3
 NAND_OP_READ, NAND_OP_PROGRAM, NAND_OP_ERASE = 0, 1, 2
+(NAND_CORRUPT_FLIP, NAND_CORRUPT_BEYOND, NAND_CORRUPT_UNCORRECTABLE, NAND_CORRUPT_WIPE,
+ NAND_CORRUPT_TEAR, NAND_CORRUPT_BAD, NAND_CORRUPT_AGE, NAND_CORRUPT_SILENT) = range(1, 9)
 
 c_enum = c_int  # C enums of these small values are int-sized
 
@@ -185,6 +187,23 @@ class NandStats(Structure):
     )]
 
 
+class NandCorrupt(Structure):
+    _c_struct_ = "nand_corrupt"
+    _fields_ = [
+        ("mode", c_enum),
+        ("block", c_uint32),
+        ("page", c_uint32),
+        ("bits", c_uint32),
+        ("offset", c_uint32),
+        ("length", c_uint32),
+        ("frac", c_double),
+        ("age_ns", c_uint64),
+        ("reads", c_uint64),
+        ("all_blocks", c_int),
+        ("seed", c_uint64),
+    ]
+
+
 # ---- fs/logfs/logfs.h -------------------------------------------------------------
 
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
@@ -250,7 +269,7 @@ class LogfsStats(Structure):
         "next_ino", "relocations", "host_bytes", "pages_data", "pages_meta",
         "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
-        "anchor_seq", "anchor_fallback",
+        "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
     )]
 
 
@@ -407,6 +426,8 @@ _PROTOS = {
     "nand_set_wear": (c_int, [_dev, c_uint32, c_uint64]),
     "nand_get_stats": (None, [_dev, _P(NandStats)]),
     "nand_reset_stats": (None, [_dev]),
+    "nand_corrupt_mode_parse": (c_int, [c_char_p]),
+    "nand_corrupt": (c_int, [_dev, _P(NandCorrupt), c_char_p, c_size_t]),
     # fs/fsapi.h
     "fsapi_at": (_P(FsapiHead), [c_size_t]),
     # fs/logfs/logfs.h
@@ -481,7 +502,7 @@ _PROTOS = {
 
 # Every class get() checks against the library's table.
 _MIRRORED = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
-             NandOp, NandBlockInfo, NandStats, LogfsStat, LogfsStatfs, FsapiHead,
+             NandOp, NandBlockInfo, NandStats, NandCorrupt, LogfsStat, LogfsStatfs, FsapiHead,
              LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
              ResultsLatency, LayoutField, LayoutStruct, LayoutEnum)
 
@@ -491,6 +512,9 @@ _CONSTANTS = (
     "NAND_E_NOP", "NAND_E_PROGRAM_FAIL", "NAND_E_ERASE_FAIL", "NAND_E_ECC",
     "NAND_E_POWER", "NAND_E_NOMEM", "NAND_E_IO", "NAND_E_CORRUPT", "NAND_E_BUSY",
     "NAND_SLC", "NAND_MLC", "NAND_TLC", "NAND_OP_READ", "NAND_OP_PROGRAM", "NAND_OP_ERASE",
+    "NAND_CORRUPT_FLIP", "NAND_CORRUPT_BEYOND", "NAND_CORRUPT_UNCORRECTABLE",
+    "NAND_CORRUPT_WIPE", "NAND_CORRUPT_TEAR", "NAND_CORRUPT_BAD", "NAND_CORRUPT_AGE",
+    "NAND_CORRUPT_SILENT",
     "LOGFS_WL_DYNAMIC", "LOGFS_WL_NONE", "LOGFS_WL_STATIC",
     "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
     "LOGFS_TIME_NOW", "LOGFS_TIME_OMIT",

@@ -397,6 +397,26 @@ class Device:
         """Let ns of simulated time pass."""
         self._lib.nand_advance(self._ptr(), ns)
 
+    def corrupt(self, mode, block=0, page=0, *, bits=0, offset=0, length=0,
+                frac=None, hours=0.0, age_ns=0, reads=0, all_blocks=False, seed=1):
+        """Damage the device as nand_corrupt does (docs/simulator.md, "Damage
+        injection"): mode is "flip", "beyond", "uncorrectable", "wipe",
+        "tear", "bad", "age" or "silent".  frac=None tears at a fraction
+        drawn from seed; hours (or age_ns) and reads age the device."""
+        lib = self._lib
+        m = lib.nand_corrupt_mode_parse(mode.encode()) if isinstance(mode, str) else mode
+        if not m:
+            raise ValueError("unknown damage mode %r" % (mode,))
+        c = _lib.NandCorrupt(mode=m, block=block, page=page, bits=bits, offset=offset,
+                             length=length, frac=-1.0 if frac is None else frac,
+                             age_ns=int(age_ns + hours * 3.6e12), reads=reads,
+                             all_blocks=1 if all_blocks else 0, seed=seed)
+        err = ctypes.create_string_buffer(256)
+        rc = lib.nand_corrupt(self._ptr(), byref(c), err, len(err))
+        if rc < 0:
+            raise NandError(rc, "corrupt %s: %s" % (
+                mode, err.value.decode() or lib.nand_strerror(rc).decode()))
+
     # ---- raw flash operations -------------------------------------------
 
     def _result(self, res):

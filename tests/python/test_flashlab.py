@@ -375,6 +375,38 @@ class TestDevice(TempDirMixin, unittest.TestCase):
             Device.open(junk)
         self.assertEqual(cm.exception.code, _lib.NAND_E_CORRUPT)
 
+    def test_corrupt_modes_and_save(self):
+        path = os.path.join(self.tmp, "hurt.img")
+        data = pattern(2048, 3)
+        with small_device(seed=5) as dev:
+            for p in range(4):
+                dev.program(7, p, data)
+            dev.corrupt("silent", 7, 0, bits=3, seed=9)
+            self.assertEqual(sum(bin(a ^ b).count("1")
+                                 for a, b in zip(dev.read(7, 0), data)), 3)
+            dev.corrupt("uncorrectable", 7, 1)
+            with self.assertRaises(NandError) as cm:
+                dev.read(7, 1)
+            self.assertEqual(cm.exception.code, _lib.NAND_E_ECC)
+            dev.corrupt("wipe", 7, 2)
+            self.assertEqual(dev.read(7, 2), b"\xff" * 2048)
+            dev.corrupt("bad", 12)
+            self.assertTrue(dev.block_info(12)["grown_bad"])
+            now = dev.now()
+            dev.corrupt("age", hours=2, reads=10, all_blocks=True)
+            self.assertEqual(dev.now(), now + 2 * 3600 * 10**9)
+            with self.assertRaises(NandError) as cm:
+                dev.corrupt("flip", 7, 99)
+            self.assertIn("page 99", str(cm.exception))
+            with self.assertRaises(ValueError):
+                dev.corrupt("sideways", 7, 0)
+            dev.save(path)
+        with Device.open(path) as dev:
+            self.assertNotEqual(dev.read(7, 0), data)
+            with self.assertRaises(NandError):
+                dev.read(7, 1)
+            self.assertTrue(dev.block_info(12)["marked_bad"])
+
     def test_closed_device(self):
         dev = small_device()
         dev.close()
