@@ -30,7 +30,7 @@ SOVERSION := 0
 VERSION := $(RELEASE)-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
-LIBS    := $(PKG_LIBS) -lm
+LIBS    := $(PKG_LIBS) -lz -llzo2 -lm  # zlib, lzo: JFFS2 node compression
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The library exports only what its public headers declare: they wrap their
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
