@@ -148,7 +148,7 @@ int jffs_inode_load(struct jffs *fs, struct jffs_inode *in)
 
 struct jffs_inode *jffs_inode_make(struct jffs *fs, uint32_t ino)
 {
-    struct jffs_inode *in = jffs_inode_get(fs, ino);
+    struct jffs_inode *in = jffs_inode_peek(fs, ino); /* mount: leave it lazy */
     if (in)
         return in;
     if (jffs_grow(fs, (void **)&fs->inodes, &fs->capino, ino + 1, sizeof *fs->inodes))

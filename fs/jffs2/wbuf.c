@@ -193,17 +193,19 @@ int jffs_close_head(struct jffs *fs)
 {
     if (fs->head < 0)
         return 0;
-    if (fs->opt.summary) {
+    /* A sync may have padded the head past the room its summary had: then
+     * it goes without one and is scanned (Linux's JFFS2_SUMMARY_NOSUM_SIZE). */
+    int sum = fs->opt.summary && (uint64_t)JFFS_ALIGN(fs->hoff) + jffs_sum_bytes(fs, 0) <= fs->bs;
+    if (sum)
         jffs_sum_write(fs);
-        fs->hoff = fs->bs;
-    }
+    fs->hoff = fs->bs;
     int failed, rc;
     if ((rc = program(fs, fs->bs, &failed)))
         return rc;
     if (failed)
         return relocate(fs);
     fs->blk[fs->head].state = JB_USED;
-    fs->blk[fs->head].has_sum = (uint8_t)fs->opt.summary;
+    fs->blk[fs->head].has_sum = (uint8_t)sum;
     fs->head = -1;
     return 0;
 }
