@@ -20,6 +20,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"mount", fuzz_mount_init, fuzz_mount},
     {"image", NULL, fuzz_image},
     {"import", NULL, fuzz_import},
+    {"jffs2", NULL, fuzz_jffs2},
 };
 const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof fuzz_targets[0];
 

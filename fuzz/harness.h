@@ -39,6 +39,9 @@ int fuzz_image(const uint8_t *data, size_t size);
  * through nand_import into a tiny device; an accepted one must export
  * back as itself. */
 int fuzz_import(const uint8_t *data, size_t size);
+/* A foreign JFFS2 image: a flag byte, then chunks placed on a tiny device,
+ * mounted with a JFFS2 kind, walked, read and (by flag) written to. */
+int fuzz_jffs2(const uint8_t *data, size_t size);
 
 struct fuzz_target {
     const char *name;      /* fuzz/corpus/<name>/, build/fuzz/fuzz_<name> */

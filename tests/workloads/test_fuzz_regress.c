@@ -16,6 +16,7 @@
 #include "../../fuzz/fuzz_experiment_yaml.c"
 #include "../../fuzz/fuzz_image.c"
 #include "../../fuzz/fuzz_import.c"
+#include "../../fuzz/fuzz_jffs2.c"
 #include "../../fuzz/fuzz_mount.c"
 #include "../../fuzz/fuzz_trace.c"
 #include "../../fuzz/fuzz_util.c"
@@ -150,6 +151,7 @@ TEST(trace_inputs) { replay_target("trace"); }
 TEST(mount_inputs) { replay_target("mount"); }
 TEST(image_inputs) { replay_target("image"); }
 TEST(import_inputs) { replay_target("import"); }
+TEST(jffs2_inputs) { replay_target("jffs2"); }
 
 /* Every target has seeds, and every corpus directory a target. */
 TEST(every_target_has_seeds)
@@ -197,6 +199,7 @@ int main(int argc, char **argv)
     RUN(mount_inputs);
     RUN(image_inputs);
     RUN(import_inputs);
+    RUN(jffs2_inputs);
     RUN(every_target_has_seeds);
     return test_summary("test_fuzz_regress");
 }
