@@ -105,7 +105,7 @@ static int zlib_decompress(const uint8_t *in, uint32_t clen, uint8_t *out, uint3
     int rc = inflate(&s, Z_FINISH);
     uLong got = s.total_out;
     inflateEnd(&s);
-    return (rc == Z_STREAM_END || rc == Z_OK || rc == Z_BUF_ERROR) && got == dlen ? 0 : -EINVAL;
+    return rc == Z_STREAM_END && got == dlen ? 0 : -EINVAL; /* all of it, no more */
 }
 
 /* ---- lzo: LZO1X-1, read with lzo1x_decompress_safe (compr_lzo.c) ------ */
