@@ -10,6 +10,9 @@
  *         bit 1   after the walk: write (mkdir, create, pwrite, rename,
  *                 symlink, truncate, unlink), unmount, mount and walk again
  *         bit 2   a part that allows one program per page (no cleanmarkers)
+ *         bit 3   then fix every CRC of every node found (header, node,
+ *                 data, name, summary), so that damage gets past the CRC
+ *                 checks and into the parsers
  *   chunk: block (u8), offset (u16 LE), length (u16 LE), then the bytes
  *     block bit 7   the bytes go to page 0's OOB of block & 127 (where the
  *                   cleanmarker is), at offset mod the OOB size
@@ -23,6 +26,7 @@
  */
 #include "fsapi.h"
 #include "harness.h"
+#include "jffs2/jffs.h"
 #include "nand.h"
 
 #include <fcntl.h>
@@ -68,8 +72,33 @@ static int fj_blank(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* Every node header in block image p gets the CRCs JFFS2 would give it. */
+static void fj_fix_crcs(uint8_t *p)
+{
+    for (uint32_t pos = 0; pos + 12 <= FJ_BS; pos += 4) {
+        uint8_t *h = p + pos;
+        uint32_t type = le16_get(h + 2), len = le32_get(h + 4);
+        if (le16_get(h) != JFFS_MAGIC || len < 12 || len > FJ_BS - pos)
+            continue;
+        le32_put(h + 8, jffs_crc(h, 8));
+        if (type == JFFS_T_INODE && len >= JFFS_INODE_HDR) {
+            uint32_t cs = le32_get(h + 48);
+            if (cs <= len - JFFS_INODE_HDR)
+                le32_put(h + 60, jffs_crc(h + JFFS_INODE_HDR, cs));
+            le32_put(h + 64, jffs_crc(h, 60));
+        } else if (type == JFFS_T_DIRENT && len >= JFFS_DIRENT_HDR) {
+            le32_put(h + 32, jffs_crc(h, 32));
+            if (h[28] <= len - JFFS_DIRENT_HDR)
+                le32_put(h + 36, jffs_crc(h + JFFS_DIRENT_HDR, h[28]));
+        } else if (type == JFFS_T_SUMMARY && len >= JFFS_SUM_HDR) {
+            le32_put(h + 24, jffs_crc(h + JFFS_SUM_HDR, len - JFFS_SUM_HDR));
+            le32_put(h + 28, jffs_crc(h, 24));
+        }
+    }
+}
+
 /* The chunks into an image in RAM, then onto the device. */
-static void fj_load(nand_dev *d, const uint8_t *in, size_t n)
+static void fj_load(nand_dev *d, const uint8_t *in, size_t n, int fix)
 {
     static uint8_t img[FJ_BLOCKS * FJ_BS], oob[FJ_BLOCKS][FJ_OS];
     memset(img, 0xff, sizeof img);
@@ -93,6 +122,8 @@ static void fj_load(nand_dev *d, const uint8_t *in, size_t n)
         in += len;
         n -= len;
     }
+    for (uint32_t b = 0; fix && b < FJ_BLOCKS; b++)
+        fj_fix_crcs(img + (size_t)b * FJ_BS);
     for (uint32_t b = 0; b < FJ_BLOCKS; b++)
         for (uint32_t p = 0; p < FJ_PPB; p++) {
             const uint8_t *data = img + (size_t)b * FJ_BS + (size_t)p * FJ_PS;
@@ -219,7 +250,7 @@ int fuzz_jffs2(const uint8_t *data, size_t size)
 {
     uint8_t flags = size ? data[0] : 0;
     nand_dev *d = fj_device(flags & 4);
-    fj_load(d, data + (size ? 1 : 0), size ? size - 1 : 0);
+    fj_load(d, data + (size ? 1 : 0), size ? size - 1 : 0, flags & 8);
     const struct fsapi *api = flags & 1 ? &fsapi_jffs2_summary : &fsapi_jffs2_scan;
     void *fs = NULL;
     int rc = api->mount(d, NULL, &fs);

@@ -22,6 +22,8 @@ int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
     uint8_t buf[JFFS_INODE_HDR + JFFS_CDATA_MAX];
     if (doff + dsize > 0xffffffffull || in->size > 0xffffffffull)
         return -EFBIG; /* JFFS2's sizes and offsets are 32 bits */
+    if (fs->next_version > JFFS_VERSION_MAX)
+        return -EOVERFLOW; /* a newer node could not say so */
     struct jffs_raw_inode ri = {
         .ino = in->ino, .mode = in->mode, .uid = (uint16_t)in->uid, .gid = (uint16_t)in->gid,
         .dsize = (uint32_t)dsize, .version = (uint32_t)fs->next_version++,

@@ -57,6 +57,10 @@ enum { /* jffs2_raw_inode.compr */
 #define JFFS_NAME_MAX 255u
 _Static_assert(JFFS_NAME_MAX == FS_NAME_MAX, "the shared walk bounds names");
 #define JFFS_INO_ROOT 1u
+/* Inodes are kept in an array by number: larger numbers (which neither
+ * mkfs.jffs2 nor Linux hand out before 2^24 files) make a node invalid. */
+#define JFFS_INO_MAX (1u << 24)
+#define JFFS_VERSION_MAX 0xffffffffull /* versions are 32 bits on flash */
 #define JFFS_ALIGN(x) (((x) + 3u) & ~3u)
 #define JFFS_NS 1000000000ll /* times are seconds on flash, ns in RAM */
 

@@ -90,7 +90,7 @@ int jffs_decode_inode(const uint8_t *b, int trusted, struct jffs_raw_inode *ri)
     ri->dcrc = le32_get(b + 60);
     /* a ZERO node (a hole) carries no data whatever its dsize */
     uint32_t clen = ri->compr == JFFS_COMPR_ZERO ? 0 : ri->csize;
-    if (le32_get(b + 4) != JFFS_INODE_HDR + clen || !ri->ino ||
+    if (le32_get(b + 4) != JFFS_INODE_HDR + clen || !ri->ino || ri->ino >= JFFS_INO_MAX ||
         (ri->compr != JFFS_COMPR_ZERO && (ri->dsize > JFFS_DATA_MAX || clen > JFFS_CDATA_MAX)) ||
         (ri->compr == JFFS_COMPR_NONE && clen != ri->dsize) ||
         (uint64_t)ri->doff + ri->dsize > 0xffffffffull)
@@ -128,7 +128,8 @@ int jffs_decode_dirent(const uint8_t *b, uint32_t avail, int trusted,
     rd->type = b[29];
     rd->name_crc = le32_get(b + 36);
     if (!rd->nsize || le32_get(b + 4) != JFFS_DIRENT_HDR + rd->nsize ||
-        avail < JFFS_DIRENT_HDR + rd->nsize || !rd->pino)
+        avail < JFFS_DIRENT_HDR + rd->nsize || !rd->pino || rd->pino >= JFFS_INO_MAX ||
+        rd->ino >= JFFS_INO_MAX)
         return -EINVAL;
     memcpy(rd->name, b + JFFS_DIRENT_HDR, rd->nsize);
     rd->name[rd->nsize] = 0;

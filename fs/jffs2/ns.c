@@ -82,6 +82,8 @@ int jffs_dirent_write(struct jffs *fs, struct jffs_inode *dir, const char *name,
                       size_t len, uint32_t ino, uint32_t mode)
 {
     uint8_t buf[JFFS_DIRENT_HDR + JFFS_NAME_MAX + 1];
+    if (fs->next_version > JFFS_VERSION_MAX)
+        return -EOVERFLOW; /* a newer node could not say so */
     struct jffs_raw_dirent rd = {
         .pino = dir->ino, .ino = ino, .version = fs->next_version++,
         .mctime = jffs_now(fs), .type = (uint8_t)((mode & S_IFMT) >> 12),
@@ -107,6 +109,8 @@ int jffs_create(struct jffs *fs, struct jffs_path *r, uint32_t mode,
 {
     if (!r->len)
         return -EEXIST;
+    if (fs->next_ino >= JFFS_INO_MAX)
+        return -ENOSPC; /* out of inode numbers */
     struct jffs_inode *in = jffs_inode_make(fs, fs->next_ino);
     if (!in)
         return -ENOMEM;

@@ -114,7 +114,7 @@ static int sum_entry(struct jffs *fs, uint32_t b, uint32_t so, const uint8_t *e,
         off = le32_get(e + 10);
         totlen = le32_get(e + 14);
         len = JFFS_SUM_INODE;
-        if (!r.ri.ino || totlen < JFFS_INODE_HDR)
+        if (!r.ri.ino || r.ri.ino >= JFFS_INO_MAX || totlen < JFFS_INODE_HDR)
             return 0;
     } else if (type == JFFS_T_DIRENT && avail >= JFFS_SUM_DIRENT &&
                avail >= JFFS_SUM_DIRENT + e[22]) {
