@@ -52,9 +52,9 @@ int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
     struct jffs_node *n = jffs_node_new(fs, addr, len, &ri);
     if (!n)
         return -ENOMEM;
+    jffs_set_meta(fs, in, n); /* first: the truncation must not free it */
     rc = jffs_frag_insert(fs, in, n);
     jffs_frag_truncate(fs, in, in->size);
-    jffs_set_meta(fs, in, n);
     return rc;
 }
 

@@ -94,9 +94,11 @@ int jffs_replay_node(struct jffs *fs, struct jffs_inode *in, struct jffs_node *n
     in->atime = ri->atime;
     in->mtime = ri->mtime;
     in->ctime = ri->ctime;
+    /* meta first: a node whose data lies beyond its own size (damage)
+     * loses its fragments to the truncation but must stay */
+    jffs_set_meta(fs, in, n);
     int rc = jffs_frag_insert(fs, in, n);
     jffs_frag_truncate(fs, in, ri->isize);
-    jffs_set_meta(fs, in, n);
     return rc;
 }
 
