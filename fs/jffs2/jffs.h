@@ -1,6 +1,6 @@
 /*
- * jffs.h -- a JFFS2-style log-structured flash file system (the mount-time
- * baseline, docs/jffs2-baseline.md), in two variants behind fsapi:
+ * jffs.h -- JFFS2 as Linux writes it on NAND (the mount-time baseline,
+ * docs/jffs2-baseline.md), in two variants behind fsapi:
  * "jffs2-scan" (mount reads every node of every used erase block) and
  * "jffs2-summary" (a summary node closes each erase block; mount reads
  * only those, and scans blocks without one).

@@ -1,5 +1,5 @@
 /*
- * test_jffs.c -- the JFFS2-style baseline (fs/jffs2/jffs.h): what mount reads
+ * test_jffs.c -- the JFFS2 baseline (fs/jffs2/jffs.h): what mount reads
  * (every used page without summaries, about a page or two per full block
  * with them), torn nodes after a power cut, a flipped data bit (EIO, never
  * wrong data), the GC over a device filled several times, and the mount
