@@ -7,7 +7,8 @@
 #    sumtool (and probing finds its summaries);
 #  - the other way: files written by flashlab's JFFS2 with each compression
 #    and both kinds, exported raw, dumped by jffs2dump -c with no complaint,
-#    each file's nodes covering its size, and read back after a remount.
+#    each file's nodes covering its size, and read back after a remount;
+#    sumtool over those images, read back with the summaries.
 . "$(dirname "$0")/lib.sh"
 for tool in mkfs.jffs2 sumtool jffs2dump; do
     if ! command -v $tool >/dev/null 2>&1 && [ ! -x /usr/sbin/$tool ]; then
@@ -138,6 +139,18 @@ for k in jffs2-scan jffs2-summary; do
             expect 0 "$n: get /$f after remount" "" -- $FL get --fs "$k" "$I:/$f" "$T/out"
             same "$n: /$f" "$R/$f" "$T/out"
         done
+        # and back: sumtool re-packs flashlab's nodes with summaries
+        if [ "$k" = jffs2-scan ]; then
+            expect 0 "$n: sumtool over flashlab's image" "" -- sumtool -e 0x20000 -n -l -p \
+                -i "$T/$n.bin" -o "$T/$n.sum"
+            expect 0 "$n+sumtool: import" "imported" -- $FL sim import --device "$DEV" \
+                --format raw "$T/$n.sum" "$T/$n-sum.img"
+            expect 0 "$n+sumtool: probed as jffs2-summary" "jffs2-summary" -- $FL df "$T/$n-sum.img"
+            for f in $FILES; do
+                expect 0 "$n+sumtool: get /$f" "" -- $FL get --fs jffs2-summary "$T/$n-sum.img:/$f" "$T/out"
+                same "$n+sumtool: /$f" "$R/$f" "$T/out"
+            done
+        fi
     done
 done
 # the check above can fail: one byte of a node's data changed
