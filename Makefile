@@ -30,7 +30,7 @@ SOVERSION := 0
 VERSION := $(RELEASE)-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
-LIBS    := $(PKG_LIBS) -lm
+LIBS    := $(PKG_LIBS) -lz -llzo2 -lm  # zlib, lzo: JFFS2 node compression
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The library exports only what its public headers declare: they wrap their
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
@@ -151,7 +151,7 @@ FUZZ_TIMEOUT ?= 25
 FUZZ_RSS_MB  ?= 2048
 FUZZ_ARGS    ?=
 FUZZ_BUILD   := $(BUILD)/fuzz
-FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image import journal
+FUZZ_TARGETS ?= device_yaml experiment_yaml trace mount image import journal jffs2
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -DFLASHLAB_VERSION='"$(VERSION)"' \
                 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link

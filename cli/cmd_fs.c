@@ -195,10 +195,12 @@ struct session {
 /* Mount the fs of m's kind; file commands stamp LogFS files with the
  * host's time, as cp would (fsapi's mount takes options by name, which
  * cannot carry a clock). */
+static const char *mount_opts; /* put -o: a baseline's write-time options */
+
 static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
 {
     if (m->api != &fsapi_logfs)
-        return m->api->mount(dev, NULL, &m->fs);
+        return m->api->mount(dev, mount_opts, &m->fs);
     logfs *fs = NULL;
     int rc = logfs_mount(dev, &(struct logfs_options){.clock = logfs_host_clock}, &fs);
     m->fs = fs;
@@ -436,7 +438,9 @@ static const char mkfs_help[] =
     "LogFS option by name (the same keys as the YAML fs: section);\n"
     "`flashlab mkfs --help-options` lists them.  blockfs: -o block_size=N,\n"
     "inodes=N, cache=0|1 (docs/blockfs-baseline.md).  jffs2-scan and\n"
-    "jffs2-summary: -o reserve=N (docs/jffs2-baseline.md).\n"
+    "jffs2-summary (Linux's JFFS2 format): -o reserve=N,\n"
+    "compress=none|zlib|rtime|lzo (lzo; for the nodes this command writes:\n"
+    "later writes take `flashlab put -o`) (docs/jffs2-baseline.md).\n"
     "\n"
     "examples:\n"
     "  flashlab sim create --device configs/devices/test-64m.yaml fs.img\n"
@@ -906,32 +910,42 @@ int cmd_get(int argc, char **argv)
 /* ---- put ---------------------------------------------------------------------- */
 
 static const char put_help[] =
-    "usage: flashlab put [--fs KIND] HOSTFILE IMAGE:/path\n"
+    "usage: flashlab put [--fs KIND] [-o OPTIONS] HOSTFILE IMAGE:/path\n"
     "\n"
     "Copy HOSTFILE (\"-\": standard input) into the file system on IMAGE,\n"
     "creating /path or replacing its content, and save the image.\n"
+    "-o passes a baseline's mount options, \"key=value,...\" (as mkfs -o),\n"
+    "for this write: e.g. jffs2's compress=none|zlib|rtime|lzo, the\n"
+    "compressor of the data written now (docs/jffs2-baseline.md).\n"
     FS_HELP
     "\n"
-    "example: flashlab put --fs blockfs data.bin fs.img:/data.bin\n";
+    "example: flashlab put --fs blockfs data.bin fs.img:/data.bin\n"
+    "         flashlab put --fs jffs2-scan -o compress=zlib log.txt fs.img:/log.txt\n";
 
 int cmd_put(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
+                                         {"options", required_argument, 0, 'o'}, {0, 0, 0, 0}};
     int c;
     const struct fsapi *kind = NULL;
+    const char *o = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
             if (parse_kind("put", optarg, &kind))
                 return CLI_USAGE;
             break;
+        case 'o': o = optarg; break;
         case 'h': return help(put_help);
         default: return cli_usage_error("put", "bad option");
         }
     }
     if (argc - optind != 2)
         return cli_usage_error("put", "expected HOSTFILE and IMAGE:/path");
+    if (o && (!kind || kind == &fsapi_logfs || (kind->check_options && kind->check_options(o))))
+        return cli_usage_error("put", "-o: needs --fs with a baseline kind that takes '%s'", o);
+    mount_opts = o;
     const char *host = argv[optind];
     struct target t;
     if (parse_target("put", argv[optind + 1], 0, &t))

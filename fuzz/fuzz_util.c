@@ -21,6 +21,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"image", NULL, fuzz_image},
     {"import", NULL, fuzz_import},
     {"journal", fuzz_journal_init, fuzz_journal},
+    {"jffs2", NULL, fuzz_jffs2},
 };
 const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof fuzz_targets[0];
 

@@ -44,6 +44,9 @@ int fuzz_import(const uint8_t *data, size_t size);
  * image and (flag bit 0 clear) the record CRCs are recomputed. */
 int fuzz_journal_init(void);
 int fuzz_journal(const uint8_t *data, size_t size);
+/* A foreign JFFS2 image: a flag byte, then chunks placed on a tiny device,
+ * mounted with a JFFS2 kind, walked, read and (by flag) written to. */
+int fuzz_jffs2(const uint8_t *data, size_t size);
 
 struct fuzz_target {
     const char *name;      /* fuzz/corpus/<name>/, build/fuzz/fuzz_<name> */

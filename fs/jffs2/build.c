@@ -21,6 +21,9 @@ static int by_ino_version(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Inode nodes, per inode in version order.  An inode any of whose nodes
+ * is known from a summary only is left lazy as a whole (its nodes are
+ * read and replayed in order at first use); the others are replayed now. */
 static int replay_inodes(struct jffs *fs, struct jffs_recs *rs)
 {
     uint32_t n = 0;
@@ -28,32 +31,39 @@ static int replay_inodes(struct jffs *fs, struct jffs_recs *rs)
     if (!v)
         return -ENOMEM;
     for (uint32_t i = 0; i < rs->n; i++)
-        if (rs->v[i].kind == 1)
+        if (rs->v[i].kind == 1 || rs->v[i].kind == 3)
             v[n++] = &rs->v[i];
     qsort(v, n, sizeof *v, by_ino_version);
-    int rc = 0;
+    int rc = 0, lazy = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         const struct jffs_raw_inode *ri = &v[i]->ri;
+        if (!i || v[i - 1]->ri.ino != ri->ino) { /* a new inode: any lazy node? */
+            lazy = 0;
+            for (uint32_t k = i; k < n && v[k]->ri.ino == ri->ino && !lazy; k++)
+                lazy = v[k]->kind == 3;
+        }
         if (i && v[i - 1]->ri.ino == ri->ino && v[i - 1]->ri.version == ri->version)
             continue; /* a GC copy whose original was not erased yet */
         if (ri->version >= fs->next_version)
-            fs->next_version = ri->version + 1;
+            fs->next_version = (uint64_t)ri->version + 1;
         struct jffs_inode *in = jffs_inode_make(fs, ri->ino);
         struct jffs_node *nd = in ? jffs_node_new(fs, v[i]->addr, v[i]->len, ri) : NULL;
         if (!nd) {
             rc = -ENOMEM;
             break;
         }
-        in->mode = ri->mode;
-        in->uid = ri->uid;
-        in->gid = ri->gid;
-        in->size = ri->isize;
-        in->atime = ri->atime;
-        in->mtime = ri->mtime;
-        in->ctime = ri->ctime;
-        rc = jffs_frag_insert(fs, in, nd);
-        jffs_frag_truncate(fs, in, ri->isize);
-        jffs_set_meta(fs, in, nd);
+        if (lazy) {
+            nd->lazy = 1;
+            if (jffs_grow(fs, (void **)&in->lazy, &in->caplazy, in->nlazy + 1, sizeof *in->lazy)) {
+                jffs_ref_drop(fs, &nd->r);
+                jffs_free(fs, nd, sizeof *nd);
+                rc = -ENOMEM;
+                break;
+            }
+            in->lazy[in->nlazy++] = nd;
+            continue;
+        }
+        rc = jffs_replay_node(fs, in, nd, ri);
     }
     free(v);
     return rc;
@@ -67,7 +77,7 @@ static int put_dirents(struct jffs *fs, struct jffs_recs *rs)
         const struct jffs_raw_dirent *rd = rs->v[i].rd;
         if (rd->version >= fs->next_version)
             fs->next_version = rd->version + 1;
-        if (rd->ino >= fs->next_ino)
+        if (rd->ino >= fs->next_ino && rd->ino < UINT32_MAX)
             fs->next_ino = rd->ino + 1; /* never reuse a number flash mentions */
         struct jffs_inode *dir = jffs_inode_make(fs, rd->pino);
         if (!dir)
@@ -97,12 +107,40 @@ static int put_dirents(struct jffs *fs, struct jffs_recs *rs)
     return 0;
 }
 
-/* Link counts from the dirents of reachable directories. */
+/* Whether in has nodes (read or lazy): a dirent naming anything else
+ * dangles. */
+static int has_nodes(const struct jffs_inode *in)
+{
+    return in && (in->meta || in->nlazy);
+}
+
+/* Link counts from the dirents of reachable directories.  Directories are
+ * read now (few nodes each); other lazy inodes stay lazy, typed by their
+ * dirents.  A root no node describes is made up, as Linux does for
+ * mkfs.jffs2's images, which have none. */
 static int walk(struct jffs *fs)
 {
-    struct jffs_inode *root = jffs_inode_get(fs, JFFS_INO_ROOT);
-    if (!root || !root->meta || !S_ISDIR(root->mode))
+    struct jffs_inode *root = jffs_inode_make(fs, JFFS_INO_ROOT);
+    if (!root)
+        return -ENOMEM;
+    if (root->nlazy)
+        jffs_inode_load(fs, root);
+    if (!root->meta) {
+        root->mode = S_IFDIR | 0755;
+    } else if (!S_ISDIR(root->mode)) {
         return -EINVAL; /* not a file system of ours */
+    }
+    for (uint32_t i = 0; i < fs->capino; i++) {
+        struct jffs_inode *d = fs->inodes[i];
+        for (uint32_t k = 0; d && k < d->nent; k++) {
+            struct jffs_dent *e = d->ents[k];
+            if (!e->ino)
+                continue;
+            struct jffs_inode *t = jffs_inode_peek(fs, e->ino);
+            if (t && t->nlazy && e->type == (S_IFDIR >> 12))
+                jffs_inode_load(fs, t);
+        }
+    }
     for (uint32_t i = 0; i < fs->capino; i++) {
         struct jffs_inode *d = fs->inodes[i];
         for (uint32_t k = 0; d && k < d->nent; k++) {
@@ -114,7 +152,7 @@ static int walk(struct jffs *fs)
                 }
                 continue;
             }
-            struct jffs_inode *t = jffs_inode_get(fs, e->ino);
+            struct jffs_inode *t = jffs_inode_peek(fs, e->ino);
             if (t && t->meta && S_ISDIR(t->mode) && e->version > t->best)
                 t->best = e->version;
         }
@@ -131,8 +169,10 @@ static int walk(struct jffs *fs)
             struct jffs_dent *e = d->ents[k];
             if (!e->ino)
                 continue;
-            struct jffs_inode *t = jffs_inode_get(fs, e->ino);
-            if (!t || !t->meta || (S_ISDIR(t->mode) && (t->reached || e->version != t->best))) {
+            struct jffs_inode *t = jffs_inode_peek(fs, e->ino);
+            if (t && !t->meta && t->nlazy)
+                t->mode = (uint32_t)(e->type == (S_IFDIR >> 12) ? 0 : e->type) << 12;
+            if (!has_nodes(t) || (S_ISDIR(t->mode) && (t->reached || e->version != t->best))) {
                 e->hidden = 1; /* dangling, or a directory's second name */
                 continue;
             }
@@ -157,7 +197,7 @@ static int walk(struct jffs *fs)
 
 int jffs_build(struct jffs *fs, struct jffs_recs *rs)
 {
-    int rc = replay_inodes(fs, rs);
+    int rc = rs->n ? replay_inodes(fs, rs) : -EINVAL; /* no node at all: not JFFS2 */
     if (!rc)
         rc = put_dirents(fs, rs);
     if (!rc)

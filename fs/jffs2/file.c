@@ -2,10 +2,10 @@
  * a hole, or just a new size); reads go through the fragment list and
  * check each node's data CRC. */
 #include "jffs.h"
-#include "crc32.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int64_t jffs_now(struct jffs *fs)
 {
@@ -13,20 +13,38 @@ int64_t jffs_now(struct jffs *fs)
 }
 
 /* Append an inode node for in as it is now (attributes, size), covering
- * [doff, doff+dsize) with data or, if hole, with zeros. */
+ * [doff, doff+dsize) with data or, if hole, with zeros (JFFS2_COMPR_ZERO).
+ * Data is compressed with the fs's method when that saves space; symlink
+ * targets are stored as they are, as Linux does. */
 int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
                      const void *data, uint64_t dsize, int hole)
 {
-    uint8_t buf[JFFS_INODE_HDR + JFFS_DATA_MAX];
+    uint8_t buf[JFFS_INODE_HDR + JFFS_CDATA_MAX];
+    if (doff + dsize > 0xffffffffull || in->size > 0xffffffffull)
+        return -EFBIG; /* JFFS2's sizes and offsets are 32 bits */
+    if (fs->next_version > JFFS_VERSION_MAX)
+        return -EOVERFLOW; /* a newer node could not say so */
     struct jffs_raw_inode ri = {
-        .ino = in->ino, .flags = hole ? JFFS_F_HOLE : 0, .mode = in->mode,
-        .uid = in->uid, .gid = in->gid, .dsize = (uint32_t)dsize,
-        .version = fs->next_version++, .isize = in->size, .doff = doff,
+        .ino = in->ino, .mode = in->mode, .uid = (uint16_t)in->uid, .gid = (uint16_t)in->gid,
+        .dsize = (uint32_t)dsize, .version = (uint32_t)fs->next_version++,
+        .isize = (uint32_t)in->size, .doff = (uint32_t)doff,
         .atime = in->atime, .mtime = in->mtime, .ctime = in->ctime,
+        .compr = hole ? JFFS_COMPR_ZERO : JFFS_COMPR_NONE,
     };
-    jffs_encode_inode(buf, &ri, data);
-    ri.dcrc = le32_get(buf + 84);
-    uint32_t len = JFFS_INODE_HDR + (hole ? 0 : (uint32_t)dsize);
+    const uint8_t *cdata = data;
+    if (!hole) {
+        ri.csize = ri.dsize;
+        uint32_t c = S_ISLNK(in->mode) ? 0
+                   : jffs_compress(fs->opt.compr, data, ri.dsize, fs->cbuf, JFFS_CDATA_MAX);
+        if (c) {
+            ri.compr = (uint8_t)fs->opt.compr;
+            ri.csize = c;
+            cdata = fs->cbuf;
+        }
+    }
+    jffs_encode_inode(buf, &ri, cdata);
+    ri.dcrc = le32_get(buf + 60);
+    uint32_t len = JFFS_INODE_HDR + ri.csize;
     uint64_t addr;
     int rc = jffs_write_node(fs, buf, len, &addr);
     if (rc)
@@ -34,21 +52,22 @@ int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
     struct jffs_node *n = jffs_node_new(fs, addr, len, &ri);
     if (!n)
         return -ENOMEM;
+    jffs_set_meta(fs, in, n); /* first: the truncation must not free it */
     rc = jffs_frag_insert(fs, in, n);
     jffs_frag_truncate(fs, in, in->size);
-    jffs_set_meta(fs, in, n);
     return rc;
 }
 
-/* The node's data, CRC-checked (one node cached). */
+/* The node's data, CRC-checked and decompressed (one node cached). */
 static int node_data(struct jffs *fs, const struct jffs_node *n, const uint8_t **out)
 {
     if (fs->rnode != n || fs->raddr != n->r.addr || fs->rversion != n->version) {
         fs->rnode = NULL;
-        int rc = jffs_read_bytes(fs, n->r.addr + JFFS_INODE_HDR, fs->rbuf, n->dsize);
+        int rc = jffs_read_bytes(fs, n->r.addr + JFFS_INODE_HDR, fs->cbuf, n->csize);
         if (rc)
             return rc;
-        if (flashlab_crc32(0, fs->rbuf, n->dsize) != n->dcrc)
+        if (jffs_crc(fs->cbuf, n->csize) != n->dcrc ||
+            jffs_decompress(n->compr, fs->cbuf, n->csize, fs->rbuf, n->dsize))
             return -EIO; /* never hand out data the CRC does not vouch for */
         fs->rnode = n;
         fs->raddr = n->r.addr;
@@ -110,8 +129,8 @@ int64_t jffs_file_pwrite(struct jffs *fs, struct jffs_inode *in, const void *buf
     int rc;
     if (!len)
         return 0;
-    if (off + len < off)
-        return -EFBIG;
+    if (off + len < off || off + len > 0xffffffffull)
+        return -EFBIG; /* JFFS2's sizes are 32 bits */
     in->mtime = in->ctime = jffs_now(fs);
     /* past the end: a hole node first, so that no older node beyond the
      * old size can show through (JFFS2 does the same) */
@@ -138,6 +157,8 @@ int64_t jffs_file_pwrite(struct jffs *fs, struct jffs_inode *in, const void *buf
 int jffs_file_truncate(struct jffs *fs, struct jffs_inode *in, uint64_t size)
 {
     uint64_t old = in->size;
+    if (size > 0xffffffffull)
+        return -EFBIG;
     in->mtime = in->ctime = jffs_now(fs);
     in->size = size;
     if (size > old)

@@ -15,20 +15,24 @@ int jffs_options_parse(struct jffs_options *o, const char *list)
     const char *p = list;
     while (*p) {
         size_t n = strcspn(p, ",");
-        char key[32];
+        char key[32], val[32];
         const char *eq = memchr(p, '=', n);
-        if (!eq || (size_t)(eq - p) >= sizeof key)
+        if (!eq || (size_t)(eq - p) >= sizeof key || (size_t)(p + n - eq - 1) >= sizeof val)
             return -EINVAL;
         memcpy(key, p, (size_t)(eq - p));
         key[eq - p] = 0;
+        memcpy(val, eq + 1, (size_t)(p + n - eq - 1));
+        val[p + n - eq - 1] = 0;
         char *endp;
-        unsigned long v = strtoul(eq + 1, &endp, 10);
-        if (endp != p + n)
-            return -EINVAL;
-        if (!strcmp(key, "reserve") && v >= 2 && v <= 64)
+        unsigned long v = strtoul(val, &endp, 10);
+        if (!strcmp(key, "reserve") && *val && !*endp && v >= 2 && v <= 64) {
             o->reserve_blocks = (uint32_t)v;
-        else
+        } else if (!strcmp(key, "compress") && jffs_compr_parse(val) >= 0) {
+            o->compr = jffs_compr_parse(val);
+            o->compr_set = 1;
+        } else {
             return -EINVAL;
+        }
         p += n;
         if (*p == ',')
             p++;
@@ -224,10 +228,10 @@ static int j_statfs(void *v, struct fs_statfs *st)
 #define PROBE_USED 4 /* written blocks whose end is checked for a summary */
 
 /* JFFS2's marks: a node header (magic 0x1985, header CRC) at the start of
- * an erase block -- every written block starts with a node, there are no
- * cleanmarkers -- and, in jffs2-summary, a summary trailer at the end of
- * a closed block.  Reads 12 bytes of page 0 of each block up to the first
- * written ones, then 12 bytes of their last pages.  1 when nodes were
+ * an erase block -- on NAND every written block starts with a node, the
+ * cleanmarker being in the OOB -- and, in jffs2-summary, a summary marker
+ * at the end of a closed block.  Reads 12 bytes of page 0 of each block up
+ * to the first written ones, then the 8 last bytes of their last pages.  1 when nodes were
  * found (and, want_sum, a summary), 0 when not, -EIO. */
 static int probe(nand_dev *dev, int want_sum)
 {
@@ -255,8 +259,8 @@ static int probe(nand_dev *dev, int want_sum)
                            JFFS_SUM_TAIL, NULL);
         if (rc == NAND_E_POWER)
             return -EIO;
-        uint32_t so = le32_get(h + 4);
-        if (rc == NAND_OK && le32_get(h + 8) == JFFS_SUM_MAGIC && so % ps == 0 &&
+        uint32_t so = le32_get(h); /* jffs2_sum_marker: offset, magic */
+        if (rc == NAND_OK && le32_get(h + 4) == JFFS_SUM_MAGIC && so % 4 == 0 &&
             (uint64_t)so + JFFS_SUM_HDR + JFFS_SUM_TAIL <= (uint64_t)ps * ppb)
             return 1;
     }
@@ -331,12 +335,12 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
 
 const struct fsapi fsapi_jffs2_scan = {
     .name = "jffs2-scan",
-    .summary = "JFFS2-style log of nodes; mount scans every used page",
+    .summary = "JFFS2 (Linux's on-flash format); mount scans every used page",
     .mkfs = mkfs_scan, .probe = probe_scan, .mount = mount_scan, JFFS_OPS,
 };
 
 const struct fsapi fsapi_jffs2_summary = {
     .name = "jffs2-summary",
-    .summary = "JFFS2-style log with erase-block summaries; mount reads them",
+    .summary = "JFFS2 with erase-block summaries (as sumtool); mount reads them",
     .mkfs = mkfs_sum, .probe = probe_sum, .mount = mount_sum, JFFS_OPS,
 };

@@ -20,7 +20,7 @@ void jffs_forget_dirents(struct jffs *fs, const uint8_t *img, uint32_t len)
             continue;
         }
         if (type == JFFS_T_DIRENT && !jffs_decode_dirent(img + pos, len - pos, 0, &rd) && rd.ino) {
-            struct jffs_inode *dir = jffs_inode_get(fs, rd.pino);
+            struct jffs_inode *dir = jffs_inode_peek(fs, rd.pino);
             struct jffs_dent *e = dir ? jffs_dir_find(dir, rd.name, rd.nsize) : NULL;
             if (e && e->version > rd.version && e->pending && !--e->pending && !e->ino)
                 jffs_dir_remove(fs, dir, e);

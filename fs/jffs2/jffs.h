@@ -1,6 +1,6 @@
 /*
- * jffs.h -- a JFFS2-style log-structured flash file system (the mount-time
- * baseline, docs/jffs2-baseline.md), in two variants behind fsapi:
+ * jffs.h -- JFFS2 as Linux writes it on NAND (the mount-time baseline,
+ * docs/jffs2-baseline.md), in two variants behind fsapi:
  * "jffs2-scan" (mount reads every node of every used erase block) and
  * "jffs2-summary" (a summary node closes each erase block; mount reads
  * only those, and scans blocks without one).
@@ -21,46 +21,69 @@
 struct jffs_options {
     int summary;             /* 1: write and use erase-block summaries */
     uint32_t reserve_blocks; /* free blocks kept back for the GC (4) */
+    int compr;               /* JFFS_COMPR_* new data nodes try (LZO, as Linux) */
+    int compr_set;           /* compress= was given */
 };
-/* "reserve=N"; 0 or -EINVAL. */
+/* "reserve=N,compress=none|zlib|rtime|lzo"; 0 or -EINVAL. */
 int jffs_options_parse(struct jffs_options *o, const char *list);
 
 /* ======================= internal ======================================= */
 
-/* ---- on-flash format (little-endian, sim/le.h; docs/jffs2-baseline.md) */
+/* ---- on-flash format: Linux's JFFS2 (include/uapi/linux/jffs2.h,
+ * fs/jffs2/summary.h), little-endian, nodes 4-byte aligned;
+ * docs/jffs2-baseline.md */
 #define JFFS_MAGIC 0x1985u
-#define JFFS_T_DIRENT 0xE001u
-#define JFFS_T_INODE 0xE002u
+#define JFFS_FEATURE_INCOMPAT 0xc000u
+#define JFFS_NODE_ACCURATE 0x2000u
+#define JFFS_T_DIRENT 0xE001u      /* INCOMPAT | ACCURATE | 1 */
+#define JFFS_T_INODE 0xE002u       /* INCOMPAT | ACCURATE | 2 */
+#define JFFS_T_CLEANMARKER 0x2003u /* RWCOMPAT_DELETE | ACCURATE | 3 */
+#define JFFS_T_PADDING 0x2004u
 #define JFFS_T_SUMMARY 0x2006u
 #define JFFS_SUM_MAGIC 0x02851885u
-#define JFFS_INODE_HDR 92u  /* fixed part of an inode node */
-#define JFFS_DIRENT_HDR 48u /* fixed part of a dirent node, then the name */
-#define JFFS_SUM_HDR 20u    /* summary node header; entries follow */
-#define JFFS_SUM_TAIL 12u   /* sum_crc, sum_off, magic: the block's last bytes */
-#define JFFS_F_HOLE 1u      /* inode node without data: reads as zeros */
+#define JFFS_INODE_HDR 68u  /* struct jffs2_raw_inode; the data follows */
+#define JFFS_DIRENT_HDR 40u /* struct jffs2_raw_dirent; the name follows */
+#define JFFS_SUM_HDR 32u    /* struct jffs2_raw_summary; entries follow */
+#define JFFS_SUM_TAIL 8u    /* struct jffs2_sum_marker: the block's last bytes */
+#define JFFS_SUM_INODE 18u  /* struct jffs2_sum_inode_flash (packed) */
+#define JFFS_SUM_DIRENT 24u /* struct jffs2_sum_dirent_flash, then the name */
+#define JFFS_CLEANMARKER_LEN 8u /* magic, type, totlen = 8: in the OOB */
+enum { /* jffs2_raw_inode.compr */
+    JFFS_COMPR_NONE = 0, JFFS_COMPR_ZERO = 1, JFFS_COMPR_RTIME = 2,
+    JFFS_COMPR_ZLIB = 6, JFFS_COMPR_LZO = 7,
+};
 #define JFFS_DATA_MAX 4096u /* data per node; nodes never cross a 4 KiB file page */
+#define JFFS_CDATA_MAX (JFFS_DATA_MAX + JFFS_DATA_MAX / 16 + 128) /* worst compressed */
 #define JFFS_NAME_MAX 255u
 _Static_assert(JFFS_NAME_MAX == FS_NAME_MAX, "the shared walk bounds names");
 #define JFFS_INO_ROOT 1u
+/* Inodes are kept in an array by number: larger numbers (which neither
+ * mkfs.jffs2 nor Linux hand out before 2^24 files) make a node invalid. */
+#define JFFS_INO_MAX (1u << 24)
+#define JFFS_VERSION_MAX 0xffffffffull /* versions are 32 bits on flash */
 #define JFFS_ALIGN(x) (((x) + 3u) & ~3u)
+#define JFFS_NS 1000000000ll /* times are seconds on flash, ns in RAM */
+
+/* JFFS2's CRC: crc32_le seeded with 0 and not inverted (Linux crc32(0,..)) */
+uint32_t jffs_crc(const void *p, size_t n);
 
 struct jffs_raw_inode {
-    uint32_t ino, flags, mode, uid, gid, dsize, dcrc;
-    uint64_t version, isize, doff;
-    int64_t atime, mtime, ctime;
+    uint32_t ino, version, mode, isize, doff, csize, dsize, dcrc;
+    uint16_t uid, gid, flags;
+    uint8_t compr, usercompr;
+    int64_t atime, mtime, ctime; /* ns */
 };
 struct jffs_raw_dirent {
-    uint32_t pino, ino; /* ino 0: a deletion dirent */
-    uint64_t version;
-    int64_t mctime;
-    uint8_t type, nsize; /* type: mode >> 12 */
+    uint32_t pino, ino, version; /* ino 0: a deletion dirent */
+    int64_t mctime;              /* ns */
+    uint8_t type, nsize;         /* type: mode >> 12 (DT_*) */
     uint32_t name_crc;
     char name[JFFS_NAME_MAX + 1];
 };
 
 /* node.c: encode (CRCs filled in) and decode.  decode checks the
- * header and node CRCs unless trusted (a summary copy); 0 or -EINVAL. */
-void jffs_encode_inode(uint8_t *buf, const struct jffs_raw_inode *ri, const void *data);
+ * header and node CRCs unless trusted; 0 or -EINVAL. */
+void jffs_encode_inode(uint8_t *buf, const struct jffs_raw_inode *ri, const void *cdata);
 uint32_t jffs_encode_dirent(uint8_t *buf, const struct jffs_raw_dirent *rd);
 /* the type and total length of the header at p, after checking magic and
  * header CRC (when !trusted); 0 or -EINVAL */
@@ -68,8 +91,17 @@ int jffs_decode_hdr(const uint8_t *p, int trusted, uint16_t *type, uint32_t *tot
 int jffs_decode_inode(const uint8_t *p, int trusted, struct jffs_raw_inode *ri);
 int jffs_decode_dirent(const uint8_t *p, uint32_t avail, int trusted,
                        struct jffs_raw_dirent *rd);
-/* length of the fixed header of the (valid) node at p: what a summary copies */
-uint32_t jffs_fixed_len(const uint8_t *p);
+/* the 8 bytes of the NAND cleanmarker (jffs2_write_nand_cleanmarker) */
+void jffs_cleanmarker(uint8_t out[JFFS_CLEANMARKER_LEN]);
+
+/* compr.c: data compression as Linux's fs/jffs2/compr_*.c.  compress
+ * gives the compressed length, 0 when it would not save space (the node
+ * is then stored as JFFS_COMPR_NONE); decompress gives exactly dlen bytes
+ * or -EINVAL (unknown method, damaged data). */
+uint32_t jffs_compress(int compr, const uint8_t *in, uint32_t len, uint8_t *out, uint32_t cap);
+int jffs_decompress(int compr, const uint8_t *in, uint32_t clen, uint8_t *out, uint32_t dlen);
+const char *jffs_compr_name(int compr); /* NULL: not one we know */
+int jffs_compr_parse(const char *s);    /* JFFS_COMPR_* or -EINVAL */
 
 /* ---- in RAM ---------------------------------------------------------- */
 
@@ -81,11 +113,14 @@ struct jffs_ref {
     uint32_t len; /* aligned total length */
 };
 /* An inode node: its data range, referenced by fragments. */
+/* lazy: known from a summary only (ino, version, place); its header is
+ * read when the inode is first used (jffs_inode_get), as JFFS2's iget
+ * reads an inode's nodes. */
 struct jffs_node {
     struct jffs_ref r;
     uint64_t version, doff;
-    uint32_t dsize, dcrc, nfrags;
-    uint8_t hole;
+    uint32_t dsize, csize, dcrc, nfrags;
+    uint8_t hole, compr, lazy;
 };
 struct jffs_frag {
     uint64_t off, len;
@@ -111,6 +146,8 @@ struct jffs_inode {
     uint32_t nfrag, capfrag;
     struct jffs_dent **ents; /* directories */
     uint32_t nent, capent, nreal;
+    struct jffs_node **lazy; /* nodes not read yet, in version order */
+    uint32_t nlazy, caplazy;
     uint64_t best; /* mount: newest dirent naming this directory */
     uint8_t reached;
 };
@@ -121,6 +158,10 @@ struct jffs_block {
     uint32_t live;
     uint8_t state, has_sum;
 };
+/* the cleanmarker's place in the OOB: Linux's MTD_OPS_AUTO_OOB offset 0,
+ * the first free byte of the default layout; 0: none (too small an OOB, or
+ * a part that allows one program per page) */
+uint32_t jffs_cleanmarker_col(const struct nand_config *c);
 
 struct jffs {
     nand_dev *dev;
@@ -145,7 +186,7 @@ struct jffs {
     struct fs_fdtab fds; /* counted in mem */
     uint8_t *page;  /* a page-sized scratch buffer */
     /* one decoded node's data, to spare rereads of a node */
-    uint8_t *rbuf;
+    uint8_t *rbuf, *cbuf; /* rbuf: decompressed; cbuf: as on flash */
     const struct jffs_node *rnode;
     uint64_t raddr, rversion;
     uint64_t mem;
@@ -159,7 +200,14 @@ void jffs_free(struct jffs *fs, void *p, size_t n);
 int jffs_grow(struct jffs *fs, void **arr, uint32_t *cap, uint32_t need, size_t elem);
 void jffs_ref_add(struct jffs *fs, struct jffs_ref *r, uint64_t addr, uint32_t len);
 void jffs_ref_drop(struct jffs *fs, struct jffs_ref *r);
+/* the inode, its lazy nodes read first */
 struct jffs_inode *jffs_inode_get(struct jffs *fs, uint32_t ino);
+struct jffs_inode *jffs_inode_peek(struct jffs *fs, uint32_t ino); /* as it is */
+/* read the headers of in's lazy nodes and replay them; 0 or -EIO */
+int jffs_inode_load(struct jffs *fs, struct jffs_inode *in);
+/* replay one inode node (version order) into in */
+int jffs_replay_node(struct jffs *fs, struct jffs_inode *in, struct jffs_node *n,
+                     const struct jffs_raw_inode *ri);
 struct jffs_inode *jffs_inode_make(struct jffs *fs, uint32_t ino);
 void jffs_inode_free(struct jffs *fs, struct jffs_inode *in);
 struct jffs_node *jffs_node_new(struct jffs *fs, uint64_t addr, uint32_t len,
@@ -182,18 +230,20 @@ int jffs_flush(struct jffs *fs);     /* program the partial page */
 int jffs_close_head(struct jffs *fs); /* summary (if any), block done */
 int jffs_read_bytes(struct jffs *fs, uint64_t addr, void *buf, uint32_t len);
 int jffs_erase_block(struct jffs *fs, uint32_t b);
+int jffs_write_cleanmarker(struct jffs *fs, uint32_t b); /* after an erase */
 /* the live dirents in the block image `img` (len bytes) that are older than
  * their name's entry are about to leave flash: lower the pendings */
 void jffs_forget_dirents(struct jffs *fs, const uint8_t *img, uint32_t len);
 
 /* sum.c: erase-block summaries */
+uint32_t jffs_sum_entry_len(const uint8_t *node); /* 0: no entry for it */
 void jffs_sum_record(struct jffs *fs, const uint8_t *node, uint32_t off);
 uint32_t jffs_sum_bytes(const struct jffs *fs, uint32_t extra);
-void jffs_sum_write(struct jffs *fs); /* into himg, from the page after hoff */
+void jffs_sum_write(struct jffs *fs); /* into himg, from hoff to the end */
 
 /* scan.c / mount.c: mount */
 struct jffs_rec {
-    uint8_t kind; /* 1 inode, 2 dirent */
+    uint8_t kind; /* 1 inode, 2 dirent, 3 inode from a summary (lazy) */
     uint64_t addr;
     uint32_t len;
     struct jffs_raw_inode ri;

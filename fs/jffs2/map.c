@@ -69,14 +69,88 @@ void jffs_ref_drop(struct jffs *fs, struct jffs_ref *r)
 }
 
 /* ---- inodes --------------------------------------------------------- */
-struct jffs_inode *jffs_inode_get(struct jffs *fs, uint32_t ino)
+struct jffs_inode *jffs_inode_peek(struct jffs *fs, uint32_t ino)
 {
     return ino < fs->capino ? fs->inodes[ino] : NULL;
 }
 
+struct jffs_inode *jffs_inode_get(struct jffs *fs, uint32_t ino)
+{
+    struct jffs_inode *in = jffs_inode_peek(fs, ino);
+    if (in && in->nlazy)
+        jffs_inode_load(fs, in); /* a node that does not check is dropped */
+    return in;
+}
+
+/* Replay one inode node, newer than all before it: its attributes, its
+ * data range, and its size truncating what lies beyond. */
+int jffs_replay_node(struct jffs *fs, struct jffs_inode *in, struct jffs_node *n,
+                     const struct jffs_raw_inode *ri)
+{
+    in->mode = ri->mode;
+    in->uid = ri->uid;
+    in->gid = ri->gid;
+    in->size = ri->isize;
+    in->atime = ri->atime;
+    in->mtime = ri->mtime;
+    in->ctime = ri->ctime;
+    /* meta first: a node whose data lies beyond its own size (damage)
+     * loses its fragments to the truncation but must stay */
+    jffs_set_meta(fs, in, n);
+    int rc = jffs_frag_insert(fs, in, n);
+    jffs_frag_truncate(fs, in, ri->isize);
+    return rc;
+}
+
+/* The headers of nodes known from summaries only, read now (JFFS2 reads
+ * an inode's nodes at iget).  One that does not check, or is not the node
+ * the summary said, is garbage, as a scan would have found it. */
+int jffs_inode_load(struct jffs *fs, struct jffs_inode *in)
+{
+    uint8_t h[JFFS_INODE_HDR];
+    int rc = 0;
+    uint32_t n = in->nlazy;
+    struct jffs_node **v = in->lazy;
+    in->lazy = NULL;
+    in->nlazy = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct jffs_node *nd = v[i];
+        struct jffs_raw_inode ri;
+        uint16_t type;
+        uint32_t totlen;
+        int err = jffs_read_bytes(fs, nd->r.addr, h, sizeof h);
+        if (err) {
+            rc = err;
+        } else if (jffs_decode_hdr(h, 0, &type, &totlen) || type != JFFS_T_INODE ||
+                   jffs_decode_inode(h, 0, &ri) || ri.ino != in->ino ||
+                   ri.version != nd->version || JFFS_ALIGN(totlen) != nd->r.len) {
+            err = -EINVAL;
+        }
+        if (err) {
+            jffs_ref_drop(fs, &nd->r);
+            jffs_free(fs, nd, sizeof *nd);
+            continue;
+        }
+        fs->work.bytes_checksummed += 68;
+        nd->lazy = 0;
+        nd->doff = ri.doff;
+        nd->dsize = ri.dsize;
+        nd->csize = ri.csize;
+        nd->dcrc = ri.dcrc;
+        nd->compr = ri.compr;
+        nd->hole = ri.compr == JFFS_COMPR_ZERO;
+        int r2 = jffs_replay_node(fs, in, nd, &ri);
+        if (r2 && !rc)
+            rc = r2;
+    }
+    jffs_free(fs, v, (size_t)in->caplazy * sizeof *v);
+    in->caplazy = 0;
+    return rc;
+}
+
 struct jffs_inode *jffs_inode_make(struct jffs *fs, uint32_t ino)
 {
-    struct jffs_inode *in = jffs_inode_get(fs, ino);
+    struct jffs_inode *in = jffs_inode_peek(fs, ino); /* mount: leave it lazy */
     if (in)
         return in;
     if (jffs_grow(fs, (void **)&fs->inodes, &fs->capino, ino + 1, sizeof *fs->inodes))
@@ -110,6 +184,11 @@ void jffs_dent_free(struct jffs *fs, struct jffs_dent *d)
 /* Everything of in leaves RAM; its nodes become garbage on flash. */
 void jffs_inode_free(struct jffs *fs, struct jffs_inode *in)
 {
+    for (uint32_t i = 0; i < in->nlazy; i++) {
+        jffs_ref_drop(fs, &in->lazy[i]->r);
+        jffs_free(fs, in->lazy[i], sizeof *in->lazy[i]);
+    }
+    jffs_free(fs, in->lazy, (size_t)in->caplazy * sizeof *in->lazy);
     jffs_frag_truncate(fs, in, 0);
     struct jffs_node *m = in->meta;
     in->meta = NULL;
@@ -132,7 +211,9 @@ struct jffs_node *jffs_node_new(struct jffs *fs, uint64_t addr, uint32_t len,
     n->doff = ri->doff;
     n->dsize = ri->dsize;
     n->dcrc = ri->dcrc;
-    n->hole = (ri->flags & JFFS_F_HOLE) != 0;
+    n->csize = ri->csize;
+    n->compr = ri->compr;
+    n->hole = ri->compr == JFFS_COMPR_ZERO;
     jffs_ref_add(fs, &n->r, addr, len);
     return n;
 }

@@ -19,6 +19,7 @@ static void fs_free(struct jffs *fs)
     jffs_free(fs, fs->himg, fs->bs);
     jffs_free(fs, fs->page, fs->ps);
     jffs_free(fs, fs->rbuf, JFFS_DATA_MAX);
+    jffs_free(fs, fs->cbuf, JFFS_CDATA_MAX);
     free(fs);
 }
 
@@ -33,6 +34,8 @@ static int fs_new(nand_dev *dev, const struct jffs_options *o, struct jffs **out
         fs->opt = *o;
     if (!fs->opt.reserve_blocks)
         fs->opt.reserve_blocks = 4;
+    if (!fs->opt.compr_set)
+        fs->opt.compr = JFFS_COMPR_LZO; /* Debian's kernel prefers LZO */
     fs->ps = c->geo.page_size;
     fs->ppb = c->geo.pages_per_block;
     fs->bs = fs->ps * fs->ppb;
@@ -46,7 +49,8 @@ static int fs_new(nand_dev *dev, const struct jffs_options *o, struct jffs **out
     fs->himg = jffs_alloc(fs, fs->bs);
     fs->page = jffs_alloc(fs, fs->ps);
     fs->rbuf = jffs_alloc(fs, JFFS_DATA_MAX);
-    if (!fs->blk || !fs->himg || !fs->page || !fs->rbuf || fs->ps % 4 || fs->ps < 512 ||
+    fs->cbuf = jffs_alloc(fs, JFFS_CDATA_MAX);
+    if (!fs->blk || !fs->himg || !fs->page || !fs->rbuf || !fs->cbuf || fs->ps % 4 || fs->ps < 512 || c->geo.oob_size > fs->ps ||
         fs->nblocks < fs->opt.reserve_blocks + 4 || fs->bs < 4 * (JFFS_INODE_HDR + JFFS_DATA_MAX)) {
         fs_free(fs);
         return -EINVAL;
@@ -70,6 +74,8 @@ int jffs_mkfs(nand_dev *dev, const struct jffs_options *o)
         } else if (!bad && nand_erase(dev, b, NULL) == 0) {
             fs->blk[b].state = JB_FREE;
             fs->nfree++;
+            if ((rc = jffs_write_cleanmarker(fs, b)) == -EIO && fs->blk[b].state == JB_BAD)
+                rc = 0; /* it failed to program: retired */
         } else {
             if (!bad)
                 nand_mark_bad(dev, b);
@@ -117,8 +123,10 @@ int jffs_mount(nand_dev *dev, const struct jffs_options *o, struct jffs **out)
             got = jffs_scan_block(fs, b, &rs);
         if (got < 0)
             rc = got;
-        else if (got == 0) {
-            fs->blk[b].state = JB_UNKNOWN; /* looks erased: erase before use */
+        else if (got == 0 || got == 2) {
+            /* erased with a cleanmarker: free; just looking erased (an
+             * interrupted erase can): erase before use */
+            fs->blk[b].state = got == 2 ? JB_FREE : JB_UNKNOWN;
             fs->nfree++;
         } else {
             fs->blk[b].state = JB_USED;

@@ -46,18 +46,24 @@ static int walk(struct jffs *fs, const char *p, int follow, int depth, struct jf
         if (in && S_ISLNK(in->mode) && (!c.last || follow)) {
             if (depth >= MAX_SYMLINKS)
                 return -ELOOP;
-            /* the target, then the rest of the path from its slash */
+            /* the target, then the rest of the path from its slash; a
+             * relative target (mkfs.jffs2 keeps them) starts from the
+             * link's directory, the path up to the link's name */
             const char *rest = p + c.end;
-            size_t tl = (size_t)in->size, rl = strlen(rest);
-            char *np = malloc(tl + rl + 1);
+            size_t tl = (size_t)in->size, rl = strlen(rest), dl = (size_t)(c.name - p);
+            char *np = malloc(dl + tl + rl + 1);
             if (!np)
                 return -ENOMEM;
-            int64_t got = jffs_file_pread(fs, in, np, tl, 0);
-            rc = got != (int64_t)tl ? (got < 0 ? (int)got : -EIO)
-               : !tl || np[0] != '/' ? -EINVAL : 0; /* relative: unsupported */
+            int64_t got = jffs_file_pread(fs, in, np + dl, tl, 0);
+            rc = got != (int64_t)tl ? (got < 0 ? (int)got : -EIO) : !tl ? -EINVAL : 0;
             if (!rc) {
-                memcpy(np + tl, rest, rl + 1);
-                rc = walk(fs, np, follow, depth + 1, r);
+                char *t = np + dl;
+                if (t[0] != '/') {
+                    memcpy(np, p, dl);
+                    t = np;
+                }
+                memcpy(np + dl + tl, rest, rl + 1);
+                rc = fs_path_check(t) ? -EINVAL : walk(fs, t, follow, depth + 1, r);
             }
             free(np);
             return rc;
@@ -76,6 +82,8 @@ int jffs_dirent_write(struct jffs *fs, struct jffs_inode *dir, const char *name,
                       size_t len, uint32_t ino, uint32_t mode)
 {
     uint8_t buf[JFFS_DIRENT_HDR + JFFS_NAME_MAX + 1];
+    if (fs->next_version > JFFS_VERSION_MAX)
+        return -EOVERFLOW; /* a newer node could not say so */
     struct jffs_raw_dirent rd = {
         .pino = dir->ino, .ino = ino, .version = fs->next_version++,
         .mctime = jffs_now(fs), .type = (uint8_t)((mode & S_IFMT) >> 12),
@@ -101,6 +109,8 @@ int jffs_create(struct jffs *fs, struct jffs_path *r, uint32_t mode,
 {
     if (!r->len)
         return -EEXIST;
+    if (fs->next_ino >= JFFS_INO_MAX)
+        return -ENOSPC; /* out of inode numbers */
     struct jffs_inode *in = jffs_inode_make(fs, fs->next_ino);
     if (!in)
         return -ENOMEM;

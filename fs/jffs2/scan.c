@@ -2,7 +2,6 @@
  * first erased one is read and every node header, node and data CRC is
  * checked, as JFFS2's jffs2_scan_eraseblock does. */
 #include "jffs.h"
-#include "crc32.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -59,6 +58,7 @@ struct scan {
     struct jffs *fs;
     uint32_t b, loaded; /* pages read into img */
     uint8_t *img;
+    uint8_t *oob; /* page 0's spare, read with it (the cleanmarker) */
 };
 
 /* Read pages until [0, upto) is in; 0 or -EIO. */
@@ -66,7 +66,8 @@ static int need(struct scan *s, uint32_t upto)
 {
     struct jffs *fs = s->fs;
     while (s->loaded * fs->ps < upto && s->loaded < fs->ppb) {
-        int rc = nand_read(fs->dev, s->b, s->loaded, s->img + (size_t)s->loaded * fs->ps, NULL, NULL);
+        int rc = nand_read(fs->dev, s->b, s->loaded, s->img + (size_t)s->loaded * fs->ps,
+                           s->loaded ? NULL : s->oob, NULL);
         if (rc == NAND_E_POWER)
             return -EIO;
         if (rc && rc != NAND_E_ECC) /* unreadable: garbage the CRCs reject */
@@ -76,18 +77,31 @@ static int need(struct scan *s, uint32_t upto)
     return upto <= s->loaded * fs->ps ? 0 : 1;
 }
 
+/* Whether page 0's spare holds JFFS2's cleanmarker at its place. */
+static int cleanmarker(const struct jffs *fs, const uint8_t *oob)
+{
+    uint32_t col = jffs_cleanmarker_col(nand_get_config(fs->dev));
+    uint8_t cm[JFFS_CLEANMARKER_LEN];
+    jffs_cleanmarker(cm);
+    return col && !memcmp(oob + (col - fs->ps), cm, sizeof cm);
+}
+
 /* Scan block b into rs.  Returns 1 when it holds anything (programmed), 0
- * when its first page is erased (free, to be erased before use), <0. */
+ * when its first page is erased (to be erased before use), 2 when it is
+ * erased and carries a cleanmarker (free as it is), <0. */
 int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
 {
-    struct scan s = {fs, b, 0, fs->himg};
+    const struct nand_config *c = nand_get_config(fs->dev);
+    uint8_t *oob = fs->page; /* page-sized: the spare fits (checked at mount) */
+    struct scan s = {fs, b, 0, fs->himg, oob};
     uint32_t pos = 0, first = rs->n;
     int64_t torn = -1; /* a node with bad data CRC and nothing valid after it */
     int rc;
+    memset(oob, 0xff, c->geo.oob_size);
     if ((rc = need(&s, fs->ps)) < 0)
         return rc;
     if (blank(s.img, fs->ps))
-        return 0;
+        return cleanmarker(fs, oob) ? 2 : 0;
     while (pos + 12 <= fs->bs) {
         if (pos % fs->ps == 0) {
             if ((rc = need(&s, pos + fs->ps)) < 0)
@@ -105,7 +119,7 @@ int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
             continue;
         }
         fs->work.bytes_checksummed += 8;
-        if (jffs_decode_hdr(p, 0, &type, &totlen) || totlen < 12 || pos + totlen > fs->bs ||
+        if (jffs_decode_hdr(p, 0, &type, &totlen) || totlen < 12 || totlen > fs->bs - pos ||
             (rc = need(&s, pos + totlen))) {
             if (rc < 0)
                 return rc;
@@ -115,22 +129,24 @@ int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
         int ok = 1, bad_data = 0;
         if (type == JFFS_T_INODE && totlen >= JFFS_INODE_HDR) {
             struct jffs_raw_inode ri;
-            fs->work.bytes_checksummed += 88;
+            fs->work.bytes_checksummed += 60;
             ok = !jffs_decode_inode(p, 0, &ri);
-            if (ok && !(ri.flags & JFFS_F_HOLE) && ri.dsize) {
-                fs->work.bytes_checksummed += ri.dsize;
-                bad_data = flashlab_crc32(0, p + JFFS_INODE_HDR, ri.dsize) != ri.dcrc;
+            if (ok && ri.compr != JFFS_COMPR_ZERO && ri.csize) {
+                fs->work.bytes_checksummed += ri.csize;
+                bad_data = jffs_crc(p + JFFS_INODE_HDR, ri.csize) != ri.dcrc;
             }
         } else if (type == JFFS_T_DIRENT) {
-            fs->work.bytes_checksummed += 44 + (totlen > JFFS_DIRENT_HDR ? totlen - JFFS_DIRENT_HDR : 0);
-        } else if (type != JFFS_T_SUMMARY) {
+            fs->work.bytes_checksummed += 32 + (totlen > JFFS_DIRENT_HDR ? totlen - JFFS_DIRENT_HDR : 0);
+        } else if (type == JFFS_T_INODE) {
             ok = 0;
         }
+        /* Other types (summary, padding, cleanmarker, xattrs, obsolete
+         * nodes) are passed over whole, as JFFS2 marks them obsolete. */
         if (!ok) {
             pos += 4;
             continue;
         }
-        if (type != JFFS_T_SUMMARY) {
+        if (type == JFFS_T_INODE || type == JFFS_T_DIRENT) {
             if ((rc = jffs_rec_add(fs, rs, p, (uint64_t)b * fs->bs + pos, totlen, 0)) < 0)
                 return rc;
             if (rc > 0)

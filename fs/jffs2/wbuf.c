@@ -6,6 +6,38 @@
 #include <errno.h>
 #include <string.h>
 
+uint32_t jffs_cleanmarker_col(const struct nand_config *c)
+{
+    if (c->nop < 2) /* the page's data will be a second program */
+        return 0;
+    if (c->geo.oob_size == 16)
+        return c->geo.page_size + 8; /* small-page layout: free bytes 8..15 */
+    return c->geo.oob_size >= 32 ? c->geo.page_size + 2 : 0; /* large page: after the marker */
+}
+
+/* JFFS2 on NAND marks a cleanly erased block with a cleanmarker in page
+ * 0's OOB (jffs2_write_nand_cleanmarker), so that mount need not erase it
+ * again.  A block that cannot take it is retired. */
+int jffs_write_cleanmarker(struct jffs *fs, uint32_t b)
+{
+    uint32_t col = jffs_cleanmarker_col(nand_get_config(fs->dev));
+    if (!col)
+        return 0;
+    uint8_t cm[JFFS_CLEANMARKER_LEN];
+    jffs_cleanmarker(cm);
+    int rc = nand_program_col(fs->dev, b, 0, col, cm, sizeof cm, NULL);
+    if (rc == NAND_E_POWER)
+        return -EIO;
+    if (rc) {
+        nand_mark_bad(fs->dev, b);
+        if (fs->blk[b].state == JB_FREE || fs->blk[b].state == JB_UNKNOWN)
+            fs->nfree--;
+        jffs_set_bad(fs, b);
+        return -EIO;
+    }
+    return 0;
+}
+
 int jffs_erase_block(struct jffs *fs, uint32_t b)
 {
     int rc = nand_erase(fs->dev, b, NULL);
@@ -22,7 +54,7 @@ int jffs_erase_block(struct jffs *fs, uint32_t b)
         fs->nfree++;
     fs->blk[b].state = JB_FREE;
     fs->blk[b].has_sum = 0;
-    return 0;
+    return jffs_write_cleanmarker(fs, b);
 }
 
 /* A free block, erased if mount could not vouch for it. */
@@ -111,9 +143,7 @@ static int fits(struct jffs *fs, const uint8_t *node, uint32_t alen)
         return 0;
     if (!fs->opt.summary)
         return 1;
-    uint32_t sum = jffs_sum_bytes(fs, 4 + JFFS_ALIGN(jffs_fixed_len(node)));
-    uint32_t sum_off = (fs->bs - sum) / fs->ps * fs->ps;
-    return sum <= fs->bs && (end + fs->ps - 1) / fs->ps * fs->ps <= sum_off;
+    return (uint64_t)end + jffs_sum_bytes(fs, jffs_sum_entry_len(node)) <= fs->bs;
 }
 
 int jffs_write_node(struct jffs *fs, const uint8_t *node, uint32_t len, uint64_t *addr)
@@ -163,18 +193,19 @@ int jffs_close_head(struct jffs *fs)
 {
     if (fs->head < 0)
         return 0;
-    if (fs->opt.summary) {
-        fs->hoff = (fs->hoff + fs->ps - 1) / fs->ps * fs->ps;
+    /* A sync may have padded the head past the room its summary had: then
+     * it goes without one and is scanned (Linux's JFFS2_SUMMARY_NOSUM_SIZE). */
+    int sum = fs->opt.summary && (uint64_t)JFFS_ALIGN(fs->hoff) + jffs_sum_bytes(fs, 0) <= fs->bs;
+    if (sum)
         jffs_sum_write(fs);
-        fs->hoff = fs->bs;
-    }
+    fs->hoff = fs->bs;
     int failed, rc;
     if ((rc = program(fs, fs->bs, &failed)))
         return rc;
     if (failed)
         return relocate(fs);
     fs->blk[fs->head].state = JB_USED;
-    fs->blk[fs->head].has_sum = (uint8_t)fs->opt.summary;
+    fs->blk[fs->head].has_sum = (uint8_t)sum;
     fs->head = -1;
     return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * test_jffs.c -- the JFFS2-style baseline (fs/jffs2/jffs.h): what mount reads
+ * test_jffs.c -- the JFFS2 baseline (fs/jffs2/jffs.h): what mount reads
  * (every used page without summaries, about a page or two per full block
  * with them), torn nodes after a power cut, a flipped data bit (EIO, never
  * wrong data), the GC over a device filled several times, and the mount
@@ -20,10 +20,17 @@ static nand_dev *device(uint32_t blocks, uint32_t ppb, uint64_t seed)
     return FX_DEVICE(.blocks = blocks, .pages = ppb, .seed = seed);
 }
 
+/* Incompressible bytes (xorshift), so that nodes hold as many bytes as
+ * the file and the page counts below hold whatever the compressor. */
 static void pattern(uint8_t *b, size_t n, uint32_t seed)
 {
-    for (size_t i = 0; i < n; i++)
-        b[i] = (uint8_t)((i * 131 + seed * 7 + (i >> 9)) ^ (seed >> 3));
+    uint64_t s = (uint64_t)seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        b[i] = (uint8_t)(s >> 24);
+    }
 }
 
 /* write files f0..f(n-1) of size bytes each (pattern by index and gen) */

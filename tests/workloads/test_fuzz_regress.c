@@ -17,6 +17,7 @@
 #include "../../fuzz/fuzz_image.c"
 #include "../../fuzz/fuzz_import.c"
 #include "../../fuzz/fuzz_journal.c"
+#include "../../fuzz/fuzz_jffs2.c"
 #include "../../fuzz/fuzz_mount.c"
 #include "../../fuzz/fuzz_trace.c"
 #include "../../fuzz/fuzz_util.c"
@@ -152,6 +153,7 @@ TEST(mount_inputs) { replay_target("mount"); }
 TEST(image_inputs) { replay_target("image"); }
 TEST(import_inputs) { replay_target("import"); }
 TEST(journal_inputs) { replay_target("journal"); }
+TEST(jffs2_inputs) { replay_target("jffs2"); }
 
 /* Every target has seeds, and every corpus directory a target. */
 TEST(every_target_has_seeds)
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
     RUN(image_inputs);
     RUN(import_inputs);
     RUN(journal_inputs);
+    RUN(jffs2_inputs);
     RUN(every_target_has_seeds);
     return test_summary("test_fuzz_regress");
 }

@@ -89,10 +89,12 @@ static double query_double(struct results *db, const char *sql, int64_t run_id)
     return v;
 }
 
+/* JFFS2 without compression: the content-light payload is mostly one byte
+ * value, which LZO would shrink to nothing, and the fill is checked below */
 #define ROOTFS(kind, bpp)                                                            \
     "device: {file: configs/devices/test-64m.yaml, blocks_per_plane: " bpp         \
     ", dedup: true}\n"                                                               \
-    "fs: {kind: " kind "}\n"                                                         \
+    "fs: {kind: " kind "%s}\n"                                                       \
     "workload: {kind: rootfs, fill: 0.5, content_light: true, dirs: 16}\n"           \
     "stop: {ops: 200}\n"                                                             \
     "mount: {unclean: true}\n"
@@ -109,7 +111,7 @@ TEST(mounts_of_every_fs_at_two_sizes)
         char yaml[1024];
         for (int z = 0; z < 2; z++) {
             snprintf(yaml, sizeof yaml, z ? ROOTFS("%s", "1024") : ROOTFS("%s", "256"),
-                     kinds[k]);
+                     kinds[k], k ? ", options: \"compress=none\"" : "");
             int64_t id = run_one(db, yaml);
             REQUIRE(id > 0);
             for (int c = 0; c < 2; c++)
