@@ -22,23 +22,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FJ "journal"
+#define FJN "journal"
 
-static char fj_dir[256], fj_image[300], fj_journal[320];
-static uint8_t fj_id[16]; /* the image's size and checksum field */
-static pid_t fj_owner;    /* forked replays (the regression test) exit too */
+static char fjn_dir[256], fjn_image[300], fjn_journal[320];
+static uint8_t fjn_id[16]; /* the image's size and checksum field */
+static pid_t fjn_owner;    /* forked replays (the regression test) exit too */
 
-static void fj_cleanup(void)
+static void fjn_cleanup(void)
 {
-    if (getpid() != fj_owner)
+    if (getpid() != fjn_owner)
         return;
-    unlink(fj_journal);
-    unlink(fj_image);
-    rmdir(fj_dir);
+    unlink(fjn_journal);
+    unlink(fjn_image);
+    rmdir(fjn_dir);
 }
 
 /* The device the seeds were made for: 16 blocks of 8 pages of 512+16. */
-static nand_dev *fj_device(void)
+static nand_dev *fjn_device(void)
 {
     struct nand_config c;
     nand_config_init(&c);
@@ -55,38 +55,38 @@ static nand_dev *fj_device(void)
 int fuzz_journal_init(void)
 {
     const char *base = getenv("TMPDIR");
-    snprintf(fj_dir, sizeof fj_dir, "%s/flashlab-fuzz-journal-XXXXXX",
+    snprintf(fjn_dir, sizeof fjn_dir, "%s/flashlab-fuzz-journal-XXXXXX",
              base && *base && strlen(base) < 200 ? base : "/tmp");
-    if (!mkdtemp(fj_dir))
+    if (!mkdtemp(fjn_dir))
         return -1;
-    snprintf(fj_image, sizeof fj_image, "%s/base.img", fj_dir);
-    snprintf(fj_journal, sizeof fj_journal, "%s.journal", fj_image);
-    fj_owner = getpid();
-    atexit(fj_cleanup);
-    nand_dev *d = fj_device();
+    snprintf(fjn_image, sizeof fjn_image, "%s/base.img", fjn_dir);
+    snprintf(fjn_journal, sizeof fjn_journal, "%s.journal", fjn_image);
+    fjn_owner = getpid();
+    atexit(fjn_cleanup);
+    nand_dev *d = fjn_device();
     if (!d)
         return -1;
     uint8_t page[528];
     memset(page, 0x5a, sizeof page);
     nand_program(d, 1, 0, page, page + 512, NULL);
-    int rc = nand_save(d, fj_image);
+    int rc = nand_save(d, fjn_image);
     nand_close(d);
-    FILE *f = fopen(fj_image, "rb");
+    FILE *f = fopen(fjn_image, "rb");
     if (rc || !f || fseek(f, -8, SEEK_END))
         return -1;
     long size = ftell(f) + 8;
-    le64_put(fj_id, (uint64_t)size);
-    int ok = fread(fj_id + 8, 1, 8, f) == 8;
+    le64_put(fjn_id, (uint64_t)size);
+    int ok = fread(fjn_id + 8, 1, 8, f) == 8;
     fclose(f);
     return ok ? 0 : -1;
 }
 
 /* Make the header name the image, and (fix) every record's CRC right. */
-static void fj_patch(uint8_t *j, size_t n, int fix)
+static void fjn_patch(uint8_t *j, size_t n, int fix)
 {
     if (n < 48)
         return;
-    memcpy(j + 24, fj_id, 16);
+    memcpy(j + 24, fjn_id, 16);
     le64_put(j + 40, flashlab_crc32(0, j, 40));
     for (size_t off = 48; fix && n - off >= 32;) {
         uint64_t len = le64_get(j + off + 16);
@@ -97,38 +97,38 @@ static void fj_patch(uint8_t *j, size_t n, int fix)
     }
 }
 
-static void fj_write(const uint8_t *j, size_t n)
+static void fjn_write(const uint8_t *j, size_t n)
 {
-    FILE *f = fopen(fj_journal, "wb");
+    FILE *f = fopen(fjn_journal, "wb");
     if (!f)
-        fuzz_fail(FJ, "%s: cannot write", fj_journal);
+        fuzz_fail(FJN, "%s: cannot write", fjn_journal);
     if ((n && fwrite(j, 1, n, f) != n) | fclose(f))
-        fuzz_fail(FJ, "%s: cannot write", fj_journal);
+        fuzz_fail(FJN, "%s: cannot write", fjn_journal);
 }
 
 int fuzz_journal(const uint8_t *data, size_t size)
 {
-    if (!size || !fj_image[0])
+    if (!size || !fjn_image[0])
         return 0;
     uint8_t *j = malloc(size);
     if (!j)
         return 0;
     memcpy(j, data + 1, size - 1);
-    fj_patch(j, size - 1, !(data[0] & 1));
-    fj_write(j, size - 1);
+    fjn_patch(j, size - 1, !(data[0] & 1));
+    fjn_write(j, size - 1);
     free(j);
 
     nand_dev *dev = NULL;
     char err[512];
     memset(err, 'x', sizeof err);
-    int rc = nand_open(fj_image, &dev, err, sizeof err);
+    int rc = nand_open(fjn_image, &dev, err, sizeof err);
     if (rc) {
         if (!memchr(err, '\0', sizeof err))
-            fuzz_fail(FJ, "error message not NUL-terminated");
+            fuzz_fail(FJN, "error message not NUL-terminated");
         if (rc != NAND_E_CORRUPT && rc != NAND_E_NOMEM && rc != NAND_E_IO)
-            fuzz_fail(FJ, "nand_open returned %d (%s)", rc, err);
-        if (!strstr(err, fj_journal))
-            fuzz_fail(FJ, "the error does not name the journal: %s", err);
+            fuzz_fail(FJN, "nand_open returned %d (%s)", rc, err);
+        if (!strstr(err, fjn_journal))
+            fuzz_fail(FJN, "the error does not name the journal: %s", err);
         if (fuzz_verbose())
             fprintf(stderr, "%s\n", err);
         return 0;
@@ -138,16 +138,16 @@ int fuzz_journal(const uint8_t *data, size_t size)
     for (nand_block_t b = 0; b < nand_blocks(c); b++) {
         struct nand_block_info bi;
         if (nand_block_info(dev, b, &bi) || bi.pages_programmed > c->geo.pages_per_block)
-            fuzz_fail(FJ, "block %u: bad state after replay", b);
+            fuzz_fail(FJN, "block %u: bad state after replay", b);
         for (nand_page_t p = 0; p < c->geo.pages_per_block; p++)
             nand_read_raw(dev, b, p, page, page + 512, NULL);
     }
     nand_erase(dev, 2, NULL);
-    if ((rc = nand_sync(dev, fj_image)))
-        fuzz_fail(FJ, "nand_sync after a good open: %s", nand_strerror(rc));
+    if ((rc = nand_sync(dev, fjn_image)))
+        fuzz_fail(FJN, "nand_sync after a good open: %s", nand_strerror(rc));
     nand_close(dev);
-    if ((rc = nand_open(fj_image, &dev, err, sizeof err)))
-        fuzz_fail(FJ, "the journal a sync appended to does not open: %s", err);
+    if ((rc = nand_open(fjn_image, &dev, err, sizeof err)))
+        fuzz_fail(FJN, "the journal a sync appended to does not open: %s", err);
     nand_close(dev);
     return 0;
 }
