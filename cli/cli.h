@@ -26,6 +26,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 double cli_now_s(void);
 /* True if argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
+/* A whole unsigned number (decimal, 0x hex or 0 octal, no sign) in *out:
+ * 0, or -1 with *out untouched. */
+int cli_parse_u64(const char *s, uint64_t *out);
 /* Dispatch argv[1] among cmds (a command group such as "sim"). */
 int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
                  char **argv, const char *help);

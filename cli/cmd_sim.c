@@ -10,19 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int open_image(const char *path, nand_dev **dev)
 {
     char err[512];
@@ -66,7 +53,7 @@ static int sim_create(int argc, char **argv)
         switch (c) {
         case 'd': device = optarg; break;
         case 's':
-            if (parse_u64(optarg, &seed))
+            if (cli_parse_u64(optarg, &seed))
                 return cli_usage_error("sim create", "bad seed '%s'", optarg);
             have_seed = 1;
             break;
@@ -238,10 +225,10 @@ static const char page_help[] =
 static int parse_addr(const char *cmd, char **argv, int need, uint64_t *v,
                       const struct nand_config *cfg)
 {
-    if (parse_u64(argv[0], &v[0]) || v[0] >= nand_blocks(cfg))
+    if (cli_parse_u64(argv[0], &v[0]) || v[0] >= nand_blocks(cfg))
         return cli_usage_error(cmd, "bad block '%s' (device has %" PRIu64 ")",
                                argv[0], nand_blocks(cfg));
-    if (need > 1 && (parse_u64(argv[1], &v[1]) || v[1] >= cfg->geo.pages_per_block))
+    if (need > 1 && (cli_parse_u64(argv[1], &v[1]) || v[1] >= cfg->geo.pages_per_block))
         return cli_usage_error(cmd, "bad page '%s' (block has %u)", argv[1],
                                cfg->geo.pages_per_block);
     return CLI_OK;
@@ -277,7 +264,7 @@ static int sim_page(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "b:f:rh", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (parse_u64(optarg, &fill) || fill > 255)
+            if (cli_parse_u64(optarg, &fill) || fill > 255)
                 return cli_usage_error(cmd, "bad byte '%s'", optarg);
             break;
         case 'f': file = optarg; break;
@@ -449,7 +436,7 @@ static int sim_import(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 's':
-            if (parse_u64(optarg, &seed))
+            if (cli_parse_u64(optarg, &seed))
                 return cli_usage_error("sim import", "bad seed '%s'", optarg);
             have_seed = 1;
             break;

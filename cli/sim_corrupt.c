@@ -45,23 +45,10 @@ static const char corrupt_help[] =
     "  flashlab sim corrupt dev.img --block 9 bad\n"
     "  flashlab sim corrupt dev.img age --hours 8760 --reads 100000\n";
 
-static int num(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int u32_opt(const char *what, const char *s, uint32_t *out)
 {
     uint64_t v;
-    if (num(s, &v) || v > UINT32_MAX)
+    if (cli_parse_u64(s, &v) || v > UINT32_MAX)
         return cli_usage_error("sim corrupt", "bad %s '%s'", what, s);
     *out = (uint32_t)v;
     return CLI_OK;
@@ -111,11 +98,11 @@ static int parse(int argc, char **argv, struct nand_corrupt *c,
         case 'l': rc = u32_opt("length", optarg, &c->length); break;
         case 'f': rc = real_opt("fraction", optarg, 0, 1, &c->frac); break;
         case 'H': rc = real_opt("hours", optarg, 0, 1e9, &hours); break;
-        case 'r': rc = num(optarg, &c->reads)
+        case 'r': rc = cli_parse_u64(optarg, &c->reads)
                        ? cli_usage_error("sim corrupt", "bad read count '%s'", optarg)
                        : CLI_OK;
                   break;
-        case 's': rc = num(optarg, &c->seed)
+        case 's': rc = cli_parse_u64(optarg, &c->seed)
                        ? cli_usage_error("sim corrupt", "bad seed '%s'", optarg)
                        : CLI_OK;
                   break;

@@ -2,8 +2,10 @@
 #include "cli.h"
 #include "logfs/logfs.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -94,4 +96,17 @@ int cli_format_note(const char *image, nand_dev *dev)
             "versions %d to %d only\n", image, rv, wv, LOGFS_FORMAT_OLDEST,
             LOGFS_FORMAT_VERSION);
     return 2;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
 }
