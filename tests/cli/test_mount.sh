@@ -132,6 +132,17 @@ check "cannot mkdir over the stats file" '! mkdir "$M/.flashlab-stats" 2>/dev/nu
 check "cannot remove the stats file" '! rm -f "$M/.flashlab-stats" 2>/dev/null'
 check "cannot rename onto the stats file" 'touch "$M/x" && ! mv "$M/x" "$M/.flashlab-stats" 2>/dev/null && rm "$M/x"'
 
+# A path past the host's PATH_MAX from the mount's root, made with relative
+# paths from inside (as pjdfstest's */03.t do): FUSE hands LogFS the full
+# path.  (A bash script: dash's cd gives up on a logical path that long.)
+cat > "$T/deep.sh" <<'DEEP'
+n=$(printf "%0255d" 0); cd "$1" && mkdir deep && cd deep || exit 1
+for i in $(seq 18); do mkdir "$n" && cd "$n" || exit 1; done
+echo far > f && [ "$(cat f)" = far ] && chmod 600 f && [ "$(stat -c %a f)" = 600 ] && rm f
+DEEP
+check "a file 4,600 bytes below the root, named relatively" 'bash "$T/deep.sh" "$M"'
+check "deep tree removed" 'rm -r "$M/deep" && [ ! -e "$M/deep" ]'
+
 # ---- POSIX details (tests/mount/semantics.c) -------------------------------------
 if have cc; then
     cc -O1 -o "$T/sem" "$SRC/tests/mount/semantics.c" && mkdir "$M/sem" &&
