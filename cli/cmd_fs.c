@@ -1,15 +1,14 @@
-/* cmd_fs.c -- the file commands: mkfs, ls, cat, put, get, mkdir, rm, rmdir,
- * ln, mv, df and stat on simulator images, for every file system of
- * fs/fsapi.h's table (LogFS and the baselines).
+/* cmd_fs.c -- the file commands ls, cat, put, get, mkdir, rm, rmdir, ln
+ * and mv on simulator images, for every file system of fs/fsapi.h's table
+ * (LogFS and the baselines), and what every file command shares
+ * (fs_cmd.h; mkfs, df, stat, mknod and xattr have files of their own).
  *
  * Every command opens the image, finds its file system (fsapi_probe, or
  * the kind --fs names), mounts it through its fsapi table, does its work
  * and unmounts (which commits).  Commands that change the file system then save the
  * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
  * that fails does not save either, so IMAGE is left as it was. */
-#include "cli.h"
-#include "imglock.h"
-#include "fsapi.h"
+#include "fs_cmd.h"
 #include "logfs/logfs.h"
 #include "nand.h"
 
@@ -27,9 +26,7 @@
 #define CHUNK (64u * 1024u) /* bytes per read/write when streaming a file */
 
 /* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
-static int fs_fail(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int fs_fail(const char *cmd, const char *fmt, ...)
+int fs_fail(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -41,7 +38,7 @@ static int fs_fail(const char *cmd, const char *fmt, ...)
 }
 
 /* A LogFS error code (negative errno) as a short lower-case phrase. */
-static const char *errmsg(int rc)
+const char *errmsg(int rc)
 {
     static char buf[128];
     if (rc == -ENOENT)
@@ -56,13 +53,13 @@ static const char *errmsg(int rc)
 static const char *cur_kind = "this file system";
 
 /* An operation a file system lacks. */
-static int unsupported(int rc)
+int unsupported(int rc)
 {
     return rc == -ENOSYS || rc == -EOPNOTSUPP;
 }
 
 /* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
-static int path_fail(const char *cmd, int rc, const char *path)
+int path_fail(const char *cmd, int rc, const char *path)
 {
     if (unsupported(rc))
         return fs_fail(cmd, "%s does not support this operation (%s): %s", cur_kind,
@@ -84,7 +81,7 @@ static const char *kind_list(const struct fsapi *(*order)(size_t))
 }
 
 /* The fs --fs names; a usage error naming the valid kinds if none. */
-static int parse_kind(const char *cmd, const char *name, const struct fsapi **out)
+int parse_kind(const char *cmd, const char *name, const struct fsapi **out)
 {
     if (!(*out = fsapi_find(name)))
         return cli_usage_error(cmd, "unknown file system '%s' (one of: %s)", name,
@@ -100,35 +97,20 @@ static void print_kinds(void)
         printf("  %-14s %s\n", fsapi_at(i)->name, fsapi_at(i)->summary);
 }
 
-/* Every file command's --fs paragraph. */
-#define FS_HELP                                                               \
-    "\n"                                                                      \
-    "--fs KIND names the file system on IMAGE; without it the command probes\n" \
-    "IMAGE for one (LogFS's superblock, blockfs's, JFFS2's nodes).\n"
-
 /* --help: the text, then the kinds. */
-static int help(const char *text)
+int fs_help(const char *text)
 {
     fputs(text, stdout);
     print_kinds();
     return CLI_OK;
 }
 
-/* fs's call op on the session's mount, or -ENOSYS when the table lacks it. */
-#define CALL(s, op, ...) \
-    ((s)->m.api->op ? (s)->m.api->op((s)->m.fs, __VA_ARGS__) : -ENOSYS)
-
 /* ---- IMAGE:/path --------------------------------------------------------- */
-
-struct target {
-    char *image;       /* allocated */
-    const char *path;  /* inside the argument */
-};
 
 /* Split arg at its first ':' followed by '/'.  Without one, allow_bare
  * makes the whole argument the image and the path "/". */
-static int parse_target(const char *cmd, const char *arg, int allow_bare,
-                        struct target *t)
+int parse_target(const char *cmd, const char *arg, int allow_bare,
+                 struct target *t)
 {
     const char *sep = strstr(arg, ":/");
     if (!sep && allow_bare) {
@@ -162,7 +144,7 @@ static int same_image(const char *a, const char *b)
 
 /* Parse argv[first..argc) as IMAGE:/path arguments on one image. */
 static int parse_targets(const char *cmd, int argc, char **argv, int first,
-                         struct target *t)
+                  struct target *t)
 {
     for (int i = first; i < argc; i++) {
         struct target *p = &t[i - first];
@@ -185,12 +167,6 @@ static void free_targets(struct target *t, int n)
 
 /* ---- a mounted image ------------------------------------------------------ */
 
-struct session {
-    const char *cmd, *image;
-    nand_dev *dev;
-    struct fsapi_fs m;
-    struct imglock lock; /* held by commands that write */
-};
 
 /* Mount the fs of m's kind; file commands stamp LogFS files with the
  * host's time, as cp would (fsapi's mount takes options by name, which
@@ -252,8 +228,8 @@ static int session_mount(struct session *s, const char *cmd, const char *image,
 
 /* session_mount under the image lock: held until session_close when the
  * command writes (writes), else only a check that warns. */
-static int session_open(struct session *s, const char *cmd, const char *image,
-                        const struct fsapi *kind, int writes)
+int session_open(struct session *s, const char *cmd, const char *image,
+                 const struct fsapi *kind, int writes)
 {
     s->lock.fd = -1;
     if (!writes)
@@ -268,7 +244,7 @@ static int session_open(struct session *s, const char *cmd, const char *image,
 
 /* Unmount (which commits), save the image when save and all went well,
  * close.  rc is the command's exit code so far. */
-static int session_close(struct session *s, int rc, int save)
+int session_close(struct session *s, int rc, int save)
 {
     int urc = s->m.api->unmount(s->m.fs);
     if (urc == -EIO && s->m.api == &fsapi_logfs) /* docs/logfs-design.md */
@@ -385,7 +361,7 @@ static int list_dir(struct session *s, const char *path, struct listing *l)
     return rc;
 }
 
-static void mode_string(uint32_t mode, char out[11])
+void mode_string(uint32_t mode, char out[11])
 {
     out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-'
            : S_ISFIFO(mode) ? 'p' : S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b'
@@ -396,7 +372,7 @@ static void mode_string(uint32_t mode, char out[11])
     out[10] = 0;
 }
 
-static const char *type_name(uint32_t mode)
+const char *type_name(uint32_t mode)
 {
     return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link"
          : S_ISREG(mode) ? "regular file" : S_ISFIFO(mode) ? "fifo"
@@ -405,7 +381,7 @@ static const char *type_name(uint32_t mode)
 }
 
 /* The target of symlink path, as a new string. */
-static int read_link(struct session *s, const char *path, uint64_t size, char **out)
+int read_link(struct session *s, const char *path, uint64_t size, char **out)
 {
     char *buf = malloc(size + 1);
     if (!buf)
@@ -418,276 +394,6 @@ static int read_link(struct session *s, const char *path, uint64_t size, char **
     buf[n] = 0;
     *out = buf;
     return 0;
-}
-
-/* ---- mkfs ------------------------------------------------------------------ */
-
-static const char mkfs_help[] =
-    "usage: flashlab mkfs [--fs KIND] [--block-size N] [--anchor-blocks N]\n"
-    "                     [--reserve N] [-o KEY=VALUE,...] [--force] IMAGE\n"
-    "\n"
-    "Make an empty file system of KIND (logfs without --fs) on a simulator\n"
-    "image (made with `flashlab sim create`), destroying what the device\n"
-    "held.  An image that already holds a file system (of any kind) is\n"
-    "refused unless --force is given.  -o passes options, \"key=value,...\"\n"
-    "in the fs's own keys, to it (repeatable).\n"
-    "\n"
-    "LogFS: --block-size is the fs block, a power of two 512..32768 (4096);\n"
-    "--anchor-blocks the erase blocks of the anchor ring, 2..16 (4);\n"
-    "--reserve the segments kept back for the cleaner (8).  -o sets any\n"
-    "LogFS option by name (the same keys as the YAML fs: section);\n"
-    "`flashlab mkfs --help-options` lists them.  blockfs: -o block_size=N,\n"
-    "inodes=N, cache=0|1 (docs/blockfs-baseline.md).  jffs2-scan and\n"
-    "jffs2-summary (Linux's JFFS2 format): -o reserve=N,\n"
-    "compress=none|zlib|rtime|lzo (lzo; for the nodes this command writes:\n"
-    "later writes take `flashlab put -o`) (docs/jffs2-baseline.md).\n"
-    "\n"
-    "examples:\n"
-    "  flashlab sim create --device configs/devices/test-64m.yaml fs.img\n"
-    "  flashlab mkfs fs.img\n"
-    "  flashlab mkfs --force --fs jffs2-summary -o reserve=6 fs.img\n";
-
-/* Refuse to overwrite the file system dev already holds, unless force:
- * "IMAGE: already holds a KIND file system (N files, X MiB used); use
- * --force to overwrite it".  Returns CLI_OK when mkfs may go on. */
-static int mkfs_check_existing(nand_dev *dev, const char *image, int force)
-{
-    if (force)
-        return CLI_OK;
-    const struct fsapi *old = fsapi_probe(dev);
-    if (!old)
-        return CLI_OK;
-    char what[128] = "";
-    void *fs = NULL;
-    struct fs_statfs st = {0};
-    if (old->mount(dev, NULL, &fs) == 0) {
-        if (old->statfs && old->statfs(fs, &st) == 0)
-            snprintf(what, sizeof what, " (%" PRIu64 " file%s, %.1f MiB used of %.1f MiB)",
-                     st.files, st.files == 1 ? "" : "s",
-                     (double)(st.total_bytes - st.free_bytes) / 1048576.0,
-                     (double)st.total_bytes / 1048576.0);
-        old->unmount(fs);
-    }
-    return fs_fail("mkfs", "%s: already holds a %s file system%s; use --force to "
-                   "overwrite it", image, old->name, what);
-}
-
-/* One option as given: the LogFS flags and -o are applied in order once
- * the kind is known. */
-struct mkfs_arg {
-    int c;
-    const char *arg;
-};
-
-/* LogFS's mkfs, with its own flags and messages. */
-static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na, int force)
-{
-    struct logfs_options o = {0};
-    char oerr[256];
-    for (int i = 0; i < na; i++) {
-        const char *v = a[i].arg;
-        switch (a[i].c) {
-        case 'o':
-            if (logfs_options_parse(&o, v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "-o: %s", oerr);
-            break;
-        /* the flags are LogFS options by another name: LogFS checks them */
-        case 'b':
-            if (logfs_option_set(&o, "block_size", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad block size '%s' (%s)", v, oerr);
-            break;
-        case 'a':
-            if (logfs_option_set(&o, "anchor_blocks", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad anchor block count '%s' (%s)", v, oerr);
-            break;
-        case 'r':
-            if (logfs_option_set(&o, "reserve", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad reserve '%s' (%s)", v, oerr);
-            break;
-        }
-    }
-    char err[512];
-    nand_dev *dev;
-    if (nand_open(image, &dev, err, sizeof err))
-        return fs_fail("mkfs", "%s", err);
-    if (mkfs_check_existing(dev, image, force)) {
-        nand_close(dev);
-        return CLI_FAIL;
-    }
-    if (!o.epoch_ns)
-        o.clock = logfs_host_clock; /* the root directory's times */
-    int rc = logfs_mkfs(dev, &o);
-    if (rc == -ENOSPC) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: too few good blocks (or block 0 is bad)",
-                       image);
-    }
-    if (rc == -EINVAL) {
-        const struct nand_geometry *g = &nand_get_config(dev)->geo;
-        uint32_t bs = o.block_size ? o.block_size : 4096;
-        fs_fail("mkfs", "%s: block size %u does not suit the device (%u B "
-                "pages, %u KiB erase blocks: an erase block must hold 4 fs "
-                "blocks)", image, bs, g->page_size,
-                g->page_size * g->pages_per_block / 1024);
-        nand_close(dev);
-        return CLI_FAIL;
-    }
-    if (rc) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot make a file system: %s", image,
-                       errmsg(rc));
-    }
-    logfs *fs;
-    struct fs_statfs st = {0};
-    if ((rc = logfs_mount(dev, &o, &fs))) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
-                       errmsg(rc));
-    }
-    logfs_statfs(fs, &st);
-    rc = logfs_unmount(fs);
-    int nrc = rc ? 0 : nand_save(dev, image);
-    nand_close(dev);
-    if (rc)
-        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
-    if (nrc)
-        return fs_fail("mkfs", "%s: cannot save image: %s", image,
-                       nand_strerror(nrc));
-    printf("%s: LogFS, block size %u, %.1f MiB free of %.1f MiB\n", image,
-           st.block_size, (double)st.free_bytes / 1048576.0,
-           (double)st.total_bytes / 1048576.0);
-    return CLI_OK;
-}
-
-/* Any other kind's mkfs, through its table: the -o lists joined. */
-static int mkfs_other(const struct fsapi *api, const char *image,
-                      const struct mkfs_arg *a, int na, int force)
-{
-    static const char *const flag[] = {['b'] = "--block-size", ['a'] = "--anchor-blocks",
-                                       ['r'] = "--reserve"};
-    size_t len = 1;
-    for (int i = 0; i < na; i++) {
-        if (a[i].c != 'o')
-            return cli_usage_error("mkfs", "%s is a LogFS option; give %s's options "
-                                   "with -o KEY=VALUE", flag[a[i].c], api->name);
-        len += strlen(a[i].arg) + 1;
-    }
-    char *opts = malloc(len);
-    if (!opts)
-        return fs_fail("mkfs", "out of memory");
-    opts[0] = 0;
-    for (int i = 0; i < na; i++) {
-        if (opts[0])
-            strcat(opts, ",");
-        strcat(opts, a[i].arg);
-    }
-    const char *o = opts[0] ? opts : NULL;
-    if (o && api->check_options && api->check_options(o)) {
-        int rc = cli_usage_error("mkfs", "-o: bad options for %s: '%s'", api->name, o);
-        free(opts);
-        return rc;
-    }
-    char err[512];
-    nand_dev *dev;
-    if (nand_open(image, &dev, err, sizeof err)) {
-        free(opts);
-        return fs_fail("mkfs", "%s", err);
-    }
-    if (mkfs_check_existing(dev, image, force)) {
-        nand_close(dev);
-        free(opts);
-        return CLI_FAIL;
-    }
-    int rc = api->mkfs(dev, o);
-    free(opts);
-    if (rc) {
-        nand_close(dev);
-        if (rc == -ENOSPC)
-            return fs_fail("mkfs", "%s: too few good blocks for %s", image, api->name);
-        if (rc == -EINVAL)
-            return fs_fail("mkfs", "%s: %s does not suit the device (or its options)",
-                           image, api->name);
-        return fs_fail("mkfs", "%s: cannot make a %s file system: %s", image, api->name,
-                       errmsg(rc));
-    }
-    void *fs;
-    struct fs_statfs st = {0};
-    if ((rc = api->mount(dev, NULL, &fs))) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
-                       errmsg(rc));
-    }
-    api->statfs(fs, &st);
-    rc = api->unmount(fs);
-    int nrc = rc ? 0 : nand_save(dev, image);
-    nand_close(dev);
-    if (rc)
-        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
-    if (nrc)
-        return fs_fail("mkfs", "%s: cannot save image: %s", image, nand_strerror(nrc));
-    printf("%s: %s, block size %u, %.1f MiB free of %.1f MiB\n", image, api->name,
-           st.block_size, (double)st.free_bytes / 1048576.0,
-           (double)st.total_bytes / 1048576.0);
-    return CLI_OK;
-}
-
-int cmd_mkfs(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"block-size", required_argument, 0, 'b'},
-        {"anchor-blocks", required_argument, 0, 'a'},
-        {"reserve", required_argument, 0, 'r'},
-        {"fs", required_argument, 0, 'F'},
-        {"force", no_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},
-        {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
-    const struct fsapi *api = &fsapi_logfs;
-    struct mkfs_arg *a = calloc((size_t)argc + 1, sizeof *a);
-    int na = 0, c, force = 0;
-    if (!a)
-        return fs_fail("mkfs", "out of memory");
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "b:a:r:o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': case 'b': case 'a': case 'r':
-            a[na++] = (struct mkfs_arg){c, optarg};
-            break;
-        case 'f': force = 1; break;
-        case 'F':
-            if (parse_kind("mkfs", optarg, &api)) {
-                free(a);
-                return CLI_USAGE;
-            }
-            break;
-        case 'H': {
-            const char *key, *hlp;
-            for (unsigned i = 0; (key = logfs_option_help(i, &hlp)); i++)
-                printf("  %-14s %s\n", key, hlp);
-            printf("gc_policy is one of:\n");
-            for (unsigned i = 0; (key = logfs_gc_policy_name(i, &hlp)); i++)
-                printf("  %-14s %s\n", key, hlp);
-            free(a);
-            return CLI_OK;
-        }
-        case 'h': free(a); return help(mkfs_help);
-        default: free(a); return cli_usage_error("mkfs", "bad option");
-        }
-    }
-    int rc;
-    if (optind != argc - 1)
-        rc = cli_usage_error("mkfs", "expected one IMAGE argument");
-    else {
-        struct imglock lk;
-        if (imglock_write(&lk, argv[optind], "mkfs", NULL))
-            rc = CLI_FAIL;
-        else if (api == &fsapi_logfs)
-            rc = mkfs_logfs(argv[optind], a, na, force);
-        else
-            rc = mkfs_other(api, argv[optind], a, na, force);
-        imglock_release(&lk);
-    }
-    free(a);
-    return rc;
 }
 
 /* ---- ls ---------------------------------------------------------------------- */
@@ -736,7 +442,7 @@ int cmd_ls(int argc, char **argv)
             if (parse_kind("ls", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(ls_help);
+        case 'h': return fs_help(ls_help);
         default: return cli_usage_error("ls", "bad option");
         }
     }
@@ -825,7 +531,7 @@ int cmd_cat(int argc, char **argv)
             if (parse_kind("cat", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(cat_help);
+        case 'h': return fs_help(cat_help);
         default: return cli_usage_error("cat", "bad option");
         }
     }
@@ -869,7 +575,7 @@ int cmd_get(int argc, char **argv)
             if (parse_kind("get", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(get_help);
+        case 'h': return fs_help(get_help);
         default: return cli_usage_error("get", "bad option");
         }
     }
@@ -937,7 +643,7 @@ int cmd_put(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'o': o = optarg; break;
-        case 'h': return help(put_help);
+        case 'h': return fs_help(put_help);
         default: return cli_usage_error("put", "bad option");
         }
     }
@@ -1067,7 +773,7 @@ int cmd_mkdir(int argc, char **argv)
             if (parse_kind("mkdir", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(mkdir_help);
+        case 'h': return fs_help(mkdir_help);
         default: return cli_usage_error("mkdir", "bad option");
         }
     }
@@ -1157,7 +863,7 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
             if (parse_kind(cmd, optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(is_rmdir ? rmdir_help : rm_help);
+        case 'h': return fs_help(is_rmdir ? rmdir_help : rm_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -1251,7 +957,7 @@ static int link_main(int argc, char **argv, const char *cmd)
             if (parse_kind(cmd, optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return help(is_mv ? mv_help : ln_help);
+        case 'h': return fs_help(is_mv ? mv_help : ln_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -1305,364 +1011,3 @@ int cmd_mv(int argc, char **argv)
     return link_main(argc, argv, "mv");
 }
 
-/* ---- df ----------------------------------------------------------------------------------- */
-
-static const char df_help[] =
-    "usage: flashlab df [--fs KIND] IMAGE\n"
-    "\n"
-    "Show the space of the file system on IMAGE: block size, total and free\n"
-    "bytes, and files (inodes allocated).  For LogFS, free leaves out the\n"
-    "cleaner's reserve, and it shows the bytes the tree references (live)\n"
-    "and the number of the last commit, then where the device's space went:\n"
-    "the bad blocks, the superblock and its backup, the anchor ring, the\n"
-    "segments held back outside the capacity (the cleaner's reserve, the\n"
-    "open write areas), the cleaner's headroom (live data may fill at most 85% of the\n"
-    "rest), leaving total; and of total, live (file data and metadata the\n"
-    "tree references), not yet committed, and free.  For the other kinds, the\n"
-    "fs's name and the bytes used (total - free).\n"
-    FS_HELP
-    "\n"
-    "examples:\n"
-    "  flashlab df fs.img\n"
-    "  flashlab df --fs jffs2-summary fs.img\n";
-
-static void print_bytes(const char *what, uint64_t n)
-{
-    int mib = n >= 1048576;
-    printf("%-11s %" PRIu64 " bytes (%.1f %s)\n", what, n,
-           (double)n / (mib ? 1048576.0 : 1024.0), mib ? "MiB" : "KiB");
-}
-
-int cmd_df(int argc, char **argv)
-{
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
-    const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("df", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return help(df_help);
-        default: return cli_usage_error("df", "bad option");
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("df", "expected one IMAGE argument");
-    struct session s;
-    int rc = session_open(&s, "df", argv[optind], kind, 0);
-    if (rc)
-        return rc;
-    struct fs_statfs sf;
-    struct logfs_stats st = {0};
-    int is_logfs = s.m.api == &fsapi_logfs;
-    int frc = CALL(&s, statfs, &sf);
-    if (is_logfs)
-        logfs_get_stats(s.m.fs, &st);
-    if (frc) {
-        rc = unsupported(frc) ? fs_fail("df", "%s does not report its space", s.m.api->name)
-                              : fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
-    } else {
-        if (!is_logfs)
-            printf("%-11s %s\n", "fs:", s.m.api->name);
-        printf("%-11s %u\n", "block size:", sf.block_size);
-        print_bytes("total:", sf.total_bytes);
-        print_bytes("free:", sf.free_bytes);
-        if (is_logfs)
-            print_bytes("live:", st.live_bytes);
-        else
-            print_bytes("used:", sf.total_bytes - (sf.free_bytes < sf.total_bytes
-                                                   ? sf.free_bytes : sf.total_bytes));
-        printf("%-11s %" PRIu64 "\n", "files:", sf.files);
-        if (is_logfs) {
-            printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
-            /* where the device's space went, from the roles of its blocks */
-            const struct nand_config *cfg = nand_get_config(s.dev);
-            uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *
-                                                 cfg->geo.pages_per_block;
-            uint64_t bad = 0, sb = 0, anchor = 0, segs = 0;
-            for (uint64_t b = 0; b < nb; b++) {
-                struct nand_block_info bi;
-                const char *role = logfs_block_role(s.m.fs, (uint32_t)b);
-                if (!nand_block_info(s.dev, (nand_block_t)b, &bi) &&
-                    (bi.factory_bad || bi.grown_bad || bi.marked_bad))
-                    bad++;
-                else if (!strcmp(role, "superblock"))
-                    sb++;
-                else if (!strcmp(role, "anchor"))
-                    anchor++;
-                else
-                    segs++;
-            }
-            /* the cleaner may fill 85% of the segments it manages (total) */
-            uint64_t managed = eb ? (sf.total_bytes * 100 / 85 + eb - 1) / eb : 0;
-            if (managed > segs)
-                managed = segs;
-            uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
-            uint64_t used = sf.total_bytes - sf.free_bytes;
-            uint64_t pend = used > st.live_bytes ? used - st.live_bytes : 0;
-            printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
-#define DF_ROW(what, bytes, fmt, ...) \
-            printf("  %-18s %9.2f MiB  " fmt "\n", what, (double)(bytes) / 1048576.0, __VA_ARGS__)
-            DF_ROW("device", nb * eb, "%" PRIu64 " erase blocks", nb);
-            DF_ROW("- bad blocks", bad * eb, "%" PRIu64 " blocks (factory or grown bad)", bad);
-            DF_ROW("- superblocks", sb * eb, "%" PRIu64 " blocks (block 0 and its backup)", sb);
-            DF_ROW("- anchor ring", anchor * eb, "%" PRIu64 " blocks (mkfs --anchor-blocks)",
-                   anchor);
-            DF_ROW("- held back", held * eb, "%" PRIu64 " segments outside the capacity "
-                   "(mkfs --reserve for the cleaner, the open write areas)", held);
-            DF_ROW("- cleaner headroom", head, "%s", "15% of the rest: live data fills at "
-                   "most 85% of the segments, so a victim is at most 85% full");
-            DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
-            DF_ROW("  - live", st.live_bytes, "%s", "file data and metadata the tree "
-                   "references (committed)");
-            DF_ROW("  - not committed", pend, "%s", "written, waiting for the next commit");
-            DF_ROW("  = free", sf.free_bytes, "%s", "");
-#undef DF_ROW
-        }
-    }
-    return session_close(&s, rc, 0);
-}
-
-/* ---- stat ---------------------------------------------------------------------------------- */
-
-static const char stat_help[] =
-    "usage: flashlab stat [--fs KIND] IMAGE:/path\n"
-    "\n"
-    "Show the inode of /path in the file system on IMAGE (a symbolic link\n"
-    "itself, not what it points to).  Times are seconds of the device's\n"
-    "simulated clock.\n"
-    FS_HELP
-    "\n"
-    "example: flashlab stat --fs blockfs fs.img:/a\n";
-
-int cmd_stat(int argc, char **argv)
-{
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
-    const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("stat", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return help(stat_help);
-        default: return cli_usage_error("stat", "bad option");
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("stat", "expected one IMAGE:/path argument");
-    struct target t;
-    if (parse_target("stat", argv[optind], 0, &t))
-        return CLI_USAGE;
-    struct session s;
-    int rc = session_open(&s, "stat", t.image, kind, 0);
-    if (rc) {
-        free(t.image);
-        return rc;
-    }
-    struct fs_stat st;
-    char *target = NULL;
-    int frc = CALL(&s, lstat, t.path, &st);
-    if (!frc && S_ISLNK(st.mode))
-        frc = read_link(&s, t.path, st.size, &target);
-    if (frc) {
-        rc = path_fail("stat", frc, t.path);
-    } else {
-        char mode[11];
-        mode_string(st.mode, mode);
-        printf("path:   %s\n", t.path);
-        printf("type:   %s\n", type_name(st.mode));
-        if (target)
-            printf("target: %s\n", target);
-        printf("inode:  %" PRIu64 "\n", st.ino);
-        printf("mode:   %04o (%s)\n", st.mode & 07777u, mode);
-        printf("nlink:  %" PRIu32 "\n", st.nlink);
-        printf("uid:    %" PRIu32 "\ngid:    %" PRIu32 "\n", st.uid, st.gid);
-        printf("size:   %" PRIu64 "%s\n", st.size,
-               S_ISDIR(st.mode) ? " entries" : " bytes");
-        if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
-            printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
-        printf("atime:  %.9f\n", (double)st.atime / 1e9);
-        printf("mtime:  %.9f\n", (double)st.mtime / 1e9);
-        printf("ctime:  %.9f\n", (double)st.ctime / 1e9);
-    }
-    free(target);
-    rc = session_close(&s, rc, 0);
-    free(t.image);
-    return rc;
-}
-
-/* ---- mknod --------------------------------------------------------------- */
-
-static const char mknod_help[] =
-    "usage: flashlab mknod [--mode OCTAL] [--fs KIND] IMAGE:/path TYPE [MAJOR MINOR]\n"
-    "\n"
-    "Make a special file /path in the file system on IMAGE: TYPE p (a FIFO),\n"
-    "s (a socket), c or b (a character or block device, with its MAJOR and\n"
-    "MINOR numbers).  --mode sets the permission bits (0644).  LogFS keeps\n"
-    "such files (docs/FORMAT.md 13a); the baselines have none (ENOTSUP).\n"
-    FS_HELP
-    "\n"
-    "examples: flashlab mknod fs.img:/fifo p\n"
-    "          flashlab mknod --mode 0600 fs.img:/null c 1 3\n";
-
-/* The mode and rdev TYPE [MAJOR MINOR] name; -1 when they are wrong. */
-static int node_kind(int argc, char **argv, uint32_t *mode, uint64_t *rdev)
-{
-    static const char types[] = "pscb";
-    static const uint32_t ifmt[] = {S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK};
-    const char *t = argv[0], *at = strchr(types, t[0]);
-    if (!t[0] || t[1] || !at)
-        return cli_usage_error("mknod", "TYPE '%s' is not p, s, c or b", t), -1;
-    int dev = at - types >= 2;
-    if (argc != (dev ? 3 : 1))
-        return cli_usage_error("mknod", dev ? "TYPE %s needs MAJOR and MINOR"
-                                            : "TYPE %s takes no device numbers", t), -1;
-    *mode |= ifmt[at - types];
-    *rdev = 0;
-    if (dev) {
-        char *e1, *e2;
-        unsigned long maj = strtoul(argv[1], &e1, 0), min = strtoul(argv[2], &e2, 0);
-        if (*e1 || *e2 || !*argv[1] || !*argv[2] || maj > 0xfff || min > 0xfffff)
-            return cli_usage_error("mknod", "MAJOR and MINOR must be numbers "
-                                   "(at most 4095 and 1048575)"), -1;
-        *rdev = (uint64_t)makedev((unsigned)maj, (unsigned)min);
-    }
-    return 0;
-}
-
-int cmd_mknod(int argc, char **argv)
-{
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
-                                         {"mode", required_argument, 0, 'm'}, {0, 0, 0, 0}};
-    int c;
-    uint32_t mode = 0644;
-    uint64_t rdev;
-    const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "hm:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("mknod", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'm': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 8);
-            if (*end || !*optarg || v > 07777)
-                return cli_usage_error("mknod", "--mode '%s' is not an octal mode", optarg);
-            mode = (uint32_t)v;
-            break;
-        }
-        case 'h': return help(mknod_help);
-        default: return cli_usage_error("mknod", "bad option");
-        }
-    }
-    if (argc - optind < 2)
-        return cli_usage_error("mknod", "expected IMAGE:/path TYPE");
-    if (node_kind(argc - optind - 1, argv + optind + 1, &mode, &rdev))
-        return CLI_USAGE;
-    struct target t;
-    if (parse_target("mknod", argv[optind], 0, &t))
-        return CLI_USAGE;
-    struct session s;
-    int rc = session_open(&s, "mknod", t.image, kind, 1);
-    if (!rc) {
-        int frc = fsapi_mknod(&s.m, t.path, mode, rdev);
-        if (frc)
-            rc = path_fail("mknod", frc, t.path);
-        rc = session_close(&s, rc, 1);
-    }
-    free(t.image);
-    return rc;
-}
-
-/* ---- xattr --------------------------------------------------------------- */
-
-static const char xattr_help[] =
-    "usage: flashlab xattr [--fs KIND] list IMAGE:/path\n"
-    "       flashlab xattr [--fs KIND] get IMAGE:/path NAME\n"
-    "       flashlab xattr [--fs KIND] set IMAGE:/path NAME VALUE\n"
-    "       flashlab xattr [--fs KIND] rm IMAGE:/path NAME\n"
-    "\n"
-    "List, print, set or remove the extended attributes of /path (a symbolic\n"
-    "link itself).  LogFS keeps the user., trusted. and security. namespaces\n"
-    "(names up to 255 bytes, values up to 64 KiB; docs/FORMAT.md 13a); the\n"
-    "baselines have none (ENOTSUP).  get prints the value as it is.\n"
-    FS_HELP
-    "\n"
-    "examples: flashlab xattr set fs.img:/a user.origin camera\n"
-    "          flashlab xattr list fs.img:/a\n";
-
-static int xattr_do(struct session *s, const char *op, const char *path, char **args)
-{
-    if (!strcmp(op, "set"))
-        return fsapi_setxattr(&s->m, path, args[0], args[1], strlen(args[1]), 0);
-    if (!strcmp(op, "rm"))
-        return fsapi_removexattr(&s->m, path, args[0]);
-    int get = !strcmp(op, "get");
-    int64_t n = get ? fsapi_getxattr(&s->m, path, args[0], NULL, 0)
-                    : fsapi_listxattr(&s->m, path, NULL, 0);
-    char *buf = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (n >= 0 && !buf)
-        return -ENOMEM;
-    if (n > 0)
-        n = get ? fsapi_getxattr(&s->m, path, args[0], buf, (uint64_t)n)
-                : fsapi_listxattr(&s->m, path, buf, (uint64_t)n);
-    if (n >= 0 && get)
-        fwrite(buf, 1, (size_t)n, stdout);
-    for (int64_t i = 0; n > 0 && !get && i < n; i += (int64_t)strlen(buf + i) + 1)
-        printf("%s\n", buf + i);
-    free(buf);
-    return n < 0 ? (int)n : 0;
-}
-
-int cmd_xattr(int argc, char **argv)
-{
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
-                                         {0, 0, 0, 0}};
-    int c;
-    const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("xattr", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return help(xattr_help);
-        default: return cli_usage_error("xattr", "bad option");
-        }
-    }
-    static const struct { const char *op; int nargs, writes; } ops[] = {
-        {"list", 0, 0}, {"get", 1, 0}, {"set", 2, 1}, {"rm", 1, 1}};
-    int k = -1;
-    for (int i = 0; optind < argc && i < 4; i++)
-        if (!strcmp(argv[optind], ops[i].op))
-            k = i;
-    if (k < 0)
-        return cli_usage_error("xattr", "expected list, get, set or rm");
-    if (argc - optind - 2 != ops[k].nargs)
-        return cli_usage_error("xattr", "%s takes IMAGE:/path%s", ops[k].op,
-                               ops[k].nargs == 2 ? " NAME VALUE" : ops[k].nargs ? " NAME" : "");
-    struct target t;
-    if (parse_target("xattr", argv[optind + 1], 0, &t))
-        return CLI_USAGE;
-    struct session s;
-    int rc = session_open(&s, "xattr", t.image, kind, ops[k].writes);
-    if (!rc) {
-        int frc = xattr_do(&s, ops[k].op, t.path, argv + optind + 2);
-        if (frc == -ENODATA)
-            rc = fs_fail("xattr", "%s: no attribute %s", t.path, argv[optind + 2]);
-        else if (frc)
-            rc = path_fail("xattr", frc, t.path);
-        rc = session_close(&s, rc, ops[k].writes);
-    }
-    free(t.image);
-    return rc;
-}

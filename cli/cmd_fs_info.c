@@ -1,0 +1,207 @@
+/* cmd_fs_info.c -- `flashlab df` and `flashlab stat`: space and one
+ * file's metadata, read-only. */
+#include "fs_cmd.h"
+#include "logfs/logfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* ---- df ----------------------------------------------------------------------------------- */
+
+static const char df_help[] =
+    "usage: flashlab df [--fs KIND] IMAGE\n"
+    "\n"
+    "Show the space of the file system on IMAGE: block size, total and free\n"
+    "bytes, and files (inodes allocated).  For LogFS, free leaves out the\n"
+    "cleaner's reserve, and it shows the bytes the tree references (live)\n"
+    "and the number of the last commit, then where the device's space went:\n"
+    "the bad blocks, the superblock and its backup, the anchor ring, the\n"
+    "segments held back outside the capacity (the cleaner's reserve, the\n"
+    "open write areas), the cleaner's headroom (live data may fill at most 85% of the\n"
+    "rest), leaving total; and of total, live (file data and metadata the\n"
+    "tree references), not yet committed, and free.  For the other kinds, the\n"
+    "fs's name and the bytes used (total - free).\n"
+    FS_HELP
+    "\n"
+    "examples:\n"
+    "  flashlab df fs.img\n"
+    "  flashlab df --fs jffs2-summary fs.img\n";
+
+static void print_bytes(const char *what, uint64_t n)
+{
+    int mib = n >= 1048576;
+    printf("%-11s %" PRIu64 " bytes (%.1f %s)\n", what, n,
+           (double)n / (mib ? 1048576.0 : 1024.0), mib ? "MiB" : "KiB");
+}
+
+int cmd_df(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
+    int c;
+    const struct fsapi *kind = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_kind("df", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return fs_help(df_help);
+        default: return cli_usage_error("df", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("df", "expected one IMAGE argument");
+    struct session s;
+    int rc = session_open(&s, "df", argv[optind], kind, 0);
+    if (rc)
+        return rc;
+    struct fs_statfs sf;
+    struct logfs_stats st = {0};
+    int is_logfs = s.m.api == &fsapi_logfs;
+    int frc = CALL(&s, statfs, &sf);
+    if (is_logfs)
+        logfs_get_stats(s.m.fs, &st);
+    if (frc) {
+        rc = unsupported(frc) ? fs_fail("df", "%s does not report its space", s.m.api->name)
+                              : fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
+    } else {
+        if (!is_logfs)
+            printf("%-11s %s\n", "fs:", s.m.api->name);
+        printf("%-11s %u\n", "block size:", sf.block_size);
+        print_bytes("total:", sf.total_bytes);
+        print_bytes("free:", sf.free_bytes);
+        if (is_logfs)
+            print_bytes("live:", st.live_bytes);
+        else
+            print_bytes("used:", sf.total_bytes - (sf.free_bytes < sf.total_bytes
+                                                   ? sf.free_bytes : sf.total_bytes));
+        printf("%-11s %" PRIu64 "\n", "files:", sf.files);
+        if (is_logfs) {
+            printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
+            /* where the device's space went, from the roles of its blocks */
+            const struct nand_config *cfg = nand_get_config(s.dev);
+            uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *
+                                                 cfg->geo.pages_per_block;
+            uint64_t bad = 0, sb = 0, anchor = 0, segs = 0;
+            for (uint64_t b = 0; b < nb; b++) {
+                struct nand_block_info bi;
+                const char *role = logfs_block_role(s.m.fs, (uint32_t)b);
+                if (!nand_block_info(s.dev, (nand_block_t)b, &bi) &&
+                    (bi.factory_bad || bi.grown_bad || bi.marked_bad))
+                    bad++;
+                else if (!strcmp(role, "superblock"))
+                    sb++;
+                else if (!strcmp(role, "anchor"))
+                    anchor++;
+                else
+                    segs++;
+            }
+            /* the cleaner may fill 85% of the segments it manages (total) */
+            uint64_t managed = eb ? (sf.total_bytes * 100 / 85 + eb - 1) / eb : 0;
+            if (managed > segs)
+                managed = segs;
+            uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
+            uint64_t used = sf.total_bytes - sf.free_bytes;
+            uint64_t pend = used > st.live_bytes ? used - st.live_bytes : 0;
+            printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
+#define DF_ROW(what, bytes, fmt, ...) \
+            printf("  %-18s %9.2f MiB  " fmt "\n", what, (double)(bytes) / 1048576.0, __VA_ARGS__)
+            DF_ROW("device", nb * eb, "%" PRIu64 " erase blocks", nb);
+            DF_ROW("- bad blocks", bad * eb, "%" PRIu64 " blocks (factory or grown bad)", bad);
+            DF_ROW("- superblocks", sb * eb, "%" PRIu64 " blocks (block 0 and its backup)", sb);
+            DF_ROW("- anchor ring", anchor * eb, "%" PRIu64 " blocks (mkfs --anchor-blocks)",
+                   anchor);
+            DF_ROW("- held back", held * eb, "%" PRIu64 " segments outside the capacity "
+                   "(mkfs --reserve for the cleaner, the open write areas)", held);
+            DF_ROW("- cleaner headroom", head, "%s", "15% of the rest: live data fills at "
+                   "most 85% of the segments, so a victim is at most 85% full");
+            DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
+            DF_ROW("  - live", st.live_bytes, "%s", "file data and metadata the tree "
+                   "references (committed)");
+            DF_ROW("  - not committed", pend, "%s", "written, waiting for the next commit");
+            DF_ROW("  = free", sf.free_bytes, "%s", "");
+#undef DF_ROW
+        }
+    }
+    return session_close(&s, rc, 0);
+}
+
+/* ---- stat ---------------------------------------------------------------------------------- */
+
+static const char stat_help[] =
+    "usage: flashlab stat [--fs KIND] IMAGE:/path\n"
+    "\n"
+    "Show the inode of /path in the file system on IMAGE (a symbolic link\n"
+    "itself, not what it points to).  Times are seconds of the device's\n"
+    "simulated clock.\n"
+    FS_HELP
+    "\n"
+    "example: flashlab stat --fs blockfs fs.img:/a\n";
+
+int cmd_stat(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
+    int c;
+    const struct fsapi *kind = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_kind("stat", optarg, &kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return fs_help(stat_help);
+        default: return cli_usage_error("stat", "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("stat", "expected one IMAGE:/path argument");
+    struct target t;
+    if (parse_target("stat", argv[optind], 0, &t))
+        return CLI_USAGE;
+    struct session s;
+    int rc = session_open(&s, "stat", t.image, kind, 0);
+    if (rc) {
+        free(t.image);
+        return rc;
+    }
+    struct fs_stat st;
+    char *target = NULL;
+    int frc = CALL(&s, lstat, t.path, &st);
+    if (!frc && S_ISLNK(st.mode))
+        frc = read_link(&s, t.path, st.size, &target);
+    if (frc) {
+        rc = path_fail("stat", frc, t.path);
+    } else {
+        char mode[11];
+        mode_string(st.mode, mode);
+        printf("path:   %s\n", t.path);
+        printf("type:   %s\n", type_name(st.mode));
+        if (target)
+            printf("target: %s\n", target);
+        printf("inode:  %" PRIu64 "\n", st.ino);
+        printf("mode:   %04o (%s)\n", st.mode & 07777u, mode);
+        printf("nlink:  %" PRIu32 "\n", st.nlink);
+        printf("uid:    %" PRIu32 "\ngid:    %" PRIu32 "\n", st.uid, st.gid);
+        printf("size:   %" PRIu64 "%s\n", st.size,
+               S_ISDIR(st.mode) ? " entries" : " bytes");
+        if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
+            printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
+        printf("atime:  %.9f\n", (double)st.atime / 1e9);
+        printf("mtime:  %.9f\n", (double)st.mtime / 1e9);
+        printf("ctime:  %.9f\n", (double)st.ctime / 1e9);
+    }
+    free(target);
+    rc = session_close(&s, rc, 0);
+    free(t.image);
+    return rc;
+}
+

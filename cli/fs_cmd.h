@@ -1,0 +1,66 @@
+/* fs_cmd.h -- what the file commands share (cmd_fs.c defines it): the
+ * IMAGE:/path arguments, a mounted image (a session) and the messages.
+ * cmd_fs.c: ls, cat, get, put, mkdir, rm, rmdir, ln, mv; cmd_mkfs.c;
+ * cmd_fs_info.c: df, stat; cmd_fs_special.c: mknod, xattr. */
+#ifndef FLASHLAB_CLI_FS_CMD_H
+#define FLASHLAB_CLI_FS_CMD_H
+
+#include "cli.h"
+#include "fsapi.h"
+#include "imglock.h"
+#include "nand.h"
+
+#include <stdint.h>
+
+/* IMAGE:/path, split */
+struct target {
+    char *image;       /* allocated */
+    const char *path;  /* inside the argument */
+};
+
+/* an image opened and its file system mounted through fsapi */
+struct session {
+    const char *cmd, *image;
+    nand_dev *dev;
+    struct fsapi_fs m;
+    struct imglock lock; /* held by commands that write */
+};
+
+/* Every file command's --fs paragraph. */
+#define FS_HELP                                                               \
+    "\n"                                                                      \
+    "--fs KIND names the file system on IMAGE; without it the command probes\n" \
+    "IMAGE for one (LogFS's superblock, blockfs's, JFFS2's nodes).\n"
+
+/* fs's call op on the session's mount, or -ENOSYS when the table lacks it. */
+#define CALL(s, op, ...) \
+    ((s)->m.api->op ? (s)->m.api->op((s)->m.fs, __VA_ARGS__) : -ENOSYS)
+
+/* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
+int fs_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A negative errno as a short lower-case phrase. */
+const char *errmsg(int rc);
+/* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
+int path_fail(const char *cmd, int rc, const char *path);
+/* rc says the file system lacks the operation (ENOSYS, EOPNOTSUPP). */
+int unsupported(int rc);
+/* --help: the text, then the kinds; returns CLI_OK. */
+int fs_help(const char *text);
+/* --fs NAME as an fsapi table in *out; CLI_USAGE with a message if unknown. */
+int parse_kind(const char *cmd, const char *name, const struct fsapi **out);
+/* Split arg at its first ':' followed by '/'; allow_bare: a bare image is "/". */
+int parse_target(const char *cmd, const char *arg, int allow_bare, struct target *t);
+/* Open image (locked when writes) and mount its fs (kind, or probed). */
+int session_open(struct session *s, const char *cmd, const char *image,
+                 const struct fsapi *kind, int writes);
+/* Unmount (which commits), save the image when save and all went well,
+ * close.  rc is the command's exit code so far. */
+int session_close(struct session *s, int rc, int save);
+/* "drwxr-xr-x" for mode. */
+void mode_string(uint32_t mode, char out[11]);
+/* "regular file", "directory", ... */
+const char *type_name(uint32_t mode);
+/* A symbolic link's target (size bytes) as a new string in *out. */
+int read_link(struct session *s, const char *path, uint64_t size, char **out);
+
+#endif
