@@ -105,6 +105,28 @@ int fs_help(const char *text)
     return CLI_OK;
 }
 
+/* The options a command takes alone, --fs KIND and --help: -1 when the
+ * command goes on (optind at its first argument), else its exit code. */
+int fs_common_opts(const char *cmd, int argc, char **argv, const char *help,
+                   const struct fsapi **kind)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            if (parse_kind(cmd, optarg, kind))
+                return CLI_USAGE;
+            break;
+        case 'h': return fs_help(help);
+        default: return cli_usage_error(cmd, "bad option");
+        }
+    }
+    return -1;
+}
+
 /* ---- IMAGE:/path --------------------------------------------------------- */
 
 /* Split arg at its first ':' followed by '/'.  Without one, allow_bare
@@ -521,20 +543,10 @@ static const char cat_help[] =
 
 int cmd_cat(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
     const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("cat", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return fs_help(cat_help);
-        default: return cli_usage_error("cat", "bad option");
-        }
-    }
+    int orc = fs_common_opts("cat", argc, argv, cat_help, &kind);
+    if (orc >= 0)
+        return orc;
     if (optind >= argc)
         return cli_usage_error("cat", "expected IMAGE:/path");
     int n = argc - optind;
@@ -565,20 +577,10 @@ static const char get_help[] =
 
 int cmd_get(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
     const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("get", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return fs_help(get_help);
-        default: return cli_usage_error("get", "bad option");
-        }
-    }
+    int orc = fs_common_opts("get", argc, argv, get_help, &kind);
+    if (orc >= 0)
+        return orc;
     if (argc - optind != 2)
         return cli_usage_error("get", "expected IMAGE:/path and HOSTFILE");
     const char *host = argv[optind + 1];

@@ -43,20 +43,10 @@ static void print_bytes(const char *what, uint64_t n)
 
 int cmd_df(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
     const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("df", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return fs_help(df_help);
-        default: return cli_usage_error("df", "bad option");
-        }
-    }
+    int orc = fs_common_opts("df", argc, argv, df_help, &kind);
+    if (orc >= 0)
+        return orc;
     if (optind != argc - 1)
         return cli_usage_error("df", "expected one IMAGE argument");
     struct session s;
@@ -148,20 +138,10 @@ static const char stat_help[] =
 
 int cmd_stat(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
     const struct fsapi *kind = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind("stat", optarg, &kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return fs_help(stat_help);
-        default: return cli_usage_error("stat", "bad option");
-        }
-    }
+    int orc = fs_common_opts("stat", argc, argv, stat_help, &kind);
+    if (orc >= 0)
+        return orc;
     if (optind != argc - 1)
         return cli_usage_error("stat", "expected one IMAGE:/path argument");
     struct target t;

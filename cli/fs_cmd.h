@@ -48,6 +48,10 @@ int unsupported(int rc);
 int fs_help(const char *text);
 /* --fs NAME as an fsapi table in *out; CLI_USAGE with a message if unknown. */
 int parse_kind(const char *cmd, const char *name, const struct fsapi **out);
+/* The options a command takes alone, --fs KIND and --help: -1 when the
+ * command goes on (optind at its first argument), else its exit code. */
+int fs_common_opts(const char *cmd, int argc, char **argv, const char *help,
+                   const struct fsapi **kind);
 /* Split arg at its first ':' followed by '/'; allow_bare: a bare image is "/". */
 int parse_target(const char *cmd, const char *arg, int allow_bare, struct target *t);
 /* Open image (locked when writes) and mount its fs (kind, or probed). */
