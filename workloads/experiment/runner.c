@@ -204,7 +204,12 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
             break;
         }
         if (n == 0) {
+            /* A replayed program's data reached flash at its unmount: sync,
+             * so that its last writes count in the run's final figures. */
             *reason = "workload-end";
+            if (measured && (rc = s->m.fs.api->sync(s->m.fs.fs)))
+                snprintf(s->err, s->errlen, "sync at the end of the workload: %s",
+                         strerror(-rc));
             break;
         }
         int setup = workload_in_setup(w);
