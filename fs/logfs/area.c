@@ -62,7 +62,6 @@ static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
     fs->ctr.pages[a - fs->area]++;
     if (rc == NAND_E_PROGRAM_FAIL)
         return retire(fs, a);
-    memset(a->page, 0xff, fs->g.page_size);
     uint32_t safe = lfs_pair_exposed_page(nand_get_config(fs->dev), fs->g.pair_span,
                                           page + 1);
     uint64_t end = (uint64_t)a->seg * fs->g.seg_bytes + (uint64_t)safe * fs->g.page_size;
@@ -96,6 +95,8 @@ int lfs_area_flush(struct logfs *fs, unsigned area)
         return 0;
     if (a->off % ps) {
         uint32_t next = (a->off / ps + 1) * ps;
+        /* the page's unwritten tail is programmed erased (0xFF) */
+        memset(a->page + a->off % ps, 0xff, ps - a->off % ps);
         int rc = program_page(fs, a, a->off / ps);
         if (!a->seg) /* retired */
             return rc;

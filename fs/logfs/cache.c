@@ -11,6 +11,7 @@
 #include "storage.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void *lfs_alloc(struct logfs *fs, size_t n)
 {
@@ -99,9 +100,30 @@ static void node_free(struct logfs *fs, struct lfs_node *n)
     lfs_free(fs, n, sizeof *n);
 }
 
+/* How many dropped nodes are kept for reuse: enough for a trim's burst. */
+#define SPARE_MAX 32
+
+static void node_drop(struct logfs *fs, struct lfs_node *n)
+{
+    struct lfs_cache *c = &fs->cache;
+    if (c->nspare >= SPARE_MAX) {
+        node_free(fs, n);
+        return;
+    }
+    n->hnext = c->spare;
+    c->spare = n;
+    c->nspare++;
+}
+
 void lfs_cache_destroy(struct logfs *fs)
 {
     struct lfs_cache *c = &fs->cache;
+    while (c->spare) {
+        struct lfs_node *n = c->spare;
+        c->spare = n->hnext;
+        node_free(fs, n);
+    }
+    c->nspare = 0;
     for (uint64_t i = 0; c->tab && i < c->size; i++) {
         struct lfs_node *n = c->tab[i], *next;
         for (; n; n = next) {
@@ -149,13 +171,23 @@ struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
                                uint64_t bix, int zero)
 {
     struct lfs_cache *c = &fs->cache;
-    struct lfs_node *n = lfs_zalloc(fs, sizeof *n);
-    if (!n)
-        return NULL;
-    n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
-    if (!n->data) {
-        lfs_free(fs, n, sizeof *n);
-        return NULL;
+    struct lfs_node *n = c->spare;
+    if (n) {
+        c->spare = n->hnext;
+        c->nspare--;
+        uint8_t *data = n->data;
+        memset(n, 0, sizeof *n);
+        n->data = data;
+        if (zero)
+            memset(data, 0, fs->g.block_size);
+    } else {
+        if (!(n = lfs_zalloc(fs, sizeof *n)))
+            return NULL;
+        n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
+        if (!n->data) {
+            lfs_free(fs, n, sizeof *n);
+            return NULL;
+        }
     }
     n->ino = ino;
     n->level = level;
@@ -184,7 +216,7 @@ void lfs_cache_remove(struct logfs *fs, struct lfs_node *n)
         c->dirty_bytes -= fs->g.block_size;
     c->count--;
     c->bytes -= fs->g.block_size;
-    node_free(fs, n);
+    node_drop(fs, n);
 }
 
 void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)

@@ -49,6 +49,11 @@ struct lfs_cache {
     struct lfs_list dirty[LFS_WCLASSES][LFS_MAX_HEIGHT + 1]; /* [class][level] */
     uint64_t bytes, dirty_bytes, max_bytes;
     uint64_t hits, misses;
+    /* nodes dropped by the trim, kept with their buffers for the next
+     * misses: at steady state every miss follows a drop, and malloc/free
+     * of a node and its block was a tenth of the run's time */
+    struct lfs_node *spare;
+    uint32_t nspare;
 };
 
 struct lfs_imem; /* tree.h */
