@@ -40,25 +40,6 @@ static const char help[] =
     "  flashlab powercut configs/powercut-churn.yaml -j 2\n"
     "  flashlab powercut configs/powercut-churn.yaml --run 0 --repro 17\n";
 
-/* The independent fsck, as the campaign's checker wants it: its verdict,
- * and the first error it found. */
-static int run_fsck(nand_dev *dev, char *msg, size_t len)
-{
-    struct fsck_report rep;
-    int rc = fsck_run(dev, 0, &rep);
-    if (rc) {
-        const char *first = "no message";
-        for (size_t i = 0; i < rep.nmsgs; i++)
-            if (rep.msgs[i].severity == FSCK_ERROR) {
-                first = rep.msgs[i].text;
-                break;
-            }
-        snprintf(msg, len, "exit %d, %u errors; first: %s", rc, rep.nerrors, first);
-    }
-    fsck_report_free(&rep);
-    return rc;
-}
-
 /* The progress line on a terminal: cut points done of the run's total,
  * failures so far, rate and time left. */
 struct progress {
@@ -166,7 +147,7 @@ int cmd_powercut(int argc, char **argv)
         snprintf(cmd, sizeof cmd, "flashlab powercut %s --run %u --repro", path, k);
         struct progress prog = {.run = k, .t0 = cli_now_s()};
         int tty = repro < 0 && isatty(STDERR_FILENO);
-        struct pc_options po = {.jobs = (int)jobs, .repro = repro, .fsck = r.pc.fsck ? run_fsck : NULL,
+        struct pc_options po = {.jobs = (int)jobs, .repro = repro, .fsck = r.pc.fsck ? fsck_verdict : NULL,
                                 .log = stderr, .repro_cmd = cmd,
                                 .progress = tty ? show_progress : NULL, .progress_ctx = &prog};
         struct pc_summary sum;

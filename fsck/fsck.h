@@ -93,6 +93,10 @@ void fsck_report_free(struct fsck_report *r);
 void fsck_report_print(FILE *f, const struct fsck_report *r, const char *name,
                        int verbose);
 
+/* Check dev without repairing; 0 when clean, else fsck_run's exit code
+ * with "exit N, E errors; first: MESSAGE" in msg (what a campaign logs). */
+int fsck_verdict(nand_dev *dev, char *msg, size_t len);
+
 /* 1 if the report holds an error (repaired or not) of this kind. */
 int fsck_report_has(const struct fsck_report *r, enum fsck_kind kind);
 const char *fsck_kind_name(enum fsck_kind kind);

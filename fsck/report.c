@@ -152,3 +152,20 @@ void fsck_report_print(FILE *f, const struct fsck_report *r, const char *name,
             : r->status == FSCK_ERRORS ? "errors left"
                                        : "fsck failed");
 }
+
+int fsck_verdict(nand_dev *dev, char *msg, size_t len)
+{
+    struct fsck_report rep;
+    int rc = fsck_run(dev, 0, &rep);
+    if (rc) {
+        const char *first = "no message";
+        for (size_t i = 0; i < rep.nmsgs; i++)
+            if (rep.msgs[i].severity == FSCK_ERROR) {
+                first = rep.msgs[i].text;
+                break;
+            }
+        snprintf(msg, len, "exit %d, %u errors; first: %s", rc, rep.nerrors, first);
+    }
+    fsck_report_free(&rep);
+    return rc;
+}
