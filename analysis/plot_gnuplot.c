@@ -496,7 +496,8 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
           "unset xlabel\nunset ylabel\nset multiplot title ", fp);
     char t[700];
     snprintf(t, sizeof t, "%s, by %s%s", p->title, p->facet,
-             p->spread ? (p->kind == PLOT_ERASE_HIST ? " (mean of seeds, bars ± 1 sd)"
+             p->spread ? (p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL
+                              ? " (mean of seeds, bars ± 1 sd)"
                                                      : " (mean of seeds, band ± 1 sd)")
                        : "");
     put_str(fp, t);
@@ -535,11 +536,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
             "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
             "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
-    if (p->key_title) {
-        fputs("set key title ", fp);
-        put_str(fp, p->key_title);
-        fputs(" font ',16'\n", fp);
-    }
+    put_key_title(fp, p);
     first = 1;
     models = 0;
     for (size_t i = 0; i < p->nseries; i++) {
