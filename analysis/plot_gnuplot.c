@@ -344,6 +344,25 @@ static void put_size_axes(FILE *fp, const struct plot *p)
     fprintf(fp, "set yrange [%.17g:%.17g]\n", pow(10, lo), pow(10, lo + (hi - lo) / (1 - key)));
 }
 
+/* wa-util: the top of the y axis when the models would squash the
+ * measurements (they blow up towards u = 1): WA_HEADROOM times the highest
+ * measured mean + sd, in axis units; 0 when the models stay below that
+ * (gnuplot's autoscale then shows them whole). */
+#define WA_HEADROOM 1.6
+static double wa_util_top(const struct plot *p)
+{
+    double data = 0, models = 0;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            const struct plot_point *q = &p->series[i].pts[j];
+            if (p->series[i].style == PLOT_DASHED)
+                models = fmax(models, q->y / p->ydiv);
+            else
+                data = fmax(data, (q->y + q->sd) / p->ydiv);
+        }
+    return data > 0 && models > WA_HEADROOM * data ? WA_HEADROOM * data : 0;
+}
+
 /* The x and y ranges (axis units) of everything drawn, for panels that
  * share their axes. */
 static void put_shared_ranges(FILE *fp, const struct plot *p)
@@ -365,7 +384,7 @@ static void put_shared_ranges(FILE *fp, const struct plot *p)
     if (p->kind == PLOT_ERASE_CDF)
         fputs("set yrange [0:1.05]\n", fp);
     else if (p->kind == PLOT_WA_UTIL)
-        fprintf(fp, "set yrange [1:%.17g]\n", yhi + ypad);
+        fprintf(fp, "set yrange [1:%.17g]\n", wa_util_top(p) > 0 ? wa_util_top(p) : yhi + ypad);
     else
         fprintf(fp, "set yrange [%.17g:%.17g]\n", fmax(0, ylo - ypad), yhi + ypad);
 }
@@ -452,8 +471,12 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set yrange [0:1.05]\n", fp);
     if (p->kind == PLOT_ERASE_HIST)
         fputs("set yrange [0:*]\n", fp);
-    if (p->kind == PLOT_WA_UTIL)
-        fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
+    if (p->kind == PLOT_WA_UTIL) {
+        if (wa_util_top(p) > 0)
+            fprintf(fp, "set yrange [1:%.17g]\nset xtics 0.1\n", wa_util_top(p));
+        else
+            fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
+    }
     if (p->kind == PLOT_MOUNT_SIZE)
         put_size_axes(fp, p);
     if (p->kind == PLOT_LIFETIME) {

@@ -226,6 +226,18 @@ TEST(wa_util_means_and_sds)
         CHECK(!strncmp(at, "EOD\n", 4));
     }
     CHECK(strstr(buf, "set key title 'gc_policy' . \"\\n\" . '(mean of seeds, bar ± 1 sd)'"));
+    /* The models blow up towards u = 1: the y axis stops at 1.6 times the
+     * highest mean + sd, so that they do not squash the measurements. */
+    double top = 0, model = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].n)
+            top = fmax(top, rows[i].y + rows[i].sd);
+        else
+            model = fmax(model, rows[i].y);
+    REQUIRE(model > 1.6 * top);
+    char want[64];
+    snprintf(want, sizeof want, "\nset yrange [1:%.17g]\n", 1.6 * top);
+    CHECK(strstr(buf, want) != NULL);
     free(buf);
     plot_free(&p);
 }
