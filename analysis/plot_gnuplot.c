@@ -411,8 +411,9 @@ static void put_title(FILE *fp, const struct plot *p, const char *what)
 }
 
 /* The key's title: the keys naming the series and, when points are means,
- * what the error bars or bands are. */
-static void put_key_title(FILE *fp, const struct plot *p)
+ * what the error bars or bands are (brief: the panels' narrow key column,
+ * under a title that says the rest). */
+static void put_key_title(FILE *fp, const struct plot *p, int brief)
 {
     if (!p->key_title && !p->spread)
         return;
@@ -421,10 +422,11 @@ static void put_key_title(FILE *fp, const struct plot *p)
         put_str(fp, p->key_title);
     if (p->key_title && p->spread)
         fputs(" . \"\\n\" . ", fp);
-    if (p->spread)
-        put_str(fp, p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL
-                        ? "(mean of seeds, bar ± 1 sd)"
-                        : "(mean of seeds, band ± 1 sd)");
+    int bars = p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL;
+    if (p->spread && brief)
+        put_str(fp, bars ? "(bars: ± 1 sd)" : "(bands: ± 1 sd)");
+    else if (p->spread)
+        put_str(fp, bars ? "(mean of seeds, bar ± 1 sd)" : "(mean of seeds, band ± 1 sd)");
     fputs(" font ',16'\n", fp);
 }
 
@@ -458,7 +460,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set key top left box opaque\n", fp);
     else
         fputs("set key outside right top box font ',18' samplen 2\n", fp);
-    put_key_title(fp, p);
+    put_key_title(fp, p, 0);
     if (!p->npanels)
         put_title(fp, p, "title");
     put_set(fp, "xlabel", p->xlabel);
@@ -559,7 +561,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
             "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
             "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
-    put_key_title(fp, p);
+    put_key_title(fp, p, 1);
     first = 1;
     models = 0;
     for (size_t i = 0; i < p->nseries; i++) {

@@ -365,7 +365,11 @@ TEST(series_never_named_by_run)
     plot_write_script(fp, &p, "set terminal svg");
     fclose(fp);
     /* the key column says what the bands are, as the title does */
-    CHECK(strstr(buf, "set key title 'gc_policy' . \"\\n\" . '(mean of seeds, band ± 1 sd)'"));
+    const char *col = strstr(buf, "set key inside");
+    REQUIRE(col);
+    CHECK(strstr(col, "set key title 'gc_policy' . \"\\n\" . '(bands: ± 1 sd)'"));
+    CHECK(strstr(buf, "set multiplot title 'Wear: distribution of the blocks'' erase counts, "
+                      "by fill (mean of seeds, band ± 1 sd)'"));
     for (int q = 0; q < NPOL; q++) {
         char entry[64];
         snprintf(entry, sizeof entry, "title '%s'", pol[q]);
