@@ -560,7 +560,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
             "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
             "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
-            "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
+            "set key inside left top Left reverse box font ',16' width -8\n", right + 0.01, top, bottom);
     put_key_title(fp, p, 1);
     first = 1;
     models = 0;

@@ -378,6 +378,30 @@ TEST(series_never_named_by_run)
     }
     free(buf);
     plot_free(&p);
+    /* wa-util in a panel per policy: the models beside every panel's runs */
+    f.facet = "fs.gc_policy";
+    REQUIRE(plot_wa_util(db, &f, &p) == 0);
+    CHECK_EQ_INT(p.npanels, NPOL);
+    fp = open_memstream(&buf, &len);
+    REQUIRE(fp);
+    plot_write_script(fp, &p, "set terminal svg");
+    fclose(fp);
+    for (size_t i = 0; i < p.nseries; i++) {
+        char use[32];
+        snprintf(use, sizeof use, "$D%zu using", i);
+        int drawn = 0;
+        for (const char *a = buf; (a = strstr(a, use)); a++)
+            drawn++;
+        if (p.series[i].style == PLOT_DASHED) {
+            CHECK(p.series[i].panel == PLOT_ALL_PANELS);
+            CHECK_EQ_INT(drawn, NPOL);
+        } else {
+            CHECK(p.series[i].panel < NPOL);
+            CHECK_EQ_INT(drawn, 1);
+        }
+    }
+    free(buf);
+    plot_free(&p);
     /* --by fs.gc_policy: the fills (and seeds) of a policy averaged together */
     f.by = "fs.gc_policy";
     f.facet = "none";
