@@ -6,8 +6,9 @@
  * fills with 2 to 4 seeds per setting, whose runs have irregular
  * (pseudo-random) WAs, sample counts, host bytes and erase counts, so that
  * no value comes out round by chance.  Also the series names (the swept
- * keys that differ, never a run number) and what the key says the spread
- * is.
+ * keys that differ, never a run number), what the key says the spread is,
+ * wa-util's y range and models in panels, and 12 series of one key drawn
+ * in 12 distinct colour and dash pairs.
  */
 #include "plot.h"
 #include "results.h"
@@ -412,6 +413,70 @@ TEST(series_never_named_by_run)
     plot_free(&p);
 }
 
+TEST(twelve_series_are_distinct)
+{
+    /* One swept key with 12 values, one run each, on one plot: every
+     * series differs from the others in colour or dash (Okabe-Ito's 8
+     * colours solid, then dashed). */
+    char err[512], params[128];
+    struct results *r;
+    int64_t exp, id;
+    const char *path = tmp_path("twelve.db");
+    REQUIRE(results_open(path, &r, err, sizeof err) == 0);
+    int bad = results_begin_experiment(r, "twelve", NULL, "x\n", NULL, &exp);
+    for (int i = 1; i <= 12; i++) {
+        snprintf(params, sizeof params, "{\"x\":%d,\"sweep\":{\"x\":%d}}", i, i);
+        bad |= results_begin_run(r, exp, i, params, 1, NULL, &id);
+        struct results_sample smp = {.seq = 0, .host_bytes = 1 << 30, .wa = 1 + i / 10.0};
+        bad |= results_add_sample(r, id, &smp);
+        bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
+    }
+    bad |= results_close(r);
+    REQUIRE(!bad);
+    sqlite3 *t;
+    REQUIRE(plot_open_db(path, &t, err, sizeof err) == 0);
+    struct plot p = {0};
+    struct plot_filter f = {.facet = "none"};
+    REQUIRE(plot_wa_time(t, &f, &p) == 0);
+    sqlite3_close(t);
+    CHECK_EQ_INT(p.nseries, 12);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    REQUIRE(fp);
+    plot_write_script(fp, &p, "set terminal svg");
+    fclose(fp);
+    plot_free(&p);
+    /* linetype N has palette colour (N - 1) % 8: the colour each lc means */
+    char rgb[49][10] = {{0}};
+    for (int n = 1; n <= 48; n++) {
+        char want[40];
+        snprintf(want, sizeof want, "set linetype %d lc rgb '", n);
+        const char *a = strstr(buf, want);
+        REQUIRE(a);
+        snprintf(rgb[n], sizeof rgb[n], "%.7s", a + strlen(want));
+    }
+    char style[12][24];
+    for (int i = 1; i <= 12; i++) {
+        char want[24];
+        snprintf(want, sizeof want, " title '%d'", i);
+        const char *end = strstr(buf, want), *a = end;
+        REQUIRE(end);
+        while (a > buf && strncmp(a, " lc ", 4))
+            a--;
+        unsigned lc = 0, dt = 1;
+        REQUIRE(sscanf(a, " lc %u", &lc) == 1 && lc >= 1 && lc <= 48);
+        const char *d = strstr(a, " dt ");
+        if (d && d < end)
+            REQUIRE(sscanf(d, " dt %u", &dt) == 1);
+        snprintf(style[i - 1], sizeof style[i - 1], "%s/%u", rgb[lc], dt);
+    }
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(style[i], style[j]) != 0);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -430,6 +495,7 @@ int main(int argc, char **argv)
     RUN(wa_time_means_and_sds_of_the_kth_samples);
     RUN(erase_hist_and_cdf_means_and_sds);
     RUN(series_never_named_by_run);
+    RUN(twelve_series_are_distinct);
     sqlite3_close(db);
     tmp_dir_remove();
     return test_summary(argv[0]);
