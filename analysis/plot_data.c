@@ -462,6 +462,7 @@ static int add_models(struct plot *p, double lo, double hi, unsigned np)
     if (!fi)
         return -1;
     g = &p->series[gi];
+    g->panel = fi->panel = PLOT_ALL_PANELS; /* beside every panel's runs */
     for (int i = 0; i < PLOT_MODEL_POINTS; i++) {
         double u = lo + (hi - lo) * i / (PLOT_MODEL_POINTS - 1);
         double a = gc_model_alpha(1.0 - u);

@@ -344,6 +344,25 @@ static void put_size_axes(FILE *fp, const struct plot *p)
     fprintf(fp, "set yrange [%.17g:%.17g]\n", pow(10, lo), pow(10, lo + (hi - lo) / (1 - key)));
 }
 
+/* wa-util: the top of the y axis when the models would squash the
+ * measurements (they blow up towards u = 1): WA_HEADROOM times the highest
+ * measured mean + sd, in axis units; 0 when the models stay below that
+ * (gnuplot's autoscale then shows them whole). */
+#define WA_HEADROOM 1.6
+static double wa_util_top(const struct plot *p)
+{
+    double data = 0, models = 0;
+    for (size_t i = 0; i < p->nseries; i++)
+        for (size_t j = 0; j < p->series[i].n; j++) {
+            const struct plot_point *q = &p->series[i].pts[j];
+            if (p->series[i].style == PLOT_DASHED)
+                models = fmax(models, q->y / p->ydiv);
+            else
+                data = fmax(data, (q->y + q->sd) / p->ydiv);
+        }
+    return data > 0 && models > WA_HEADROOM * data ? WA_HEADROOM * data : 0;
+}
+
 /* The x and y ranges (axis units) of everything drawn, for panels that
  * share their axes. */
 static void put_shared_ranges(FILE *fp, const struct plot *p)
@@ -365,7 +384,7 @@ static void put_shared_ranges(FILE *fp, const struct plot *p)
     if (p->kind == PLOT_ERASE_CDF)
         fputs("set yrange [0:1.05]\n", fp);
     else if (p->kind == PLOT_WA_UTIL)
-        fprintf(fp, "set yrange [1:%.17g]\n", yhi + ypad);
+        fprintf(fp, "set yrange [1:%.17g]\n", wa_util_top(p) > 0 ? wa_util_top(p) : yhi + ypad);
     else
         fprintf(fp, "set yrange [%.17g:%.17g]\n", fmax(0, ylo - ypad), yhi + ypad);
 }
@@ -392,8 +411,9 @@ static void put_title(FILE *fp, const struct plot *p, const char *what)
 }
 
 /* The key's title: the keys naming the series and, when points are means,
- * what the error bars or bands are. */
-static void put_key_title(FILE *fp, const struct plot *p)
+ * what the error bars or bands are (brief: the panels' narrow key column,
+ * under a title that says the rest). */
+static void put_key_title(FILE *fp, const struct plot *p, int brief)
 {
     if (!p->key_title && !p->spread)
         return;
@@ -402,10 +422,11 @@ static void put_key_title(FILE *fp, const struct plot *p)
         put_str(fp, p->key_title);
     if (p->key_title && p->spread)
         fputs(" . \"\\n\" . ", fp);
-    if (p->spread)
-        put_str(fp, p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL
-                        ? "(mean of seeds, bar ± 1 sd)"
-                        : "(mean of seeds, band ± 1 sd)");
+    int bars = p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL;
+    if (p->spread && brief)
+        put_str(fp, bars ? "(bars: ± 1 sd)" : "(bands: ± 1 sd)");
+    else if (p->spread)
+        put_str(fp, bars ? "(mean of seeds, bar ± 1 sd)" : "(mean of seeds, band ± 1 sd)");
     fputs(" font ',16'\n", fp);
 }
 
@@ -439,7 +460,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set key top left box opaque\n", fp);
     else
         fputs("set key outside right top box font ',18' samplen 2\n", fp);
-    put_key_title(fp, p);
+    put_key_title(fp, p, 0);
     if (!p->npanels)
         put_title(fp, p, "title");
     put_set(fp, "xlabel", p->xlabel);
@@ -452,8 +473,12 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
         fputs("set yrange [0:1.05]\n", fp);
     if (p->kind == PLOT_ERASE_HIST)
         fputs("set yrange [0:*]\n", fp);
-    if (p->kind == PLOT_WA_UTIL)
-        fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
+    if (p->kind == PLOT_WA_UTIL) {
+        if (wa_util_top(p) > 0)
+            fprintf(fp, "set yrange [1:%.17g]\nset xtics 0.1\n", wa_util_top(p));
+        else
+            fputs("set yrange [1:*]\nset xtics 0.1\n", fp);
+    }
     if (p->kind == PLOT_MOUNT_SIZE)
         put_size_axes(fp, p);
     if (p->kind == PLOT_LIFETIME) {
@@ -496,7 +521,8 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
           "unset xlabel\nunset ylabel\nset multiplot title ", fp);
     char t[700];
     snprintf(t, sizeof t, "%s, by %s%s", p->title, p->facet,
-             p->spread ? (p->kind == PLOT_ERASE_HIST ? " (mean of seeds, bars ± 1 sd)"
+             p->spread ? (p->kind == PLOT_ERASE_HIST || p->kind == PLOT_WA_UTIL
+                              ? " (mean of seeds, bars ± 1 sd)"
                                                      : " (mean of seeds, band ± 1 sd)")
                        : "");
     put_str(fp, t);
@@ -534,12 +560,8 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
             "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
             "unset border\nunset tics\nunset xlabel\nunset ylabel\nunset title\nunset grid\n"
             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
-            "set key inside left top Left reverse box font ',16' width -9\n", right + 0.01, top, bottom);
-    if (p->key_title) {
-        fputs("set key title ", fp);
-        put_str(fp, p->key_title);
-        fputs(" font ',16'\n", fp);
-    }
+            "set key inside left top Left reverse box font ',16' width -8\n", right + 0.01, top, bottom);
+    put_key_title(fp, p, 1);
     first = 1;
     models = 0;
     for (size_t i = 0; i < p->nseries; i++) {

@@ -4,6 +4,7 @@
  * outcome goes to the results database, and each failure prints the
  * command that reproduces it. */
 #include "cli.h"
+#include "progress.h"
 #include "experiment.h"
 #include "fsck.h"
 #include "powercut.h"
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static const char help[] =
     "usage: flashlab powercut CAMPAIGN.yaml [-o DB] [-j N] [--run K] [--repro POINT]\n"
@@ -40,25 +40,12 @@ static const char help[] =
     "  flashlab powercut configs/powercut-churn.yaml -j 2\n"
     "  flashlab powercut configs/powercut-churn.yaml --run 0 --repro 17\n";
 
-/* The progress line on a terminal: cut points done of the run's total,
- * failures so far, rate and time left. */
-struct progress {
-    uint32_t run;
-    double t0, shown;
-};
-
+/* pc_options.progress: the shared progress line (cli/progress.h). */
 static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t failed)
 {
     struct progress *p = ctx;
-    double now = cli_now_s(), el = now - p->t0;
-    if (done < total && now - p->shown < 0.25)
-        return; /* a few updates a second are enough */
-    p->shown = now;
-    double rate = el > 0 ? (double)done / el : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    fprintf(stderr, "\r\033[Krun %u: %" PRIu64 "/%" PRIu64 " cut points  %" PRIu64
-            " failed  %.1f/s  ETA %02d:%02d", p->run, done, total, failed, rate,
-            (int)(eta / 60), (int)eta % 60);
+    p->total = total; /* known once the workload has been counted */
+    progress_step(p, (double)done, failed, NULL);
 }
 
 int cmd_powercut(int argc, char **argv)
@@ -145,11 +132,13 @@ int cmd_powercut(int argc, char **argv)
         }
         char cmd[1200];
         snprintf(cmd, sizeof cmd, "flashlab powercut %s --run %u --repro", path, k);
-        struct progress prog = {.run = k, .t0 = cli_now_s()};
-        int tty = repro < 0 && isatty(STDERR_FILENO);
+        char label[32];
+        snprintf(label, sizeof label, "run %u:", k);
+        struct progress prog;
+        progress_begin(&prog, label, "cut points", 0, repro >= 0);
         struct pc_options po = {.jobs = (int)jobs, .repro = repro, .fsck = r.pc.fsck ? fsck_verdict : NULL,
                                 .log = stderr, .repro_cmd = cmd,
-                                .progress = tty ? show_progress : NULL, .progress_ctx = &prog};
+                                .progress = prog.on ? show_progress : NULL, .progress_ctx = &prog};
         struct pc_summary sum;
         int64_t run_id = 0;
         if (db && results_begin_run(db, exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
@@ -159,8 +148,7 @@ int cmd_powercut(int argc, char **argv)
             break;
         }
         int rc = powercut_run(&r, db, run_id, &po, &sum, err, sizeof err);
-        if (tty)
-            fputs("\r\033[K", stderr); /* the summary line replaces the progress */
+        progress_end(&prog); /* the summary line replaces it */
         if (rc)
             cli_error("run %u: %s", k, err);
         if (db) {

@@ -6,6 +6,7 @@
  * alone; the child writes its progress to a pipe and its results straight
  * to the database (which takes several writers). */
 #include "cli.h"
+#include "progress.h"
 #include "experiment.h"
 #include "results.h"
 #include "runner.h"
@@ -37,7 +38,7 @@ static const char run_help[] =
     "one made by another program version is named.  --force runs them\n"
     "again.  Runs left 'running' by a killed process are marked\n"
     "'incomplete' (and run again).  On a terminal a progress line shows the runs\n"
-    "done, the current run's progress, an estimate of the time left, ops/s\n"
+    "done, failures so far, the rate, an estimate of the time left, ops/s\n"
     "and WA so far (--quiet: none).\n"
     "\n"
     "For clusters: --list-runs prints the run numbers and their settings;\n"
@@ -129,9 +130,13 @@ static int start_job(struct experiment *e, const char *db_path, int64_t exp_id, 
     return 0;
 }
 
-static void show_progress(const struct job *jobs, int njobs, uint32_t done, uint32_t total,
-                          double t0)
+/* The progress line: runs done, counting those under way by their share,
+ * with their ops/s and the highest WA so far. */
+static void show_progress(struct progress *pr, const struct job *jobs, int njobs, uint32_t done,
+                          uint32_t failed)
 {
+    if (!pr->on)
+        return;
     double frac = done, ops_s = 0, wa = 0;
     for (int i = 0; i < njobs; i++) {
         frac += jobs[i].last.done;
@@ -141,11 +146,11 @@ static void show_progress(const struct job *jobs, int njobs, uint32_t done, uint
         if (jobs[i].last.wa > wa)
             wa = jobs[i].last.wa;
     }
-    double el = cli_now_s() - t0, pct = total ? 100.0 * frac / total : 100;
-    double eta = frac > 0 ? el * (total - frac) / frac : 0;
-    fprintf(stderr, "\r\033[Krun %u/%u  %5.1f%%  ETA %02d:%02d  %.0f ops/s  WA %.2f%s", done,
-            total, pct, (int)(eta / 60), (int)eta % 60, ops_s, wa,
-            njobs && jobs[0].last.ageing ? "  (ageing)" : "");
+    char extra[96];
+    snprintf(extra, sizeof extra, "%.1f%%  %.0f ops/s  WA %.2f%s",
+             pr->total ? 100.0 * frac / (double)pr->total : 100.0, ops_s, wa,
+             njobs && jobs[0].last.ageing ? "  (ageing)" : "");
+    progress_step(pr, frac, failed, extra);
 }
 
 /* Runs to do: all, one, or a shard. */
@@ -210,7 +215,7 @@ static int list_runs(struct experiment *e)
 
 /* Wait for jobs, show progress, reap; returns when one job ended. */
 static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *failed,
-                     uint32_t total, double t0, int tty)
+                     struct progress *pr)
 {
     for (;;) {
         struct pollfd pf[MAX_JOBS];
@@ -231,18 +236,18 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
             waitpid(jobs[i].pid, &st, 0);
             close(jobs[i].fd);
             int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-            if (!ok && WIFSIGNALED(st))
-                fprintf(stderr, "%sflashlab run: run %u: killed by signal %d\n",
-                        tty ? "\r\033[K" : "", jobs[i].run, WTERMSIG(st));
+            if (!ok && WIFSIGNALED(st)) {
+                progress_clear(pr);
+                fprintf(stderr, "flashlab run: run %u: killed by signal %d\n", jobs[i].run,
+                        WTERMSIG(st));
+            }
             (*done)++;
             *failed += !ok;
             jobs[i] = jobs[--*njobs];
-            if (tty)
-                show_progress(jobs, *njobs, *done, total, t0);
+            show_progress(pr, jobs, *njobs, *done, *failed);
             return;
         }
-        if (tty)
-            show_progress(jobs, *njobs, *done, total, t0);
+        show_progress(pr, jobs, *njobs, *done, *failed);
     }
 }
 
@@ -348,14 +353,15 @@ int cmd_run(int argc, char **argv)
         return CLI_FAIL;
     }
     results_close(db); /* the children open their own */
-    int tty = !quiet && isatty(STDERR_FILENO);
+    struct progress pr;
+    progress_begin(&pr, "", "runs", n, quiet);
     struct job jobs[MAX_JOBS];
     int njobs = 0;
     uint32_t next = 0, done = 0, failed = 0;
-    double t0 = cli_now_s();
     while (done < n) {
         while (next < n && njobs < jobs_max) {
             if (start_job(e, out, exp_id, todo[next], &jobs[njobs])) {
+                progress_clear(&pr);
                 fprintf(stderr, "flashlab run: run %u: cannot start: %s\n", todo[next],
                         strerror(errno));
                 failed++;
@@ -366,10 +372,9 @@ int cmd_run(int argc, char **argv)
             next++;
         }
         if (njobs)
-            wait_one(jobs, &njobs, &done, &failed, n, t0, tty);
+            wait_one(jobs, &njobs, &done, &failed, &pr);
     }
-    if (tty)
-        fputs("\r\033[K", stderr);
+    progress_end(&pr);
     printf("%s: %u run%s, %u complete, %u failed", experiment_name(e), n, n == 1 ? "" : "s",
            n - failed, failed);
     if (skipped)
