@@ -34,8 +34,10 @@ static int queued(const struct logfs *fs, uint32_t seg)
 }
 
 /* Up to this many segments per commit: the moved data of a batch shares
- * the tree, segment-file and anchor writes above it, as the cleaner's. */
-#define SCRUB_BATCH 16u
+ * the tree, segment-file and anchor writes above it, as the cleaner's;
+ * few, because the liveness checks of a batch read the tree, and a
+ * segment holding it that reads flag meanwhile goes first in the next. */
+#define SCRUB_BATCH 4u
 
 int lfs_scrub_pending(struct logfs *fs)
 {

@@ -9,11 +9,17 @@
 
 #include <string.h>
 
+/* Most recently met first: a segment that reads keep flagging (one that
+ * holds metadata every lookup reads, whose read disturb grows fastest) is
+ * moved before those the idle scan found once. */
 void lfs_scrub_queue(struct logfs *fs, uint32_t seg)
 {
     for (uint32_t i = 0; i < fs->scrub.nqueue; i++)
-        if (fs->scrub.queue[i] == seg)
+        if (fs->scrub.queue[i] == seg) {
+            memmove(fs->scrub.queue + 1, fs->scrub.queue, i * sizeof *fs->scrub.queue);
+            fs->scrub.queue[0] = seg;
             return;
+        }
     if (fs->scrub.nqueue == fs->scrub.cap) {
         uint32_t cap = fs->scrub.cap ? fs->scrub.cap * 2 : 16;
         uint32_t *q = lfs_alloc(fs, (size_t)cap * sizeof *q);
@@ -25,7 +31,9 @@ void lfs_scrub_queue(struct logfs *fs, uint32_t seg)
         fs->scrub.queue = q;
         fs->scrub.cap = cap;
     }
-    fs->scrub.queue[fs->scrub.nqueue++] = seg;
+    memmove(fs->scrub.queue + 1, fs->scrub.queue, fs->scrub.nqueue * sizeof *fs->scrub.queue);
+    fs->scrub.queue[0] = seg;
+    fs->scrub.nqueue++;
 }
 
 void lfs_scrub_seen(struct logfs *fs, uint32_t seg, int nrc, const struct nand_result *res)
