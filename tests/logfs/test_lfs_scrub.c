@@ -89,7 +89,7 @@ static const struct logfs_options base = {.block_size = 512, .cache_bytes = 4096
 
 /* ---- a read above the threshold ------------------------------------------ */
 
-TEST(read_above_threshold_moves_the_segment)
+TEST(scrub_read_above_threshold_moves_the_segment)
 {
     nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 32, .quiet = 1, .ecc_bits = 4, .seed = 5);
     REQUIRE(d);
@@ -272,7 +272,7 @@ TEST(scrubbing_off_changes_nothing)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    RUN(read_above_threshold_moves_the_segment);
+    RUN(scrub_read_above_threshold_moves_the_segment);
     RUN(idle_scrubber_keeps_ageing_data_readable);
     RUN(scrubbing_off_changes_nothing);
     return test_summary(argv[0]);
