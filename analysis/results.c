@@ -90,6 +90,17 @@ static const char final_view[] =
     " LEFT JOIN samples s ON s.run_id = r.id"
     "  AND s.seq = (SELECT max(seq) FROM samples WHERE samples.run_id = r.id);";
 
+/* The `retention` table (docs/results-schema.md): one row per check of a
+ * retention phase.  Added as the view is, with IF NOT EXISTS, so that
+ * version 1 files made before it get it when next opened for writing. */
+static const char retention_table[] =
+    "CREATE TABLE IF NOT EXISTS retention ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
+    " sim_time_ns INTEGER, files INTEGER, lost_files INTEGER, ever_lost INTEGER,"
+    " uncorrectable_reads INTEGER, bits_corrected INTEGER, programs INTEGER,"
+    " erases INTEGER, scrub_reads INTEGER, scrub_segments INTEGER, scrub_pages INTEGER);"
+    "CREATE INDEX IF NOT EXISTS retention_run ON retention(run_id, seq);";
+
 int res_fail(struct results *r, const char *what)
 {
     const char *msg = r->db ? sqlite3_errmsg(r->db) : NULL;
@@ -195,6 +206,8 @@ static int create_schema(struct results *r)
         rc = res_fail(r, "creating the schema");
     if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
         rc = res_fail(r, "creating the final view");
+    if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)
+        rc = res_fail(r, "creating the retention table");
     /* Migrations from v to RESULTS_SCHEMA_VERSION go here when v > 1 exists. */
     return res_end(r, rc);
 }

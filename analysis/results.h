@@ -89,6 +89,19 @@ struct results_powercut {
     const char *detail;   /* free text, may be NULL */
 };
 
+/* One check of a retention phase (`retention`): every file read after
+ * sim_time_ns of idle time; counts since the phase began. */
+struct results_retention {
+    int64_t seq;
+    int64_t sim_time_ns;
+    int64_t files;               /* regular files read */
+    int64_t lost_files;          /* of those, files a read of which failed now */
+    int64_t ever_lost;           /* files that failed at this or an earlier check */
+    int64_t uncorrectable_reads, bits_corrected; /* the device's */
+    int64_t programs, erases;    /* the device's */
+    int64_t scrub_reads, scrub_segments, scrub_pages; /* LogFS's (logfs_stats) */
+};
+
 struct results_merge_stats {
     int64_t experiments_added; /* new rows in dst's experiments */
     int64_t runs_copied;
@@ -132,6 +145,7 @@ int results_add_mount(struct results *r, int64_t run_id, const struct results_mo
 int results_add_gc_event(struct results *r, int64_t run_id, const struct results_gc_event *e);
 int results_add_latency(struct results *r, int64_t run_id, const struct results_latency *l);
 int results_add_powercut(struct results *r, int64_t run_id, const struct results_powercut *p);
+int results_add_retention(struct results *r, int64_t run_id, const struct results_retention *t);
 /* Set (or replace) a free-form metric of a run. */
 int results_set_kv(struct results *r, int64_t run_id, const char *key, double value);
 int results_set_kv_text(struct results *r, int64_t run_id, const char *key, const char *value);

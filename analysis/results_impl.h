@@ -15,7 +15,7 @@
 
 /* Prepared statements, made on first use (SQL in results_write.c). */
 enum res_stmt {
-    RS_SAMPLE, RS_ERASE, RS_MOUNT, RS_GC, RS_LATENCY, RS_POWERCUT, RS_KV,
+    RS_SAMPLE, RS_ERASE, RS_MOUNT, RS_GC, RS_LATENCY, RS_POWERCUT, RS_KV, RS_RETENTION,
     RS_EXP_FIND, RS_EXP_ADD, RS_RUN_ADD, RS_RUN_END,
     RS_COUNT
 };

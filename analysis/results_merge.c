@@ -10,7 +10,7 @@
 
 /* Tables whose rows belong to a run (run_id first, no id of their own). */
 static const char *const run_tables[] = {"samples", "erase_counts", "mounts", "gc_events",
-                                         "latency", "powercuts", "kv"};
+                                         "latency", "powercuts", "kv", "retention"};
 
 static const char *const merge_sql[] = {
     "CREATE TEMP TABLE merge_exp (src_id INTEGER PRIMARY KEY, dst_id INTEGER)",
@@ -114,8 +114,15 @@ static int merge_attached(struct results *r, struct results_merge_stats *st)
         else if (k == 4)
             st->runs_copied = sqlite3_changes(r->db);
     }
-    for (size_t k = 0; !rc && k < sizeof run_tables / sizeof run_tables[0]; k++)
-        rc = copy_run_table(r, run_tables[k]);
+    for (size_t k = 0; !rc && k < sizeof run_tables / sizeof run_tables[0]; k++) {
+        /* a file made before a table was added (retention) lacks it */
+        char sql[160];
+        int64_t has = 0;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM msrc.sqlite_master"
+                 " WHERE type = 'table' AND name = '%s'", run_tables[k]);
+        if (!(rc = step_count(r, sql, &has)) && has)
+            rc = copy_run_table(r, run_tables[k]);
+    }
     if (!rc)
         rc = step_count(r, "SELECT count(*) FROM msrc.runs", &src_runs);
     st->runs_skipped = src_runs - st->runs_copied;

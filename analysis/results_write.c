@@ -35,6 +35,11 @@ static const struct {
     [RS_POWERCUT] = {"powercuts",
                      "INSERT INTO powercuts (run_id, cut_point, cut_kind, outcome, detail)"
                      " VALUES (?,?,?,?,?)"},
+    [RS_RETENTION] = {"retention",
+                      "INSERT INTO retention (run_id, seq, sim_time_ns, files, lost_files,"
+                      " ever_lost, uncorrectable_reads, bits_corrected, programs, erases,"
+                      " scrub_reads, scrub_segments, scrub_pages)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     [RS_KV] = {"kv", "INSERT INTO kv (run_id, key, value) VALUES (?,?,?)"
                      " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value"},
     [RS_EXP_FIND] = {"find experiment",
@@ -284,6 +289,15 @@ int results_add_latency(struct results *r, int64_t run_id, const struct results_
     struct res_val v[] = {I(run_id), S(l->op), I(l->count), I(l->p50_ns), I(l->p99_ns),
                           I(l->p999_ns), I(l->max_ns), D(l->mean_ns)};
     return queue_row(r, RS_LATENCY, v, NV(v));
+}
+
+int results_add_retention(struct results *r, int64_t run_id, const struct results_retention *t)
+{
+    struct res_val v[] = {I(run_id), I(t->seq), I(t->sim_time_ns), I(t->files),
+                          I(t->lost_files), I(t->ever_lost), I(t->uncorrectable_reads),
+                          I(t->bits_corrected), I(t->programs), I(t->erases),
+                          I(t->scrub_reads), I(t->scrub_segments), I(t->scrub_pages)};
+    return queue_row(r, RS_RETENTION, v, NV(v));
 }
 
 int results_add_powercut(struct results *r, int64_t run_id, const struct results_powercut *p)

@@ -75,7 +75,7 @@ static const struct flashlab_field fields_nand_config[] = {
 
 static const struct flashlab_field fields_nand_result[] = {
     F(nand_result, start), F(nand_result, done), F(nand_result, corrected_bits),
-    F(nand_result, raw_bit_errors),
+    F(nand_result, raw_bit_errors), F(nand_result, max_cw_bits),
 };
 
 static const struct flashlab_field fields_nand_op[] = {
@@ -137,7 +137,7 @@ static const struct flashlab_field fields_logfs_options[] = {
     F(logfs_options, gc_free_min), F(logfs_options, gc_separate),
     F(logfs_options, wear_leveling), F(logfs_options, wl_threshold),
     F(logfs_options, gc_idle_free), F(logfs_options, clock),
-    F(logfs_options, clock_ctx), F(logfs_options, epoch_ns),
+    F(logfs_options, clock_ctx), F(logfs_options, epoch_ns), F(logfs_options, scrub_threshold),
 };
 
 static const struct flashlab_field fields_logfs_stats[] = {
@@ -149,7 +149,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, gc_bytes), F(logfs_stats, gc_time_ns), F(logfs_stats, wl_moves),
     F(logfs_stats, gc_fallbacks), F(logfs_stats, free_segments),
     F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback), F(logfs_stats, gc_unreadable),
-    F(logfs_stats, segfile_unreadable),
+    F(logfs_stats, segfile_unreadable), F(logfs_stats, scrub_flagged),
+    F(logfs_stats, scrub_reads), F(logfs_stats, scrub_segments), F(logfs_stats, scrub_pages),
 };
 
 static const struct flashlab_field fields_logfs_latency[] = {

@@ -92,6 +92,10 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.anchor_fallback", fs.anchor_fallback);
     U("fs.gc_unreadable", fs.gc_unreadable);
     U("fs.segfile_unreadable", fs.segfile_unreadable);
+    U("fs.scrub_flagged", fs.scrub_flagged);
+    U("fs.scrub_reads", fs.scrub_reads);
+    U("fs.scrub_segments", fs.scrub_segments);
+    U("fs.scrub_pages", fs.scrub_pages);
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);

@@ -122,7 +122,8 @@ static void flip_cw(const nand_dev *dev, nand_block_t b, nand_page_t p,
 
 int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const struct slot *sl, const struct seg *segs, int nseg,
-                 int raw, uint32_t *corrected, uint32_t *raw_errs)
+                 int raw, uint32_t *corrected, uint32_t *raw_errs,
+                 uint32_t *max_cw)
 {
     const struct bstate *s = &dev->bs[b];
     uint32_t t = dev->cfg.ecc.correct_bits;
@@ -157,6 +158,8 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
             *raw_errs += k;
             if (ecc && k <= t && !damaged) {
                 *corrected += k;
+                if (k > *max_cw)
+                    *max_cw = k;
                 continue;
             }
             /* positions keyed by h, which covers the P/E count too, so

@@ -184,6 +184,9 @@ struct nand_result {
     nand_time_t done;         /* completion time on the simulated clock */
     uint32_t corrected_bits;  /* bits ECC corrected (reads) */
     uint32_t raw_bit_errors;  /* bits flipped before ECC (reads) */
+    /* the most bits ECC corrected in one codeword of the read: what a
+     * scrubbing threshold compares (MTD's max_bitflips) */
+    uint32_t max_cw_bits;
 };
 
 /*

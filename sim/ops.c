@@ -151,13 +151,14 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     }
     if (!pg)
         return NAND_OK; /* erased pages read clean */
-    uint32_t corrected = 0, rawerr = 0;
-    rc = biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr);
+    uint32_t corrected = 0, rawerr = 0, maxcw = 0;
+    rc = biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr, &maxcw);
     if (rc == NAND_E_ECC)
         dev->st.uncorrectable_reads++;
     if (res) {
         res->corrected_bits = corrected;
         res->raw_bit_errors = rawerr;
+        res->max_cw_bits = maxcw;
     }
     return rc;
 }

@@ -1,5 +1,5 @@
 /* api_gc.c -- the cleaner's public calls: background cleaning while the
- * host is idle, and the observer of victims. */
+ * host is idle, the idle-time scrubber, and the observer of victims. */
 #include "ops.h"
 
 void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx)
@@ -29,5 +29,13 @@ static int idle_clean(struct logfs *fs, uint64_t ns)
 int logfs_idle(logfs *fs, uint64_t ns)
 {
     lfs_op_begin(fs, LFS_OP_BACKGROUND); /* no host call's latency */
-    return (int)lfs_op_end_ro(fs, idle_clean(fs, ns));
+    int rc = lfs_scrub_pending(fs); /* what reads scheduled goes first */
+    rc = rc < 0 ? rc : idle_clean(fs, ns);
+    return (int)lfs_op_end_ro(fs, rc);
+}
+
+int logfs_scrub(logfs *fs, uint64_t budget)
+{
+    lfs_op_begin(fs, LFS_OP_BACKGROUND);
+    return (int)lfs_op_end_ro(fs, lfs_scrub_scan(fs, budget));
 }

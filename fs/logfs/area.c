@@ -204,7 +204,9 @@ static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t le
         if (src) {
             memcpy(dst, src + po, part);
         } else {
-            int rc = nand_read_col(fs->dev, seg, page, po, dst, part, NULL);
+            struct nand_result res;
+            int rc = nand_read_col(fs->dev, seg, page, po, dst, part, &res);
+            lfs_scrub_seen(fs, seg, rc, &res);
             if (rc)
                 return rc == NAND_E_ECC ? -EIO : lfs_errno(rc);
         }

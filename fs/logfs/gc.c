@@ -293,6 +293,28 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
     return rc;
 }
 
+/* Move the live data of segs[0..n) (closed, not freed or picked) with one
+ * commit: the cleaner's rounds, chosen by the scrubber (scrub.c) instead
+ * of a policy.  *moved: the live bytes copied. */
+int lfs_gc_relocate(struct logfs *fs, const uint32_t *segs, uint32_t n, uint64_t *moved)
+{
+    nand_time_t t0 = nand_now(fs->dev);
+    uint64_t bytes0 = fs->ctr.gc_bytes;
+    int rc = 0;
+    uint32_t done = 0;
+    for (; done < n && !rc; done++) {
+        uint32_t live = fs->segtab.e[segs[done]].live;
+        if (fs->segtab.e[segs[done]].area == LFS_AREA_SEGFILE &&
+            (rc = lfs_sflive_get(fs, segs[done], &live)))
+            break;
+        rc = clean_one(fs, segs[done], live);
+    }
+    int crc = batch_commit(fs, segs, done);
+    *moved = fs->ctr.gc_bytes - bytes0;
+    fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;
+    return rc ? rc : crc;
+}
+
 /* Static wear leveling: when the most-worn segment has wl_threshold more
  * erases than the least-worn one holding data, that data is cold (it sat
  * while the rest wore): move it, so that the little-worn segment returns

@@ -74,6 +74,11 @@ struct logfs_options {
     void *clock_ctx;
     int64_t epoch_ns;          /* "epoch": 2024-01-01[T00:00:00[Z]] or
                                   seconds since 1970 (0) */
+    /* Scrubbing, as UBI does (docs/scrubbing.md): a read whose worst ECC
+     * codeword needed at least this many corrected bits (or failed)
+     * schedules its segment, whose live data is then moved; logfs_scrub
+     * uses the same threshold.  0: off (nothing changes). */
+    uint32_t scrub_threshold;
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
@@ -90,7 +95,7 @@ const char *logfs_gc_policy_name(unsigned i, const char **summary);
  * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
  * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
  * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
- * wl_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds).  0, or -EINVAL with a message in err naming the key. */
+ * wl_threshold, scrub_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds).  0, or -EINVAL with a message in err naming the key. */
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen);
 /* "key=value,key=value". */
@@ -227,6 +232,10 @@ struct logfs_stats {
     /* a segment-file block could not be read: the mount turned read-only
      * when it was first needed (mount itself reads none of the file) */
     uint64_t segfile_unreadable;
+    /* scrubbing (scrub_threshold), since mount: reads that met the
+     * threshold, pages logfs_scrub read, segments whose live data was
+     * moved for it and the pages the copies took (bytes / page size) */
+    uint64_t scrub_flagged, scrub_reads, scrub_segments, scrub_pages;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0
@@ -267,6 +276,13 @@ void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx);
  * most half live), then let the rest of the time pass.  Returns 0 or a
  * negative errno; the clock has advanced by at least ns either way. */
 int logfs_idle(logfs *fs, uint64_t ns);
+
+/* The idle-time scrubber: read up to budget pages of written segments,
+ * round-robin from where the last call stopped, and move the live data of
+ * every segment whose read met scrub_threshold (or failed ECC), with what
+ * reads had already scheduled.  Returns the segments moved, or a negative
+ * errno; 0 and no flash operation when scrub_threshold is 0. */
+int logfs_scrub(logfs *fs, uint64_t budget);
 
 #pragma GCC visibility pop
 

@@ -1,6 +1,7 @@
 /* op.c -- what every public call does at its beginning and its end
  * (ops.h): latency accounting, and after calls that write the commit
- * past the dirty limit, cleaning ahead of need and wear leveling. */
+ * past the dirty limit, cleaning ahead of need, wear leveling and
+ * scrubbing. */
 #include "ops.h"
 
 void lfs_op_begin(struct logfs *fs, int kind)
@@ -46,6 +47,11 @@ int64_t lfs_op_end(struct logfs *fs, int64_t rc)
         crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
     if (!crc && !fs->failed && !fs->readonly)
         crc = lfs_wear_level(fs);
+    /* segments reads scheduled for scrubbing (none when it is off) */
+    if (!crc && fs->scrub.nqueue) {
+        int src = lfs_scrub_pending(fs);
+        crc = src < 0 ? src : 0;
+    }
     trim(fs);
     record(fs);
     return rc < 0 ? rc : crc ? crc : rc;

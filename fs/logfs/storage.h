@@ -3,7 +3,7 @@
  * (struct logfs), the node cache, the write areas that pack objects into
  * pages, the segment file and table, live-byte counts and the cleaner's
  * index.  Sees format.h and the cleaning policies (gc/gc_policy.h).
- * Files: cache.c, area.c, segfile.c, segtab.c, sflive.c, gcidx.c.
+ * Files: cache.c, area.c, segfile.c, segtab.c, sflive.c, gcidx.c, scrubq.c.
  *
  * The one call upward: the segment file is a file in the tree layer's
  * wandering tree, and storage keeps its accounting there.  It reaches
@@ -136,7 +136,14 @@ struct logfs {
         uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
         uint64_t gc_unreadable, segfile_unreadable;
         uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
+        uint64_t scrub_flagged, scrub_reads, scrub_segments, scrub_bytes;
     } ctr;
+    struct lfs_scrub {          /* see scrubq.c and scrub.c */
+        uint32_t threshold;     /* logfs_options.scrub_threshold; 0 off */
+        uint32_t *queue;        /* segments scheduled, not yet moved */
+        uint32_t nqueue, cap;
+        uint32_t seg, page;     /* where logfs_scrub goes on reading */
+    } scrub;
     int wear_leveling;          /* LOGFS_WL_* */
     int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
     nand_time_t op_t0;          /* when it began */
@@ -219,6 +226,17 @@ int lfs_gcidx_min(struct logfs *fs, uint32_t *seg, uint32_t *live);
 void lfs_gcidx_free(struct logfs *fs);
 /* Leaves that differ from collect's list c[0..n) (in segment order). */
 uint64_t lfs_gcidx_diff(const struct logfs *fs, const struct gc_seg *c, size_t n);
+
+/* scrubq.c: segments scheduled for scrubbing (their data moved by
+ * scrub.c).  seen: a read of seg returned nrc with res; schedules seg when
+ * scrubbing is on and the read met the threshold or failed ECC. */
+void lfs_scrub_seen(struct logfs *fs, uint32_t seg, int nrc, const struct nand_result *res);
+void lfs_scrub_queue(struct logfs *fs, uint32_t seg);
+/* Close the area writing seg, if any (its page padded and programmed),
+ * so that the cleaner may take seg: its older pages age too.  Only
+ * between calls, when every written object is programmed. */
+int lfs_scrub_close(struct logfs *fs, uint32_t seg);
+void lfs_scrub_free(struct logfs *fs);
 
 /* sflive.c: live bytes of the segment file's own segments, in RAM */
 int lfs_sflive_get(struct logfs *fs, uint32_t seg, uint32_t *live);

@@ -61,6 +61,7 @@ static int gc_options(const struct logfs_options *o, struct logfs *fs)
     fs->gc.separate = o->gc_separate != 0;
     fs->wear_leveling = o->wear_leveling;
     fs->gc.wl_threshold = o->wl_threshold;
+    fs->scrub.threshold = o->scrub_threshold;
     return 0;
 }
 
@@ -135,6 +136,7 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
+    lfs_scrub_free(fs);
     fs_fdtab_free(&fs->fds);
     free(fs);
 }
@@ -431,6 +433,10 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->gc_fallbacks = fs->ctr.gc_fallbacks;
     st->gc_unreadable = fs->ctr.gc_unreadable;
     st->segfile_unreadable = fs->ctr.segfile_unreadable;
+    st->scrub_flagged = fs->ctr.scrub_flagged;
+    st->scrub_reads = fs->ctr.scrub_reads;
+    st->scrub_segments = fs->ctr.scrub_segments;
+    st->scrub_pages = (fs->ctr.scrub_bytes + fs->g.page_size - 1) / fs->g.page_size;
     st->free_segments = fs->an.free_segments;
     st->anchor_seq = fs->ring.found_seq;
     st->anchor_fallback = fs->ring.lost;

@@ -96,6 +96,19 @@ int lfs_dir_iterate(struct logfs *fs, struct lfs_inode *dir, uint64_t *cookie,
 /* Clean until want_free segments are free, taking only victims with at
  * most max_live live bytes, and stopping when rounds stop paying. */
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live);
+/* Move the live data of the closed segments segs[0..n) in one commit
+ * (the scrubber's relocation); *moved: live bytes copied. */
+int lfs_gc_relocate(struct logfs *fs, const uint32_t *segs, uint32_t n, uint64_t *moved);
+
+/* scrub.c: scrubbing (docs/scrubbing.md) */
+/* Move the live data of the segments reads scheduled; those still open
+ * stay scheduled.  Nothing when none is. */
+int lfs_scrub_pending(struct logfs *fs);
+/* Read up to budget pages of closed segments round-robin, scheduling
+ * those whose reads meet the threshold; then lfs_scrub_pending.
+ * Returns the segments moved, or a negative errno. */
+int lfs_scrub_scan(struct logfs *fs, uint64_t budget);
+
 /* Static wear leveling's check (a no-op unless LOGFS_WL_STATIC). */
 int lfs_wear_level(struct logfs *fs);
 /* Bytes the fs will hold for users: what the cleaner can always sustain. */

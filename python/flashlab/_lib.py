@@ -138,6 +138,7 @@ class NandResult(Structure):
         ("done", c_uint64),
         ("corrected_bits", c_uint32),
         ("raw_bit_errors", c_uint32),
+        ("max_cw_bits", c_uint32),
     ]
 
 
@@ -233,6 +234,7 @@ class LogfsOptions(Structure):
         ("clock", c_void_p),        # int64_t (*)(void *): None = simulated time
         ("clock_ctx", c_void_p),
         ("epoch_ns", c_int64),
+        ("scrub_threshold", c_uint32),
     ]
 
 
@@ -270,6 +272,7 @@ class LogfsStats(Structure):
         "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
         "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
+        "scrub_flagged", "scrub_reads", "scrub_segments", "scrub_pages",
     )]
 
 
@@ -477,6 +480,7 @@ _PROTOS = {
     "logfs_get_latency": (c_int, [_fs, c_int, _P(LogfsLatency)]),
     "logfs_reset_latency": (None, [_fs]),
     "logfs_idle": (c_int, [_fs, c_uint64]),
+    "logfs_scrub": (c_int, [_fs, c_uint64]),
     # analysis/results.h (writer; the Python reader is flashlab.results)
     "results_open": (c_int, [c_char_p, _P(c_void_p), c_char_p, c_size_t]),
     "results_close": (c_int, [_res]),

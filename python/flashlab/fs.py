@@ -249,6 +249,11 @@ class LogFS:
         """The host is idle for ns of simulated time (background cleaning)."""
         self._call(self._lib.logfs_idle(self._fs(), ns))
 
+    def scrub(self, budget):
+        """The idle-time scrubber: read up to budget pages, move the data of
+        segments near the ECC limit (scrub_threshold); segments moved."""
+        return self._call(self._lib.logfs_scrub(self._fs(), budget))
+
     # ---- files ------------------------------------------------------------------
 
     def open(self, path, flags=os.O_RDONLY, mode=0o644):

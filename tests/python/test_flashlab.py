@@ -564,6 +564,26 @@ class TestOptions(TempDirMixin, unittest.TestCase):
                     fs.write_file("/y", b"no")
                 self.assertIn(cm.exception.errno, (errno.EROFS, errno.EPERM, errno.EACCES))
 
+    def test_scrub(self):
+        """logfs_scrub through the binding: off, it reads nothing; on, it
+        reads written pages and (no bit errors here) moves nothing."""
+        with small_device() as dev:
+            LogFS.mkfs(dev)
+            with LogFS.mount(dev) as fs:
+                for i in range(8):
+                    fs.write_file("/s%d" % i, pattern(40000, i))
+                fs.sync()
+                reads = dev.stats()["reads"]
+                self.assertEqual(fs.scrub(10000), 0)
+                self.assertEqual(dev.stats()["reads"], reads)
+            with LogFS.mount(dev, scrub_threshold=1) as fs:
+                self.assertEqual(fs.scrub(50), 0)
+                st = fs.stats()
+                self.assertEqual(st["scrub_reads"], 50)  # the budget
+                self.assertEqual(st["scrub_segments"], 0)
+                for i in range(8):
+                    self.assertEqual(fs.read_file("/s%d" % i), pattern(40000, i))
+
     def test_bad_options_raise_einval(self):
         with small_device() as dev:
             for bad in ({"gc_policy": "no-such"}, {"block_size": 1000},

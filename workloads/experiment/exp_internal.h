@@ -49,6 +49,9 @@ int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, ch
                  size_t errlen);
 /* mount: {unclean: bool} */
 int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
+/* retention: {duration, step, scrub_every, scrub_budget} */
+int exp_retention(struct yview *v, yaml_node_t *root, struct exp_retention *t, char *err,
+                  size_t errlen);
 /* sec's `workload` mapping into s. */
 int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
                  char *err, size_t errlen);

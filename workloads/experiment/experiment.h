@@ -38,6 +38,15 @@ struct exp_powercut {
     int fsck;             /* run the independent fsck on every outcome */
 };
 
+/* A retention phase (the `retention:` section; docs/scrubbing.md): after
+ * the workload, the host is idle for `duration`, every file is read every
+ * `step`, and LogFS's idle scrubber runs every `scrub_every` (0: never). */
+struct exp_retention {
+    int present;
+    uint64_t duration_ns, step_ns, scrub_every_ns;
+    uint64_t scrub_budget; /* pages a scrub reads (0: every page of the device) */
+};
+
 /* One run: everything the runner needs, resolved. */
 /* fs.epoch when not given: LogFS's timestamps are the simulated clock
  * plus this, 2024-01-01T00:00:00Z (deterministic, recorded in params). */
@@ -60,6 +69,7 @@ struct exp_run {
     uint32_t erase_snapshots; /* erase-count snapshots over the run (>= 1) */
     struct exp_powercut pc;
     int unclean_mount;    /* mount.unclean: also measure a mount after a power cut */
+    struct exp_retention ret;
     char *params_json;    /* the resolved settings, for the runs table */
 };
 

@@ -4,6 +4,7 @@
  * that a run's WA is that of the workload on the aged device.
  */
 #include "runner.h"
+#include "retention.h"
 #include "rng.h"
 
 #include <errno.h>
@@ -399,6 +400,8 @@ static int finish(struct run_state *s, const char *reason)
         (!strcmp(reason, "wear-out") &&
          results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)))
         return db_fail(s);
+    if (s->r->ret.present) /* months of retention: does it still mount? */
+        return retention_remount(s->r, s->dev, &s->m, s->db, s->run_id, s->err, s->errlen);
     return measure_mounts(s);
 }
 
@@ -429,6 +432,8 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
                                     &age_reason) : 0;
         if (!rc)
             rc = run_phase(&s, &r->wl, &r->stop, r->seed, 1, &reason);
+        if (!rc && r->ret.present)
+            rc = retention_run(r, s.dev, &s.m, db, run_id, err, errlen);
         if (!rc)
             rc = finish(&s, reason);
     }

@@ -313,15 +313,15 @@ int ydoc_size(const struct ydoc *d, const yaml_node_t *n, const char *key, uint6
 int ydoc_duration(const struct ydoc *d, const yaml_node_t *n, const char *key,
                   uint64_t *ns, char *err, size_t errlen)
 {
-    static const char *const units[] = {"ns", "us", "ms", "s", "min", "h", NULL};
-    static const double f[] = {1, 1e3, 1e6, 1e9, 60e9, 3600e9};
+    static const char *const units[] = {"ns", "us", "ms", "s", "min", "h", "d", NULL};
+    static const double f[] = {1, 1e3, 1e6, 1e9, 60e9, 3600e9, 86400e9};
     const char *s;
     if (scalar_of(d, n, key, &s, err, errlen))
         return -1;
     const char *suf;
     double v;
     if (!number_suffix(s, &v, &suf) && !*suf)
-        return ydoc_fail(d, n, err, errlen, "%s: '%s' needs a unit (ns, us, ms, s, min, h)",
+        return ydoc_fail(d, n, err, errlen, "%s: '%s' needs a unit (ns, us, ms, s, min, h, d)",
                          key, s);
     return parse_scaled(d, n, key, units, f, "a duration (e.g. 10s, 500ms)", ns, err, errlen);
 }
