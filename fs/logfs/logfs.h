@@ -74,6 +74,17 @@ struct logfs_options {
     void *clock_ctx;
     int64_t epoch_ns;          /* "epoch": 2024-01-01[T00:00:00[Z]] or
                                   seconds since 1970 (0) */
+    /* Compression of file data blocks (LOGFS_COMPRESS_*): mkfs records it
+     * in the superblock; a mount writes with its own when set, else with
+     * mkfs's (0: default, none at mkfs).  Each block says how it is
+     * stored, so any mount reads any mix.  Format 5; a format-4 image
+     * takes none only. */
+    int compress;
+};
+enum {
+    LOGFS_COMPRESS_NONE = 1,
+    LOGFS_COMPRESS_ZLIB = 2,
+    LOGFS_COMPRESS_LZO = 3,
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
@@ -90,7 +101,8 @@ const char *logfs_gc_policy_name(unsigned i, const char **summary);
  * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
  * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
  * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
- * wl_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds).  0, or -EINVAL with a message in err naming the key. */
+ * wl_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds),
+ * compress (none|zlib|lzo).  0, or -EINVAL with a message in err naming the key. */
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen);
 /* "key=value,key=value". */
@@ -113,8 +125,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
  * 0, or -EINVAL when there is no superblock.  This code writes
  * LOGFS_FORMAT_VERSION and reads LOGFS_FORMAT_OLDEST.. it, the older ones
  * read-only; logfs_mount answers -EPROTO for the others. */
-#define LOGFS_FORMAT_VERSION 4
+#define LOGFS_FORMAT_VERSION 5
 #define LOGFS_FORMAT_OLDEST 3
+/* Format 4 is still written (as format 4: without compression); older
+ * formats are read-only. */
+#define LOGFS_FORMAT_WRITABLE 4
 int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version);
 /* Commit what is dirty (one commit point); no-op when nothing changed. */
 int logfs_sync(logfs *fs);
@@ -227,6 +242,9 @@ struct logfs_stats {
     /* a segment-file block could not be read: the mount turned read-only
      * when it was first needed (mount itself reads none of the file) */
     uint64_t segfile_unreadable;
+    /* since mount: payload bytes of the file data blocks written (not the
+     * cleaner's copies), before and after compression (equal without) */
+    uint64_t data_raw_bytes, data_stored_bytes;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
-enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH };
+enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR };
 
 struct opt {
     const char *key;
@@ -46,6 +46,8 @@ static const struct opt table[] = {
     {"wl_threshold", U32, F(wl_threshold), 1, UINT32_MAX, "static: erase gap that moves cold data (100)"},
     {"epoch", EPOCH, F(epoch_ns), 0, 0,
      "timestamps: simulated time plus this date, YYYY-MM-DD[THH:MM:SS[Z]] or seconds (1970)"},
+    {"compress", COMPR, F(compress), 0, 0,
+     "file data blocks: none, zlib or lzo (mkfs records it; a mount may override; none)"},
 };
 #define NOPTS (sizeof table / sizeof table[0])
 
@@ -185,6 +187,16 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
             return -EINVAL;
         }
         return 0;
+    case COMPR: {
+        static const char *const names[] = {"none", "zlib", "lzo"};
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(value, names[i])) {
+                *(int *)p = LOGFS_COMPRESS_NONE + i;
+                return 0;
+            }
+        snprintf(err, errlen, "compress: '%s' is not none, zlib or lzo", value);
+        return -EINVAL;
+    }
     case EPOCH:
         if (parse_epoch(value, (int64_t *)p)) {
             snprintf(err, errlen, "epoch: '%s' is not YYYY-MM-DD[THH:MM:SS[Z]] (1970..2199) "
@@ -261,6 +273,14 @@ int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen)
             int wl = *(const int *)p;
             if (wl != LOGFS_WL_DYNAMIC && wl != LOGFS_WL_NONE && wl != LOGFS_WL_STATIC) {
                 snprintf(err, errlen, "wear_leveling: %d is not none, dynamic or static", wl);
+                return -EINVAL;
+            }
+            continue;
+        }
+        if (t->kind == COMPR) {
+            int c = *(const int *)p;
+            if (c && (c < LOGFS_COMPRESS_NONE || c > LOGFS_COMPRESS_LZO)) {
+                snprintf(err, errlen, "compress: %d is not none, zlib or lzo", c);
                 return -EINVAL;
             }
             continue;

@@ -110,6 +110,8 @@ struct logfs {
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
+    unsigned compress;          /* enum lfs_compr for the data blocks written */
+    uint8_t *cbuf;              /* a compressed block (compress set) */
     struct lfs_gc {             /* see gc.c */
         const struct gc_policy *policy;
         struct gc_ctx ctx;      /* ctx.round counts victims picked */
@@ -131,6 +133,9 @@ struct logfs {
         uint64_t gc_rounds, gc_objects, gc_bytes, gc_time_ns, wl_moves, gc_fallbacks;
         uint64_t gc_unreadable, segfile_unreadable;
         uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
+        /* payload bytes of the data objects written for files (not the
+         * cleaner's copies), before and after compression */
+        uint64_t data_raw, data_stored;
     } ctr;
     int wear_leveling;          /* LOGFS_WL_* */
     int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */

@@ -120,6 +120,19 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     return 0;
 }
 
+/* The data blocks' compression: the mount's choice, else mkfs's.  A
+ * format-4 image stays format 4: nothing compressed is written to it. */
+static int set_compress(struct logfs *fs, const struct logfs_options *o)
+{
+    unsigned m = o->compress ? (unsigned)(o->compress - LOGFS_COMPRESS_NONE) : fs->sb.compress;
+    if (m >= LFS_COMPR_METHODS || (m && fs->sb.read_version < 5))
+        return -EINVAL;
+    fs->compress = m;
+    if (m && !(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))))
+        return -ENOMEM;
+    return 0;
+}
+
 static void fs_free(struct logfs *fs)
 {
     lfs_cache_destroy(fs);
@@ -133,6 +146,7 @@ static void fs_free(struct logfs *fs)
     }
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
+    lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     fs_fdtab_free(&fs->fds);
@@ -195,6 +209,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         .anchor_count = o.anchor_blocks, .reserve_segments = o.reserve_segments,
         /* differs per device seed and per mkfs (the clock has moved on) */
         .fs_id = rng_mix(nand_get_config(dev)->seed ^ rng_mix(nand_now(dev) + 1)),
+        .compress = o.compress ? (uint32_t)(o.compress - LOGFS_COMPRESS_NONE) : LFS_COMPR_NONE,
     };
     int rc = 0;
     uint64_t good = 0;
@@ -229,6 +244,11 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         return rc;
     }
     fs->sb = sb;
+    if ((rc = set_compress(fs, &o))) {
+        fs_free(fs);
+        free(bad);
+        return rc;
+    }
     set_reserve(fs, sb.reserve_segments);
     fs->an.next_ino = LFS_INO_FIRST_FREE;
     fs->an.inodefile.ino = LFS_INO_INODEFILE;
@@ -340,6 +360,10 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     if ((rc = fs_new(dev, &g, &o, &fs)))
         return rc;
     fs->sb = sb;
+    if ((rc = set_compress(fs, &o))) {
+        fs_free(fs);
+        return rc;
+    }
     fs->readonly = readonly;
     set_reserve(fs, sb.reserve_segments); /* mkfs's choice holds */
     fs->ring.version = sb.read_version;
@@ -431,6 +455,8 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->gc_fallbacks = fs->ctr.gc_fallbacks;
     st->gc_unreadable = fs->ctr.gc_unreadable;
     st->segfile_unreadable = fs->ctr.segfile_unreadable;
+    st->data_raw_bytes = fs->ctr.data_raw;
+    st->data_stored_bytes = fs->ctr.data_stored;
     st->free_segments = fs->an.free_segments;
     st->anchor_seq = fs->ring.found_seq;
     st->anchor_fallback = fs->ring.lost;
