@@ -56,11 +56,17 @@ static int pick_dir(struct run *r, char *path, size_t cap)
     return dir;
 }
 
+/* LOGFS_COMPRESS_* of the runs (0: none), and with it data that
+ * compresses: bytes of a 4-letter alphabet in runs, some random */
+static int model_compress;
+
 static void fill(uint8_t *buf, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         buf[i] = (uint8_t)(seed >> 59) ? (uint8_t)(seed >> 40) : 0; /* some zeros */
+        if (model_compress && (seed >> 61) && i)
+            buf[i] = (seed >> 58 & 7) ? buf[i - 1] : (uint8_t)("acgt"[seed >> 56 & 3]);
     }
 }
 
@@ -320,7 +326,7 @@ static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
     r->opt.cache_bytes = cache;
     r->opt.dirty_bytes = 256 << 10;
     r->dev = FX_DEVICE(.blocks = 1024 /* 128 MiB */, .pages = 64, .bad = 0.01, .seed = seed);
-    if (!r->dev || logfs_mkfs(r->dev, NULL) ||
+    if (!r->dev || logfs_mkfs(r->dev, &(struct logfs_options){.compress = model_compress}) ||
         logfs_mount(r->dev, &r->opt, &r->fs)) {
         (*failures)++;
         goto out;
@@ -376,10 +382,23 @@ TEST(model_tiny_cache)
     CHECK_EQ_INT(failures, 0);
 }
 
+/* Compressed data blocks (zlib, then lzo), through the same steps. */
+TEST(model_compressed)
+{
+    int failures = 0, ops[16] = {0};
+    for (model_compress = LOGFS_COMPRESS_ZLIB; model_compress <= LOGFS_COMPRESS_LZO;
+         model_compress++)
+        for (int s = 2000; s < (test_long() ? 2040 : 2004); s++)
+            run_seed((uint64_t)s, 300, s % 2 ? 16 << 10 : 4u << 20, &failures, ops);
+    model_compress = 0;
+    CHECK_EQ_INT(failures, 0);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(model_many_seeds);
     RUN(model_tiny_cache);
+    RUN(model_compressed);
     return test_summary(argv[0]);
 }
