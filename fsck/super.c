@@ -226,10 +226,12 @@ int fk_check_super(struct fk *k)
     k->P = k->bs / 8;
     k->E = k->bs / FK_SEGENT;
     fk_msg(k, FSCK_INFO, FSCK_K_SUPER, s->found_in, 0, FSCK_NONE,
-           "superblock in block %u: block size %u, %u anchor blocks, backup "
-           "in block %u, reserve %u, %u segments, fs_id %016" PRIx64,
-           s->found_in, s->block_size, s->anchor_count, s->backup_block,
-           s->reserve_segments, s->segments, s->fs_id);
+           "superblock in block %u: format version %u, block size %u, %u anchor "
+           "blocks, backup in block %u, reserve %u, %u segments, compression %s, "
+           "fs_id %016" PRIx64,
+           s->found_in, s->read_version, s->block_size, s->anchor_count,
+           s->backup_block, s->reserve_segments, s->segments,
+           fk_compr_name(s->compress), s->fs_id);
     char list[FK_MAX_ANCHORS * 12] = "";
     for (uint32_t i = 0; i < s->anchor_count; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), " %u",

@@ -125,8 +125,10 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
 static int set_compress(struct logfs *fs, const struct logfs_options *o)
 {
     unsigned m = o->compress ? (unsigned)(o->compress - LOGFS_COMPRESS_NONE) : fs->sb.compress;
-    if (m >= LFS_COMPR_METHODS || (m && fs->sb.read_version < 5))
+    if (m >= LFS_COMPR_METHODS)
         return -EINVAL;
+    if (m && fs->sb.read_version < 5)
+        return -EOPNOTSUPP; /* its readers know no compressed objects */
     fs->compress = m;
     if (m && !(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))))
         return -ENOMEM;
