@@ -92,6 +92,9 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.anchor_fallback", fs.anchor_fallback);
     U("fs.gc_unreadable", fs.gc_unreadable);
     U("fs.segfile_unreadable", fs.segfile_unreadable);
+    U("fs.compress", fs.compress);
+    U("fs.data_raw_bytes", fs.data_raw_bytes);
+    U("fs.data_stored_bytes", fs.data_stored_bytes);
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);

@@ -245,6 +245,7 @@ struct logfs_stats {
     /* since mount: payload bytes of the file data blocks written (not the
      * cleaner's copies), before and after compression (equal without) */
     uint64_t data_raw_bytes, data_stored_bytes;
+    uint64_t compress;         /* LOGFS_COMPRESS_* this mount writes with */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

@@ -459,6 +459,7 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->segfile_unreadable = fs->ctr.segfile_unreadable;
     st->data_raw_bytes = fs->ctr.data_raw;
     st->data_stored_bytes = fs->ctr.data_stored;
+    st->compress = LOGFS_COMPRESS_NONE + fs->compress;
     st->free_segments = fs->an.free_segments;
     st->anchor_seq = fs->ring.found_seq;
     st->anchor_fallback = fs->ring.lost;

@@ -272,7 +272,7 @@ class LogfsStats(Structure):
         "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
         "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
-        "data_raw_bytes", "data_stored_bytes",
+        "data_raw_bytes", "data_stored_bytes", "compress",
     )]
 
 
