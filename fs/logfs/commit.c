@@ -34,7 +34,7 @@ static int all_zero(const uint8_t *p, uint32_t n)
 static const uint8_t *compress_data(struct logfs *fs, const struct lfs_node *n,
                                     struct lfs_obj *o)
 {
-    uint32_t c = fs->compress ? lfs_compress(fs->compress, n->data, o->len, fs->cbuf,
+    uint32_t c = fs->compress ? lfs_compress(fs->packer, n->data, o->len, fs->cbuf,
                                              LFS_COMPR_BOUND(fs->g.block_size)) : 0;
     if (!n->moved) { /* the host's data, not the cleaner's copies */
         fs->ctr.data_raw += o->len;

@@ -8,6 +8,7 @@
 #include "format.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <lzo/lzo1x.h>
 #include <zlib.h>
 
@@ -17,13 +18,54 @@ const char *lfs_compr_name(unsigned method)
     return method < LFS_COMPR_METHODS ? names[method] : NULL;
 }
 
-/* zlib: level 3, as Linux LogFS (and JFFS2) deflate */
-static uint32_t zlib_pack(const uint8_t *in, uint32_t len, uint8_t *out, uint32_t cap)
+struct lfs_packer {
+    unsigned method;
+    z_stream z;           /* zlib: initialised once, reset per block */
+    lzo_align_t *wrk;     /* lzo: LZO1X_1_MEM_COMPRESS bytes */
+};
+
+struct lfs_packer *lfs_packer_new(unsigned method)
 {
-    uLongf n = cap;
-    if (compress2(out, &n, in, len, 3) != Z_OK || n >= len)
+    struct lfs_packer *pk = calloc(1, sizeof *pk);
+    if (!pk)
+        return NULL;
+    pk->method = method;
+    int ok = 0;
+    if (method == LFS_COMPR_ZLIB) /* level 3, as Linux LogFS (and JFFS2) deflate */
+        ok = deflateInit(&pk->z, 3) == Z_OK;
+    else if (method == LFS_COMPR_LZO)
+        ok = lzo_init() == LZO_E_OK && (pk->wrk = malloc(LZO1X_1_MEM_COMPRESS)) != NULL;
+    if (!ok) {
+        free(pk);
+        return NULL;
+    }
+    return pk;
+}
+
+void lfs_packer_free(struct lfs_packer *pk)
+{
+    if (!pk)
+        return;
+    if (pk->method == LFS_COMPR_ZLIB)
+        deflateEnd(&pk->z);
+    free(pk->wrk);
+    free(pk);
+}
+
+/* A whole zlib stream (header, deflate, Adler-32) per block. */
+static uint32_t zlib_pack(struct lfs_packer *pk, const uint8_t *in, uint32_t len,
+                          uint8_t *out, uint32_t cap)
+{
+    z_stream *z = &pk->z;
+    if (deflateReset(z) != Z_OK)
         return 0;
-    return (uint32_t)n;
+    z->next_in = (Bytef *)(uintptr_t)in;
+    z->avail_in = len;
+    z->next_out = out;
+    z->avail_out = cap < len ? cap : len; /* no room to grow: it must shrink */
+    if (deflate(z, Z_FINISH) != Z_STREAM_END || z->total_out >= len)
+        return 0;
+    return (uint32_t)z->total_out;
 }
 
 /* The whole stream, to exactly dlen bytes, nothing after it. */
@@ -43,15 +85,12 @@ static int zlib_unpack(const uint8_t *in, uint32_t clen, uint8_t *out, uint32_t 
     return ok ? 0 : -EIO;
 }
 
-/* LZO's work memory: one per thread (runs may go in parallel) */
-static _Thread_local lzo_align_t lfs_lzo_wrk[(LZO1X_1_MEM_COMPRESS + sizeof(lzo_align_t) - 1) /
-                                             sizeof(lzo_align_t)];
-
-static uint32_t lzo_pack(const uint8_t *in, uint32_t len, uint8_t *out, uint32_t cap)
+static uint32_t lzo_pack(struct lfs_packer *pk, const uint8_t *in, uint32_t len,
+                         uint8_t *out, uint32_t cap)
 {
     lzo_uint n = cap;
-    if (cap < LFS_COMPR_BOUND(len) || lzo_init() != LZO_E_OK ||
-        lzo1x_1_compress(in, len, out, &n, lfs_lzo_wrk) != LZO_E_OK || n >= len)
+    if (cap < LFS_COMPR_BOUND(len) ||
+        lzo1x_1_compress(in, len, out, &n, pk->wrk) != LZO_E_OK || n >= len)
         return 0;
     return (uint32_t)n;
 }
@@ -65,14 +104,14 @@ static int lzo_unpack(const uint8_t *in, uint32_t clen, uint8_t *out, uint32_t d
     return rc == LZO_E_OK && n == dlen ? 0 : -EIO;
 }
 
-uint32_t lfs_compress(unsigned method, const uint8_t *in, uint32_t len, uint8_t *out,
+uint32_t lfs_compress(struct lfs_packer *pk, const uint8_t *in, uint32_t len, uint8_t *out,
                       uint32_t cap)
 {
-    if (!len)
+    if (!len || !pk)
         return 0;
-    switch (method) {
-    case LFS_COMPR_ZLIB: return zlib_pack(in, len, out, cap);
-    case LFS_COMPR_LZO: return lzo_pack(in, len, out, cap);
+    switch (pk->method) {
+    case LFS_COMPR_ZLIB: return zlib_pack(pk, in, len, out, cap);
+    case LFS_COMPR_LZO: return lzo_pack(pk, in, len, out, cap);
     default: return 0;
     }
 }

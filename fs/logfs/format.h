@@ -83,9 +83,15 @@ uint32_t lfs_crc(const void *buf, size_t len);
 /* compr.c: payload compression (FORMAT.md 9.1a).  Room the compressor may
  * need for len input bytes (LZO's worst case, above zlib's). */
 #define LFS_COMPR_BOUND(len) ((len) + (len) / 16 + 64 + 3)
+/* A compressor of one method, kept from block to block (a zlib stream
+ * set up once costs far more than the block: docs/compression.md). */
+struct lfs_packer;
+/* NULL when out of memory (or method is none). */
+struct lfs_packer *lfs_packer_new(unsigned method);
+void lfs_packer_free(struct lfs_packer *pk);
 /* Compress in[0..len) into out (cap >= LFS_COMPR_BOUND(len)): the stored
  * length when it is below len, else 0 (store the bytes raw). */
-uint32_t lfs_compress(unsigned method, const uint8_t *in, uint32_t len, uint8_t *out,
+uint32_t lfs_compress(struct lfs_packer *pk, const uint8_t *in, uint32_t len, uint8_t *out,
                       uint32_t cap);
 /* Decompress exactly dlen bytes from in[0..clen): 0, or -EIO when the
  * stream is damaged, longer or shorter. */

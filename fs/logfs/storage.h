@@ -112,6 +112,7 @@ struct logfs {
     uint8_t *gc_buf;            /* one segment, for the cleaner */
     unsigned compress;          /* enum lfs_compr for the data blocks written */
     uint8_t *cbuf;              /* a compressed block (compress set) */
+    struct lfs_packer *packer;  /* the compressor (compress set) */
     struct lfs_gc {             /* see gc.c */
         const struct gc_policy *policy;
         struct gc_ctx ctx;      /* ctx.round counts victims picked */

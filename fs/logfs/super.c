@@ -130,7 +130,8 @@ static int set_compress(struct logfs *fs, const struct logfs_options *o)
     if (m && fs->sb.read_version < 5)
         return -EOPNOTSUPP; /* its readers know no compressed objects */
     fs->compress = m;
-    if (m && !(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))))
+    if (m && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||
+              !(fs->packer = lfs_packer_new(m))))
         return -ENOMEM;
     return 0;
 }
@@ -149,6 +150,7 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
+    lfs_packer_free(fs->packer);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     fs_fdtab_free(&fs->fds);
