@@ -8,6 +8,7 @@
 #include "format.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <lzo/lzo1x.h>
 #include <zlib.h>
@@ -22,7 +23,37 @@ struct lfs_packer {
     unsigned method;
     z_stream z;           /* zlib: initialised once, reset per block */
     lzo_align_t *wrk;     /* lzo: LZO1X_1_MEM_COMPRESS bytes */
+    size_t bytes;         /* held, for the fs's memory count */
 };
+
+/* zlib's allocations, counted; each behind a header that keeps its size
+ * and the alignment malloc gives */
+union pk_hdr { size_t n; max_align_t align; };
+
+static voidpf pk_zalloc(voidpf opaque, uInt items, uInt size)
+{
+    struct lfs_packer *pk = opaque;
+    size_t n = (size_t)items * size;
+    union pk_hdr *h = malloc(sizeof *h + n);
+    if (!h)
+        return Z_NULL;
+    h->n = n;
+    pk->bytes += n;
+    return h + 1;
+}
+
+static void pk_zfree(voidpf opaque, voidpf p)
+{
+    struct lfs_packer *pk = opaque;
+    union pk_hdr *h = (union pk_hdr *)p - 1;
+    pk->bytes -= h->n;
+    free(h);
+}
+
+size_t lfs_packer_bytes(const struct lfs_packer *pk)
+{
+    return pk ? sizeof *pk + pk->bytes : 0;
+}
 
 struct lfs_packer *lfs_packer_new(unsigned method)
 {
@@ -30,11 +61,16 @@ struct lfs_packer *lfs_packer_new(unsigned method)
     if (!pk)
         return NULL;
     pk->method = method;
+    pk->z.zalloc = pk_zalloc;
+    pk->z.zfree = pk_zfree;
+    pk->z.opaque = pk;
     int ok = 0;
     if (method == LFS_COMPR_ZLIB) /* level 3, as Linux LogFS (and JFFS2) deflate */
         ok = deflateInit(&pk->z, 3) == Z_OK;
     else if (method == LFS_COMPR_LZO)
         ok = lzo_init() == LZO_E_OK && (pk->wrk = malloc(LZO1X_1_MEM_COMPRESS)) != NULL;
+    if (pk->wrk)
+        pk->bytes += LZO1X_1_MEM_COMPRESS;
     if (!ok) {
         free(pk);
         return NULL;

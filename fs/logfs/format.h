@@ -89,6 +89,8 @@ struct lfs_packer;
 /* NULL when out of memory (or method is none). */
 struct lfs_packer *lfs_packer_new(unsigned method);
 void lfs_packer_free(struct lfs_packer *pk);
+/* Bytes it holds (zlib's state and window, LZO's work memory). */
+size_t lfs_packer_bytes(const struct lfs_packer *pk);
 /* Compress in[0..len) into out (cap >= LFS_COMPR_BOUND(len)): the stored
  * length when it is below len, else 0 (store the bytes raw). */
 uint32_t lfs_compress(struct lfs_packer *pk, const uint8_t *in, uint32_t len, uint8_t *out,

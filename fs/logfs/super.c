@@ -133,6 +133,7 @@ static int set_compress(struct logfs *fs, const struct logfs_options *o)
     if (m && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||
               !(fs->packer = lfs_packer_new(m))))
         return -ENOMEM;
+    fs->mem_bytes += lfs_packer_bytes(fs->packer); /* allocated by zlib and lzo */
     return 0;
 }
 
@@ -150,6 +151,7 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
+    fs->mem_bytes -= lfs_packer_bytes(fs->packer);
     lfs_packer_free(fs->packer);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);

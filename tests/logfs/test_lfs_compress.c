@@ -334,6 +334,27 @@ TEST(compress_option)
     nand_close(d);
 }
 
+/* The compressor's memory is in the fs's count: zlib's state and window
+ * (about 256 KiB at level 3), LZO's work memory (LZO1X_1_MEM_COMPRESS). */
+TEST(compressor_memory_counted)
+{
+    uint64_t mem[3];
+    for (unsigned m = 0; m < 3; m++) {
+        nand_dev *d = dev_of(64);
+        REQUIRE(d && logfs_mkfs(d, &(struct logfs_options){.compress = methods[m]}) == 0);
+        logfs *fs = remount(d, NULL, NULL);
+        REQUIRE(fs);
+        struct logfs_stats st;
+        logfs_get_stats(fs, &st);
+        mem[m] = st.mem_bytes;
+        CHECK_EQ_INT(st.compress, methods[m]);
+        CHECK(logfs_unmount(fs) == 0);
+        nand_close(d);
+    }
+    CHECK(mem[1] > mem[0] + (200u << 10));
+    CHECK(mem[2] > mem[0] + (60u << 10));
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -343,5 +364,6 @@ int main(int argc, char **argv)
     RUN(mounts_switch_methods);
     RUN(format4_image_stays_plain);
     RUN(compress_option);
+    RUN(compressor_memory_counted);
     return test_summary(argv[0]);
 }
