@@ -121,16 +121,17 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
 }
 
 /* The data blocks' compression: the mount's choice, else mkfs's.  A
- * format-4 image stays format 4: nothing compressed is written to it. */
-static int set_compress(struct logfs *fs, const struct logfs_options *o)
+ * format-4 image stays format 4: nothing compressed is written to it.  A
+ * read-only mount writes nothing: no compressor. */
+static int set_compress(struct logfs *fs, const struct logfs_options *o, int readonly)
 {
     unsigned m = o->compress ? (unsigned)(o->compress - LOGFS_COMPRESS_NONE) : fs->sb.compress;
     if (m >= LFS_COMPR_METHODS)
         return -EINVAL;
-    if (m && fs->sb.read_version < 5)
+    if (m && fs->sb.read_version < 5 && !readonly)
         return -EOPNOTSUPP; /* its readers know no compressed objects */
     fs->compress = m;
-    if (m && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||
+    if (m && !readonly && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||
               !(fs->packer = lfs_packer_new(m))))
         return -ENOMEM;
     fs->mem_bytes += lfs_packer_bytes(fs->packer); /* allocated by zlib and lzo */
@@ -250,7 +251,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         return rc;
     }
     fs->sb = sb;
-    if ((rc = set_compress(fs, &o))) {
+    if ((rc = set_compress(fs, &o, 0))) {
         fs_free(fs);
         free(bad);
         return rc;
@@ -366,7 +367,7 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     if ((rc = fs_new(dev, &g, &o, &fs)))
         return rc;
     fs->sb = sb;
-    if ((rc = set_compress(fs, &o))) {
+    if ((rc = set_compress(fs, &o, readonly))) {
         fs_free(fs);
         return rc;
     }
