@@ -77,8 +77,8 @@ struct logfs_options {
     /* Compression of file data blocks (LOGFS_COMPRESS_*): mkfs records it
      * in the superblock; a mount writes with its own when set, else with
      * mkfs's (0: default, none at mkfs).  Each block says how it is
-     * stored, so any mount reads any mix.  Format 5; on a format-4 image
-     * a mount asking for compression fails with -EOPNOTSUPP. */
+     * stored, so any mount reads any mix.  Format 5; on a format-4 image a
+     * read-write mount asking for compression fails with -EOPNOTSUPP. */
     int compress;
 };
 enum {
