@@ -138,6 +138,7 @@ static const struct flashlab_field fields_logfs_options[] = {
     F(logfs_options, wear_leveling), F(logfs_options, wl_threshold),
     F(logfs_options, gc_idle_free), F(logfs_options, clock),
     F(logfs_options, clock_ctx), F(logfs_options, epoch_ns), F(logfs_options, scrub_threshold),
+    F(logfs_options, compress),
 };
 
 static const struct flashlab_field fields_logfs_stats[] = {
@@ -151,6 +152,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback), F(logfs_stats, gc_unreadable),
     F(logfs_stats, segfile_unreadable), F(logfs_stats, scrub_flagged),
     F(logfs_stats, scrub_reads), F(logfs_stats, scrub_segments), F(logfs_stats, scrub_pages),
+    F(logfs_stats, segfile_unreadable), F(logfs_stats, data_raw_bytes),
+    F(logfs_stats, data_stored_bytes), F(logfs_stats, compress),
 };
 
 static const struct flashlab_field fields_logfs_latency[] = {
@@ -225,6 +228,7 @@ static const struct flashlab_enum enums[] = {
     E(NAND_CORRUPT_AGE), E(NAND_CORRUPT_SILENT),
     /* fs/logfs/logfs.h */
     E(LOGFS_WL_DYNAMIC), E(LOGFS_WL_NONE), E(LOGFS_WL_STATIC),
+    E(LOGFS_COMPRESS_NONE), E(LOGFS_COMPRESS_ZLIB), E(LOGFS_COMPRESS_LZO),
     E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),
     E(LOGFS_OP_KINDS), E(LOGFS_TIME_NOW), E(LOGFS_TIME_OMIT),
     /* analysis/results.h */

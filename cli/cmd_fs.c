@@ -193,14 +193,18 @@ static void free_targets(struct target *t, int n)
 /* Mount the fs of m's kind; file commands stamp LogFS files with the
  * host's time, as cp would (fsapi's mount takes options by name, which
  * cannot carry a clock). */
-static const char *mount_opts; /* put -o: a baseline's write-time options */
+static const char *mount_opts; /* put -o: write-time options (put checked them) */
 
 static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
 {
     if (m->api != &fsapi_logfs)
         return m->api->mount(dev, mount_opts, &m->fs);
     logfs *fs = NULL;
-    int rc = logfs_mount(dev, &(struct logfs_options){.clock = logfs_host_clock}, &fs);
+    struct logfs_options o = {.clock = logfs_host_clock};
+    char err[256];
+    if (mount_opts && logfs_options_parse(&o, mount_opts, err, sizeof err))
+        return -EINVAL;
+    int rc = logfs_mount(dev, &o, &fs);
     m->fs = fs;
     return rc;
 }
@@ -232,6 +236,9 @@ static int session_mount(struct session *s, const char *cmd, const char *image,
             return fs_fail(cmd, "%s: cannot mount LogFS of that format version", image);
         }
         nand_close(s->dev);
+        if (rc == -EOPNOTSUPP && s->m.api == &fsapi_logfs)
+            return fs_fail(cmd, "%s: LogFS format version 4 stores no compressed data "
+                           "(copy the files into a new mkfs to compress them)", image);
         if (rc == -EINVAL && s->m.api == &fsapi_logfs)
             return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
                            image);
@@ -622,13 +629,15 @@ static const char put_help[] =
     "\n"
     "Copy HOSTFILE (\"-\": standard input) into the file system on IMAGE,\n"
     "creating /path or replacing its content, and save the image.\n"
-    "-o passes a baseline's mount options, \"key=value,...\" (as mkfs -o),\n"
-    "for this write: e.g. jffs2's compress=none|zlib|rtime|lzo, the\n"
-    "compressor of the data written now (docs/jffs2-baseline.md).\n"
+    "-o passes mount options, \"key=value,...\" (as mkfs -o), for this\n"
+    "write: e.g. LogFS's compress=none|zlib|lzo (docs/compression.md) or\n"
+    "jffs2's compress=none|zlib|rtime|lzo, the compressor of the data\n"
+    "written now (docs/jffs2-baseline.md).\n"
     FS_HELP
     "\n"
     "example: flashlab put --fs blockfs data.bin fs.img:/data.bin\n"
-    "         flashlab put --fs jffs2-scan -o compress=zlib log.txt fs.img:/log.txt\n";
+    "         flashlab put --fs jffs2-scan -o compress=zlib log.txt fs.img:/log.txt\n"
+    "         flashlab put --fs logfs -o compress=lzo log.txt fs.img:/log.txt\n";
 
 int cmd_put(int argc, char **argv)
 {
@@ -651,8 +660,11 @@ int cmd_put(int argc, char **argv)
     }
     if (argc - optind != 2)
         return cli_usage_error("put", "expected HOSTFILE and IMAGE:/path");
-    if (o && (!kind || kind == &fsapi_logfs || (kind->check_options && kind->check_options(o))))
-        return cli_usage_error("put", "-o: needs --fs with a baseline kind that takes '%s'", o);
+    struct logfs_options lo = {0};
+    char oerr[256];
+    if (o && (!kind || (kind == &fsapi_logfs ? logfs_options_parse(&lo, o, oerr, sizeof oerr) != 0
+                                             : kind->check_options && kind->check_options(o))))
+        return cli_usage_error("put", "-o: needs --fs with a kind that takes '%s'", o);
     mount_opts = o;
     const char *host = argv[optind];
     struct target t;

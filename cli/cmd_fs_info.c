@@ -76,6 +76,10 @@ int cmd_df(int argc, char **argv)
         printf("%-11s %" PRIu64 "\n", "files:", sf.files);
         if (is_logfs) {
             printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
+            static const char *const cn[] = {"none", "zlib", "lzo"};
+            printf("%-11s %s (of the file data written from now on)\n", "compression:",
+                   st.compress >= LOGFS_COMPRESS_NONE && st.compress <= LOGFS_COMPRESS_LZO
+                       ? cn[st.compress - LOGFS_COMPRESS_NONE] : "?");
             /* where the device's space went, from the roles of its blocks */
             const struct nand_config *cfg = nand_get_config(s.dev);
             uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *

@@ -374,6 +374,9 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
             rc = mfail("mount", "%s: not a LogFS file system (run flashlab mkfs)", image);
         else if (lrc == -EPROTO && cli_format_note(image, m.dev) == 2)
             rc = mfail("mount", "%s: cannot mount LogFS of that format version", image);
+        else if (lrc == -EOPNOTSUPP)
+            rc = mfail("mount", "%s: LogFS format version 4 stores no compressed data "
+                       "(mount it without compress=)", image);
         else
             rc = mfail("mount", "%s: cannot mount: %s", image, strerror(-lrc));
         nand_close(m.dev);

@@ -96,6 +96,9 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.scrub_reads", fs.scrub_reads);
     U("fs.scrub_segments", fs.scrub_segments);
     U("fs.scrub_pages", fs.scrub_pages);
+    U("fs.compress", fs.compress);
+    U("fs.data_raw_bytes", fs.data_raw_bytes);
+    U("fs.data_stored_bytes", fs.data_stored_bytes);
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);

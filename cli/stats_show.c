@@ -2,6 +2,7 @@
  * lines of its /.flashlab-stats file) as a short readable summary, or as
  * one JSON object. */
 #include "cli.h"
+#include "logfs/logfs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +61,11 @@ static const char *dur(double ns, char *buf, size_t cap)
     return buf;
 }
 
+static const char *compr_name(double c)
+{
+    return c == LOGFS_COMPRESS_ZLIB ? "zlib" : c == LOGFS_COMPRESS_LZO ? "lzo" : "none";
+}
+
 static void summary(FILE *out, const char *mp, const char *text)
 {
     char b1[512], b2[64], b3[64];
@@ -80,6 +86,10 @@ static void summary(FILE *out, const char *mp, const char *text)
         fprintf(out, "  write amp.      %.3f (flash bytes / host bytes)\n", flash / host);
     else
         fprintf(out, "  write amp.      - (no host writes yet)\n");
+    double raw = num(text, "fs.data_raw_bytes"), stored = num(text, "fs.data_stored_bytes");
+    if (raw > 0)
+        fprintf(out, "  file data       %.2f MiB stored as %.2f MiB (%.3f; compression %s)\n",
+                mib(raw), mib(stored), stored / raw, compr_name(num(text, "fs.compress")));
     fprintf(out, "  erases          %.0f (fs), %.0f (device)\n", num(text, "fs.erases"),
             num(text, "nand.erases"));
     double rounds = num(text, "fs.gc_rounds");

@@ -84,8 +84,8 @@ int cli_format_note(const char *image, nand_dev *dev)
 {
     uint32_t rv, wv;
     if (logfs_format_version(dev, &rv, &wv) ||
-        (rv == LOGFS_FORMAT_VERSION && wv == LOGFS_FORMAT_VERSION))
-        return 0;
+        (rv == wv && rv >= LOGFS_FORMAT_WRITABLE && rv <= LOGFS_FORMAT_VERSION))
+        return 0; /* format 4 is written as format 4: no compression */
     if (rv >= LOGFS_FORMAT_OLDEST && rv < LOGFS_FORMAT_VERSION) {
         fprintf(stderr, "%s: LogFS format version %u, read-only: this flashlab writes "
                 "version %d (copy the files into a new mkfs to write them)\n", image, rv,

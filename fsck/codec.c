@@ -59,14 +59,14 @@ int fk_obj_decode(const uint8_t *h, struct fk_obj *o)
         return -2;
     o->type = (uint8_t)(w >> 24);
     o->level = h[4];
-    o->flags = h[5];
+    o->compr = h[5];
     o->resv = le16_get(h + 6);
     o->len = le32_get(h + 8);
     o->pcrc = le32_get(h + 12);
     o->ino = le64_get(h + 16);
     o->bix = le64_get(h + 24);
     o->seq = le64_get(h + 32);
-    o->resv2 = le32_get(h + 40);
+    o->raw_len = le32_get(h + 40);
     if (o->type < FK_DATA || o->type > FK_INODE || o->level > FK_MAX_HEIGHT ||
         o->len > FK_MAX_OBJ_LEN)
         return -3;
@@ -78,11 +78,13 @@ void fk_obj_encode(const struct fk_obj *o, uint8_t *h)
     memset(h, 0, FK_HDR);
     le32_put(h, FK_OBJ_MAGIC | (uint32_t)o->type << 24);
     h[4] = o->level;
+    h[5] = o->compr;
     le32_put(h + 8, o->len);
     le32_put(h + 12, o->pcrc);
     le64_put(h + 16, o->ino);
     le64_put(h + 24, o->bix);
     le64_put(h + 32, o->seq);
+    le32_put(h + 40, o->raw_len);
     le32_put(h + 44, fk_crc(h, 44));
 }
 

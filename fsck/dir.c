@@ -53,10 +53,10 @@ static int entry(struct fk *k, struct fk_file_walk *c, uint64_t bix, uint64_t pt
                   shown);
     /* section 13: version 4 adds FIFO 1, chr 2, blk 6, socket 12 */
     int special = type == 1 || type == 2 || type == 6 || type == 12;
-    if (type != 4 && type != 8 && type != 10 && !(special && k->ver >= FK_VERSION))
+    if (type != 4 && type != 8 && type != 10 && !(special && k->ver >= FK_VERSION_V4))
         fk_err_at(k, FSCK_K_DIR, ptr >> 16, (int64_t)dir, "directory %" PRIu64
                   " bucket %" PRIu64 ": entry %s has type %u (%s)", dir,
-                  bix, shown, type, k->ver >= FK_VERSION
+                  bix, shown, type, k->ver >= FK_VERSION_V4
                   ? "1, 2, 4, 6, 8, 10 or 12" : "4, 8 or 10");
     uint32_t home = fk_name_hash(name, nl) % FK_BUCKETS;
     uint32_t dist = (uint32_t)((bix + FK_BUCKETS - home) % FK_BUCKETS);

@@ -29,8 +29,10 @@
 #define FK_XATTR_LIST_MAX (1u << 20)
 #define FK_XATTR_VALUE_MAX 65536u
 #define FK_SEGENT 16u
-#define FK_VERSION 4u
+#define FK_VERSION 5u              /* compressed data blocks (section 9.1a) */
+#define FK_VERSION_V4 4u          /* read-write: version 5 without compression */
 #define FK_VERSION_V3 3u          /* read, read-only (section 15) */
+enum { FK_COMPR_NONE = 0, FK_COMPR_ZLIB = 1, FK_COMPR_LZO = 2, FK_COMPR_METHODS = 3 };
 #define FK_MAX_ANCHORS 16u
 #define FK_NDIRECT 16u
 #define FK_MAX_HEIGHT 5u
@@ -103,7 +105,7 @@ void fk_inode_encode(const struct fk_inode *in, uint8_t *b, uint32_t ib);
 struct fk_super {
     uint32_t read_version, write_version, block_size, page_size,
         pages_per_block, anchor_count, reserve_segments, backup_block,
-        segments;
+        segments, compress; /* compress: version 5's byte 124 */
     uint64_t nblocks, fs_id;
     uint32_t anchor_blocks[FK_MAX_ANCHORS];
     uint8_t raw[FK_SB_SIZE];
@@ -132,9 +134,9 @@ void fk_anchor_encode(const struct fk_anchor *a, uint8_t *buf, uint32_t ib);
 
 /* Section 8. */
 struct fk_obj {
-    uint8_t type, level, flags;
+    uint8_t type, level, compr; /* compr: byte 5, the compression method */
     uint16_t resv;
-    uint32_t len, pcrc, resv2;
+    uint32_t len, pcrc, raw_len; /* raw_len: bytes 40..43 */
     uint64_t ino, bix, seq;
 };
 /* 0 valid, -1 bad magic, -2 bad header CRC, -3 bad field values. */
@@ -208,7 +210,7 @@ struct fk {
     uint64_t initial_pe;
     struct fk_super sb;
     int sb_primary_bad, sb_copy_bad, readonly;
-    uint32_t ver;               /* the image's format version, 3 or 4 */
+    uint32_t ver;               /* the image's format version, 3 to 5 */
     uint32_t ib, ab;            /* its inode and anchor record sizes */
     uint32_t mirrors;           /* 2 (version 4), or 1 (version 3) */
     struct fk_anchor an;
@@ -217,6 +219,7 @@ struct fk {
     int ring_unreadable;        /* the last ring page read failed (ECC) */
     uint32_t an_lost;           /* ring pages newer than an: damaged, torn */
     uint8_t *obj;               /* one object: header + payload */
+    uint8_t *unz;               /* a decompressed payload (block size) */
     uint8_t *page;              /* one page */
     struct fk_segent *seg;      /* nblocks entries, from the segment file */
     uint8_t *dev_bad;           /* nblocks: the device's bad-block marker */
@@ -277,6 +280,13 @@ int fk_ptr_check(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
  * the payload at k->obj + FK_HDR and its length in *len, -1 reported. */
 int fk_obj_load(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
                 uint64_t bix, uint32_t *len);
+
+/* ---- unpack.c ---------------------------------------------------------- */
+/* Decompress exactly dlen bytes from in[0..clen) by method (section 9.1a):
+ * 0, or -1 when the stream is damaged, shorter or longer. */
+int fk_unpack(unsigned method, const uint8_t *in, uint32_t clen, uint8_t *out,
+              uint32_t dlen);
+const char *fk_compr_name(unsigned method);
 
 /* ---- tree.c ----------------------------------------------------------- */
 /* Called for every level-0 block: payload NULL when it could not be read. */

@@ -73,12 +73,12 @@ static void record(struct fk *k, struct fk_ient *ie)
     const struct fk_inode *d = &ie->d;
     int64_t n = (int64_t)d->ino;
     uint32_t t = d->mode & FK_IFMT;
-    int special = fk_is_special(d->mode) && k->ver >= FK_VERSION;
+    int special = fk_is_special(d->mode) && k->ver >= FK_VERSION_V4;
     if (t != FK_IFREG && t != FK_IFDIR && t != FK_IFLNK && !special)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": mode 0%o is not a regular file, directory%s "
                "symbolic link", d->ino, d->mode,
-               k->ver >= FK_VERSION ? ", FIFO, socket, device or" : " or");
+               k->ver >= FK_VERSION_V4 ? ", FIFO, socket, device or" : " or");
     /* section 13a: a special file has size 0 and no blocks */
     int ptrs = d->indirect || d->height;
     for (unsigned i = 0; i < FK_NDIRECT; i++)

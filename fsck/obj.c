@@ -78,6 +78,38 @@ int fk_ptr_check(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
     return 0;
 }
 
+/* Section 9.1a: a compressed payload (its CRC already checked, over the
+ * stored bytes) is decompressed in place, to exactly raw_len bytes. */
+static int unpack(struct fk *k, const struct fk_obj *o, uint64_t addr, int64_t mino,
+                  const char *where, uint32_t *len)
+{
+    const char *why = NULL;
+    if (k->ver < FK_VERSION)
+        why = "a compressed object in an image of version 4 or older";
+    else if (o->type != FK_DATA)
+        why = "compression on an object that is not a data block";
+    else if (o->compr >= FK_COMPR_METHODS)
+        why = "an unknown compression method";
+    else if (o->raw_len == 0 || o->raw_len > k->bs)
+        why = "a decompressed length outside 1..block_size";
+    else if (o->raw_len <= o->len)
+        why = "a compressed payload no shorter than its data";
+    if (why) {
+        fk_err_at(k, FSCK_K_HEADER, addr, mino, "%s: method %u, %u bytes stored for %u (%s)",
+                  why, o->compr, o->len, o->raw_len, where);
+        return -1;
+    }
+    if (fk_unpack(o->compr, k->obj + FK_HDR, o->len, k->unz, o->raw_len)) {
+        fk_err_at(k, FSCK_K_CRC, addr, mino,
+                  "%s stream does not decompress to its %u bytes (%s)",
+                  fk_compr_name(o->compr), o->raw_len, where);
+        return -1;
+    }
+    memcpy(k->obj + FK_HDR, k->unz, o->raw_len);
+    *len = o->raw_len;
+    return 0;
+}
+
 int fk_obj_load(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
                 uint64_t bix, uint32_t *len)
 {
@@ -138,7 +170,7 @@ int fk_obj_load(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
         fk_err_at(k, FSCK_K_TREE, addr, mino,
                   "object seq %" PRIu64 " is newer than the anchor's %" PRIu64
                   " (%s)", o.seq, k->an.seq, where);
-    if (o.flags || o.resv || o.resv2) {
+    if (o.resv || (!o.compr && o.raw_len)) {
         char at[96];
         fk_where(k, addr, at, sizeof at);
         fk_msg(k, FSCK_WARNING, FSCK_K_HEADER, (int64_t)(addr / k->seg_bytes),
@@ -150,5 +182,5 @@ int fk_obj_load(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
         return -1;
     }
     *len = o.len;
-    return 0;
+    return o.compr ? unpack(k, &o, addr, mino, where, len) : 0;
 }

@@ -51,7 +51,7 @@ int fk_check(struct fk *k)
 {
     if (geometry(k) || fk_check_super(k))
         return -1;
-    if (!(k->obj = malloc(FK_HDR + k->bs))) {
+    if (!(k->obj = malloc(FK_HDR + k->bs)) || !(k->unz = malloc(k->bs))) {
         fk_oper(k, "out of memory", 0);
         return -1;
     }
@@ -65,6 +65,7 @@ int fk_check(struct fk *k)
 void fk_free(struct fk *k)
 {
     free(k->obj);
+    free(k->unz);
     free(k->page);
     free(k->seg);
     free(k->dev_bad);

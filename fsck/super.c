@@ -23,6 +23,7 @@ static int sb_decode(const uint8_t *b, struct fk_super *s)
         s->anchor_blocks[i] = le32_get(b + 48 + 4 * i);
     s->fs_id = le64_get(b + 112);
     s->segments = le32_get(b + 120);
+    s->compress = s->read_version >= FK_VERSION ? le32_get(b + 124) : 0;
     memcpy(s->raw, b, FK_SB_SIZE);
     return 0;
 }
@@ -51,8 +52,8 @@ static int find(struct fk *k)
             return -1;
         /* check 2: a bad anchor_count is not a superblock: go on */
         if (rc == 0 && sb_decode(buf, &k->sb) == 0 &&
-            !((k->sb.read_version == FK_VERSION ||
-               k->sb.read_version == FK_VERSION_V3) &&
+            !((k->sb.read_version >= FK_VERSION_V3 &&
+               k->sb.read_version <= FK_VERSION) &&
               (k->sb.anchor_count == 0 || k->sb.anchor_count > FK_MAX_ANCHORS))) {
             k->sb.found_in = b;
             return 0;
@@ -114,17 +115,23 @@ static void layout(struct fk *k)
             fk_msg(k, FSCK_WARNING, FSCK_K_SUPER, b, 0, FSCK_NONE,
                    "superblock: unused anchor slot %u is %u, not 0", i,
                    s->anchor_blocks[i]);
-    if (!fk_all(s->raw + 124, 128, 0))
+    /* version 5: byte 124 is the writers' compression method */
+    uint32_t resv = k->ver >= FK_VERSION ? 128 : 124;
+    if (!fk_all(s->raw + resv, 252 - resv, 0))
         fk_msg(k, FSCK_WARNING, FSCK_K_SUPER, b, 0, FSCK_NONE,
-               "superblock: reserved bytes 124..251 are not zero");
+               "superblock: reserved bytes %u..251 are not zero", resv);
+    if (s->compress >= FK_COMPR_METHODS)
+        fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
+               "superblock: compression method %u is unknown (LogFS refuses the "
+               "superblock)", s->compress);
     if (s->backup_block == 0 || s->backup_block >= k->nblocks ||
         s->backup_block + FK_SB_SEARCH < k->nblocks)
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
                "superblock: backup block %u is not among the last %u blocks",
                s->backup_block, FK_SB_SEARCH);
-    if (k->ver == FK_VERSION && s->anchor_count % 2)
+    if (k->ver >= FK_VERSION_V4 && s->anchor_count % 2)
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
-               "superblock: %u anchor blocks: version 4 needs an even count "
+               "superblock: %u anchor blocks: versions 4 and 5 need an even count "
                "(two mirrors); the second mirror is taken as blocks %u..%u",
                s->anchor_count, s->anchor_count / 2, s->anchor_count - 1);
     if (k->ver == FK_VERSION_V3 && s->write_version == FK_VERSION_V3) {
@@ -198,11 +205,11 @@ int fk_check_super(struct fk *k)
         return -1;
     }
     const struct fk_super *s = &k->sb;
-    if (s->read_version != FK_VERSION && s->read_version != FK_VERSION_V3) {
+    if (s->read_version < FK_VERSION_V3 || s->read_version > FK_VERSION) {
         /* check 1: a mount refuses it */
         k->oper = k->fatal = 1;
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, s->found_in, 0, FSCK_NONE,
-               "superblock: read version %u, fsck reads versions %u and %u only",
+               "superblock: read version %u, fsck reads versions %u to %u only",
                s->read_version, FK_VERSION_V3, FK_VERSION);
         return -1;
     }
@@ -219,10 +226,12 @@ int fk_check_super(struct fk *k)
     k->P = k->bs / 8;
     k->E = k->bs / FK_SEGENT;
     fk_msg(k, FSCK_INFO, FSCK_K_SUPER, s->found_in, 0, FSCK_NONE,
-           "superblock in block %u: block size %u, %u anchor blocks, backup "
-           "in block %u, reserve %u, %u segments, fs_id %016" PRIx64,
-           s->found_in, s->block_size, s->anchor_count, s->backup_block,
-           s->reserve_segments, s->segments, s->fs_id);
+           "superblock in block %u: format version %u, block size %u, %u anchor "
+           "blocks, backup in block %u, reserve %u, %u segments, compression %s, "
+           "fs_id %016" PRIx64,
+           s->found_in, s->read_version, s->block_size, s->anchor_count,
+           s->backup_block, s->reserve_segments, s->segments,
+           fk_compr_name(s->compress), s->fs_id);
     char list[FK_MAX_ANCHORS * 12] = "";
     for (uint32_t i = 0; i < s->anchor_count; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), " %u",

@@ -48,7 +48,7 @@ void fk_check_xattr_names(struct fk *k)
             continue;
         const struct fk_inode *d = &ie->d;
         int64_t n = (int64_t)d->ino;
-        if (k->ver < FK_VERSION)
+        if (k->ver < FK_VERSION_V4)
             fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                    "inode %" PRIu64 ": flag XATTRS in a version-%u image", d->ino,
                    k->ver);

@@ -9,8 +9,15 @@
  * in the anchor).  Each input restores one of them (nand snapshots make
  * that cheap), damages it and runs the file system over it.
  *
- * Input: a flag byte, then 6-byte mutation records.
- *   flags bit 0      base image: 0 CLEAN, 1 CRASHED
+ * Two more snapshots, ZCLEAN and ZCRASHED, hold the same tree written
+ * with compressible data on a LogFS made with compress=zlib, a few files
+ * of it written by a mount with compress=lzo (format 5, compressed DATA
+ * objects of both methods).
+ *
+ * Input: a flag byte, then 6-byte mutation records, then (for the
+ * compressed bases) 1..5 more bytes: an input whose length after the flag
+ * byte is not a multiple of 6 takes ZCLEAN or ZCRASHED.
+ *   flags bit 0      base image: 0 CLEAN, 1 CRASHED (ZCLEAN, ZCRASHED)
  *         bit 1      skip the read-only mount
  *         bit 2      skip the read-write mount
  *         bit 3      read-write mount: also write (mkdir, create, pwrite,
@@ -83,7 +90,7 @@
 #define FM_PAGE_BYTES (FM_PAGE + FM_OOB)
 #define FM_FS_BLOCK 512u
 
-enum { FM_CLEAN, FM_CRASHED, FM_NBASES };
+enum { FM_CLEAN, FM_CRASHED, FM_ZCLEAN, FM_ZCRASHED, FM_NBASES };
 
 struct fm_base {
     nand_snapshot *snap;
@@ -108,12 +115,16 @@ static const struct logfs_options fm_mkfs_opts = {
 
 /* ---- building the image --------------------------------------------------- */
 
+static int fm_squeeze; /* building the compressed bases: data that shrinks */
+
 static void fm_pattern(uint8_t *buf, size_t n, uint32_t seed)
 {
     uint32_t s = seed * 2654435761u + 1;
     for (size_t i = 0; i < n; i++) {
         s = s * 1103515245u + 12345u;
         buf[i] = (uint8_t)(s >> 16);
+        if (fm_squeeze && i && (s >> 28)) /* runs of 4-letter text */
+            buf[i] = (s >> 27 & 7) ? buf[i - 1] : (uint8_t)"ACGT"[s >> 24 & 3];
     }
 }
 
@@ -220,6 +231,47 @@ static void fm_record_base(struct fm_base *b)
     }
 }
 
+/* A LogFS made with options o, populated, recorded as the bases crashed
+ * (mounted, after a sync, with an open unlinked file) and clean. */
+static void fm_build(int clean, int crashed, const struct logfs_options *o)
+{
+    FM_TRY(logfs_mkfs(fm.dev, o));
+    logfs *fs = NULL;
+    FM_TRY(logfs_mount(fm.dev, o, &fs));
+    fm_populate(fs);
+    if (o->compress) { /* and a few blocks by a mount that writes lzo */
+        FM_TRY(logfs_unmount(fs));
+        struct logfs_options l = *o;
+        l.compress = LOGFS_COMPRESS_LZO;
+        FM_TRY(logfs_mount(fm.dev, &l, &fs));
+        FM_TRY(fm_write_file(fs, "/d/lzo", 0, 6000, 9));
+        FM_TRY(fm_write_file(fs, "/many/file-05-with-a-longer-name", 100, 2000, 10));
+        FM_TRY(logfs_sync(fs));
+    }
+    /* CRASHED: mounted, after a sync, with an open unlinked file */
+    int fd = logfs_open(fs, "/orphan", O_CREAT | O_RDWR, 0644);
+    FM_TRY(fd);
+    uint8_t buf[1500];
+    fm_pattern(buf, sizeof buf, 77);
+    FM_TRY((int)logfs_pwrite(fs, fd, buf, sizeof buf, 0));
+    FM_TRY(logfs_unlink(fs, "/orphan"));
+    FM_TRY(fm_write_file(fs, "/after-orphan", 0, 900, 78));
+    FM_TRY(logfs_sync(fs));
+    if (fuzz_verbose()) {
+        struct logfs_stats st;
+        logfs_get_stats(fs, &st);
+        fprintf(stderr, "mount: building: %llu commits, %llu cleaner rounds, %llu erases, "
+                "data blocks of %llu bytes stored in %llu\n",
+                (unsigned long long)st.commits, (unsigned long long)st.gc_rounds,
+                (unsigned long long)st.erases, (unsigned long long)st.data_raw_bytes,
+                (unsigned long long)st.data_stored_bytes);
+    }
+    fm_record_base(&fm.base[crashed]);
+    FM_TRY(logfs_close(fs, fd));
+    FM_TRY(logfs_unmount(fs));
+    fm_record_base(&fm.base[clean]);
+}
+
 int fuzz_mount_init(void)
 {
     if (fm.ready)
@@ -238,30 +290,12 @@ int fuzz_mount_init(void)
     c.seed = 7;
     if (nand_create(&c, &fm.dev))
         fuzz_fail(FM, "nand_create failed");
-    FM_TRY(logfs_mkfs(fm.dev, &fm_mkfs_opts));
-    logfs *fs = NULL;
-    FM_TRY(logfs_mount(fm.dev, &fm_mkfs_opts, &fs));
-    fm_populate(fs);
-    /* CRASHED: mounted, after a sync, with an open unlinked file */
-    int fd = logfs_open(fs, "/orphan", O_CREAT | O_RDWR, 0644);
-    FM_TRY(fd);
-    uint8_t buf[1500];
-    fm_pattern(buf, sizeof buf, 77);
-    FM_TRY((int)logfs_pwrite(fs, fd, buf, sizeof buf, 0));
-    FM_TRY(logfs_unlink(fs, "/orphan"));
-    FM_TRY(fm_write_file(fs, "/after-orphan", 0, 900, 78));
-    FM_TRY(logfs_sync(fs));
-    if (fuzz_verbose()) {
-        struct logfs_stats st;
-        logfs_get_stats(fs, &st);
-        fprintf(stderr, "mount: building: %llu commits, %llu cleaner rounds, %llu erases\n",
-                (unsigned long long)st.commits, (unsigned long long)st.gc_rounds,
-                (unsigned long long)st.erases);
-    }
-    fm_record_base(&fm.base[FM_CRASHED]);
-    FM_TRY(logfs_close(fs, fd));
-    FM_TRY(logfs_unmount(fs));
-    fm_record_base(&fm.base[FM_CLEAN]);
+    fm_build(FM_CLEAN, FM_CRASHED, &fm_mkfs_opts);
+    struct logfs_options z = fm_mkfs_opts;
+    z.compress = LOGFS_COMPRESS_ZLIB;
+    fm_squeeze = 1;
+    fm_build(FM_ZCLEAN, FM_ZCRASHED, &z);
+    fm_squeeze = 0;
     fm.ready = 1;
     if (fuzz_verbose()) {
         fprintf(stderr, "mount: base images: clean %u, crashed %u programmed pages\n",
@@ -269,7 +303,8 @@ int fuzz_mount_init(void)
         /* per block: S superblock, A anchor, s segment; pages programmed */
         for (int i = 0; i < FM_NBASES; i++) {
             const struct fm_base *b = &fm.base[i];
-            fprintf(stderr, "mount: %s:", i == FM_CLEAN ? "clean" : "crashed");
+            fprintf(stderr, "mount: %s%s:", i >= FM_ZCLEAN ? "compressed " : "",
+                    i % 2 == FM_CLEAN ? "clean" : "crashed");
             for (uint32_t blk = 0, k = 0; blk < FM_BLOCKS; blk++) {
                 uint32_t n = 0;
                 for (; k < b->npages && b->pages[k] / FM_PPB == blk; k++)
@@ -733,7 +768,8 @@ int fuzz_mount(const uint8_t *data, size_t size)
     if (!fm.ready)
         fuzz_mount_init();
     uint8_t flags = size ? data[0] : 0;
-    const struct fm_base *b = &fm.base[flags & 1];
+    int z = size > 1 && (size - 1) % 6; /* bytes past the records: compressed */
+    const struct fm_base *b = &fm.base[(flags & 1) + (z ? FM_ZCLEAN : FM_CLEAN)];
     nand_cut_disarm(fm.dev);
     nand_power_on(fm.dev);
     if (nand_snapshot_restore(fm.dev, b->snap))

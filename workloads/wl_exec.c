@@ -31,6 +31,7 @@ struct wl_exec {
     struct wl_fd fds[WL_FDS];
     uint64_t tick, seq;
     int setup, light;
+    uint32_t squeeze;     /* compressible bytes of each WL_COMPRESS_CHUNK */
     uint8_t pat[2 * PAT]; /* the pattern twice: any rotation is one run */
     uint8_t *buf;
     size_t cap;
@@ -61,6 +62,30 @@ void wl_exec_set_content_light(struct wl_exec *x, int on)
     x->light = on;
 }
 
+void wl_exec_set_compressible(struct wl_exec *x, double share)
+{
+    share = share < 0 ? 0 : share > 1 ? 1 : share;
+    x->squeeze = (uint32_t)(share * WL_COMPRESS_CHUNK + 0.5);
+}
+
+/* The compressible head of each chunk overlapping [off, off+len): one
+ * byte value, never 0 (zeros at a block's end would be a hole). */
+static void squeeze(const struct wl_exec *x, uint64_t seq, uint64_t off, uint8_t *p,
+                    uint64_t len)
+{
+    for (uint64_t end = off + len; off < end;) {
+        uint64_t chunk = off / WL_COMPRESS_CHUNK, in = off % WL_COMPRESS_CHUNK;
+        uint64_t next = (chunk + 1) * WL_COMPRESS_CHUNK, stop = next < end ? next : end;
+        if (in < x->squeeze) {
+            uint64_t n = x->squeeze - in < stop - off ? x->squeeze - in : stop - off;
+            uint64_t h = rng_mix(seq * 0xd1b54a32d192ed03ull ^ rng_mix(chunk));
+            memset(p, (int)(h % 255) + 1, n);
+        }
+        p += stop - off;
+        off = stop;
+    }
+}
+
 uint64_t wl_exec_seq(const struct wl_exec *x)
 {
     return x->seq;
@@ -70,6 +95,7 @@ void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *
                      uint64_t len)
 {
     uint8_t *p = buf;
+    uint64_t off0 = off, len0 = len;
     while (len) {
         uint64_t in = off % PAT, n = PAT - in < len ? PAT - in : len;
         uint64_t h = rng_mix(seq * 0x9e3779b97f4a7c15ull ^ rng_mix(off / PAT));
@@ -79,6 +105,8 @@ void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *
             memcpy(p, x->pat + h % PAT + in, n);
         p += n, off += n, len -= n;
     }
+    if (x->squeeze)
+        squeeze(x, seq, off0, buf, len0);
 }
 
 static struct wl_fd *lookup(struct wl_exec *x, const char *path)

@@ -71,6 +71,9 @@ struct wl_spec {
     uint64_t trace_disk_bytes;  /* the file per disk: its size (0: from fill) */
     int content_light;          /* written data: one byte value per 64 KiB (cheap to
                                    store on a dedup/compressing device) */
+    double compressible;        /* share of each 4 KiB of written data that
+                                   compresses (fio's buffer_compress_percentage);
+                                   0: today's incompressible payloads */
 };
 
 /* A file-level op the trace format has no word for: stat(path).  Churn
@@ -122,13 +125,19 @@ int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *h
 void wl_exec_set_setup(struct wl_exec *x, int on);
 /* Content-light payloads (wl_spec.content_light): see wl_exec_payload. */
 void wl_exec_set_content_light(struct wl_exec *x, int on);
+/* Compressible payloads (wl_spec.compressible, 0..1): see wl_exec_payload. */
+void wl_exec_set_compressible(struct wl_exec *x, double share);
 /* Ops applied so far: the sequence number the next op's payload gets. */
 uint64_t wl_exec_seq(const struct wl_exec *x);
 /* The bytes a write of op number seq puts at file offsets [off, off+len):
  * a fixed 64 KiB pattern of nonzero bytes, rotated per (seq, 64 KiB chunk
  * of the file) by a hash, so every write is new data and cheap to make;
  * content-light: one nonzero byte value per (seq, chunk) instead, so that
- * a device with dedup or compression stores a big fill in little RAM. */
+ * a device with dedup or compression stores a big fill in little RAM.
+ * With a compressible share c, the first round(c * 4096) bytes of every
+ * 4 KiB of the file (WL_COMPRESS_CHUNK) are then one nonzero byte value
+ * per (seq, chunk): a compressor stores about 1 - c of the data. */
+#define WL_COMPRESS_CHUNK 4096u
 void wl_exec_payload(const struct wl_exec *x, uint64_t seq, uint64_t off, void *buf,
                      uint64_t len);
 void wl_exec_free(struct wl_exec *x);

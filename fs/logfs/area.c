@@ -235,6 +235,13 @@ int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
         o.level != level || o.bix != bix || o.len != total - LFS_OBJ_HDR ||
         lfs_crc(buf + LFS_OBJ_HDR, o.len) != o.payload_crc)
         return -EIO;
+    if (o.compr) { /* the CRC is of what is stored: now the stream itself */
+        if (o.raw_len > fs->g.block_size ||
+            lfs_decompress(o.compr, buf + LFS_OBJ_HDR, o.len, payload, o.raw_len))
+            return -EIO;
+        *len = o.raw_len;
+        return 0;
+    }
     memcpy(payload, buf + LFS_OBJ_HDR, o.len);
     *len = o.len;
     return 0;

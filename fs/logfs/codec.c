@@ -22,21 +22,24 @@ int lfs_errno(int nand_err)
 }
 
 /* ---- object header ------------------------------------------------------
- *  0 u32 magic "OBJ" | type << 24   4 u8 level   5 u8 flags (0)
+ *  0 u32 magic "OBJ" | type << 24   4 u8 level   5 u8 compression
  *  6 u16 reserved (0)  8 u32 payload length  12 u32 payload CRC
  * 16 u64 inode  24 u64 block index  32 u64 commit sequence
- * 40 u32 reserved (0)  44 u32 CRC of bytes 0..43 */
+ * 40 u32 decompressed length (0 if raw)  44 u32 CRC of bytes 0..43
+ * Format 4 wrote bytes 5 and 40..43 as zero: its objects are raw. */
 
 void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR])
 {
     memset(out, 0, LFS_OBJ_HDR);
     le32_put(out, LFS_OBJ_MAGIC | (uint32_t)o->type << 24);
     out[4] = o->level;
+    out[5] = o->compr;
     le32_put(out + 8, o->len);
     le32_put(out + 12, o->payload_crc);
     le64_put(out + 16, o->ino);
     le64_put(out + 24, o->bix);
     le64_put(out + 32, o->seq);
+    le32_put(out + 40, o->compr ? o->raw_len : 0);
     le32_put(out + 44, lfs_crc(out, 44));
 }
 
@@ -47,13 +50,18 @@ int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o)
         return -EINVAL;
     o->type = (uint8_t)(w >> 24);
     o->level = in[4];
+    o->compr = in[5];
     o->len = le32_get(in + 8);
     o->payload_crc = le32_get(in + 12);
     o->ino = le64_get(in + 16);
     o->bix = le64_get(in + 24);
     o->seq = le64_get(in + 32);
+    o->raw_len = o->compr ? le32_get(in + 40) : 0;
     if (o->type < LFS_OBJ_DATA || o->type > LFS_OBJ_INODE ||
         o->level > LFS_MAX_HEIGHT || o->len > 0xffff - LFS_OBJ_HDR)
+        return -EINVAL;
+    /* only data blocks are compressed, by a known method */
+    if (o->compr >= LFS_COMPR_METHODS || (o->compr && o->type != LFS_OBJ_DATA))
         return -EINVAL;
     return 0;
 }
@@ -120,7 +128,7 @@ int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
  * 20 u32 page size  24 u32 pages per block  28 u32 anchor count
  * 32 u64 erase blocks  40 u32 reserve segments  44 u32 backup block
  * 48 u32 anchor blocks[16]  112 u64 fs id  120 u32 data segments
- * 124..251 zero  252 u32 CRC */
+ * 124 u32 compression (format 5; zero before)  128..251 zero  252 u32 CRC */
 
 void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
 {
@@ -139,6 +147,8 @@ void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
         le32_put(out + 48 + 4 * i, sb->anchor_blocks[i]);
     le64_put(out + 112, sb->fs_id);
     le32_put(out + 120, sb->segments);
+    if (sb->read_version >= 5)
+        le32_put(out + 124, sb->compress);
     le32_put(out + 252, lfs_crc(out, 252));
 }
 
@@ -159,12 +169,18 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
         sb->anchor_blocks[i] = le32_get(in + 48 + 4 * i);
     sb->fs_id = le64_get(in + 112);
     sb->segments = le32_get(in + 120);
-    if (sb->read_version != LFS_READ_VERSION && sb->read_version != LFS_OLDEST_READ_VERSION)
+    sb->compress = sb->read_version >= 5 ? le32_get(in + 124) : LFS_COMPR_NONE;
+    if (sb->read_version < LFS_OLDEST_READ_VERSION || sb->read_version > LFS_READ_VERSION)
         return -EPROTO;
+    if (sb->compress >= LFS_COMPR_METHODS)
+        return -EINVAL;
     if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS ||
         (sb->read_version >= 4 && sb->anchor_count % 2))
         return -EINVAL; /* format 4's ring is two mirrors */
-    /* an older format is read, never written */
+    /* format 4 is written as format 4 (no compression); format 3 is
+     * read, never written */
+    if (sb->read_version == LFS_PLAIN_VERSION && sb->write_version == LFS_PLAIN_VERSION)
+        return 0;
     return sb->read_version != LFS_READ_VERSION ||
            sb->write_version != LFS_WRITE_VERSION ? -EROFS : 0;
 }

@@ -29,6 +29,25 @@ static int all_zero(const uint8_t *p, uint32_t n)
     return 1;
 }
 
+/* The payload of a file's data block as stored: compressed into
+ * fs->cbuf when that is shorter (o says so), else the block itself. */
+static const uint8_t *compress_data(struct logfs *fs, const struct lfs_node *n,
+                                    struct lfs_obj *o)
+{
+    uint32_t c = fs->compress ? lfs_compress(fs->packer, n->data, o->len, fs->cbuf,
+                                             LFS_COMPR_BOUND(fs->g.block_size)) : 0;
+    if (!n->moved) { /* the host's data, not the cleaner's copies */
+        fs->ctr.data_raw += o->len;
+        fs->ctr.data_stored += c ? c : o->len;
+    }
+    if (!c)
+        return n->data;
+    o->compr = (uint8_t)fs->compress;
+    o->raw_len = o->len;
+    o->len = c;
+    return fs->cbuf;
+}
+
 /* Write one dirty node; *out is its new pointer, or 0 when it was an
  * empty indirect block, which becomes a hole (and leaves the cache). */
 static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
@@ -53,7 +72,10 @@ static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
                       : (cls == LFS_WC_INODEFILE ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
         if (cls == LFS_WC_FILE && n->level == 0 && n->moved && fs->gc.separate)
             area = LFS_AREA_MOVED; /* cold by age: apart from fresh data */
-        if ((rc = lfs_area_write(fs, area, &o, n->data, &p)))
+        const uint8_t *payload = n->data;
+        if (cls == LFS_WC_FILE && n->level == 0)
+            payload = compress_data(fs, n, &o);
+        if ((rc = lfs_area_write(fs, area, &o, payload, &p)))
             return rc;
         n->ptr = p;
         lfs_node_clean(fs, n);

@@ -57,6 +57,7 @@ struct lfs_super {
     uint32_t reserve_segments;
     uint64_t fs_id;              /* distinguishes file systems */
     uint32_t segments;           /* segments usable for data at mkfs */
+    uint32_t compress;           /* enum lfs_compr writers use (format 5) */
 };
 void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE]);
 /* 0, or -EINVAL (not a superblock: bad magic or CRC), or -EROFS when only
@@ -67,7 +68,10 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb);
 /* An object header (LFS_OBJ_HDR bytes before every payload). */
 struct lfs_obj {
     uint8_t type, level;
-    uint32_t len;                /* payload bytes */
+    uint8_t compr;               /* enum lfs_compr of the payload (DATA only) */
+    uint32_t raw_len;            /* compressed: the payload's bytes once
+                                    decompressed; 0 when stored raw */
+    uint32_t len;                /* payload bytes (as stored) */
     uint32_t payload_crc;
     uint64_t ino, bix, seq;
 };
@@ -75,6 +79,27 @@ void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR]);
 /* 0, or -EINVAL if the bytes are not a valid header. */
 int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o);
 uint32_t lfs_crc(const void *buf, size_t len);
+
+/* compr.c: payload compression (FORMAT.md 9.1a).  Room the compressor may
+ * need for len input bytes (LZO's worst case, above zlib's). */
+#define LFS_COMPR_BOUND(len) ((len) + (len) / 16 + 64 + 3)
+/* A compressor of one method, kept from block to block (a zlib stream
+ * set up once costs far more than the block: docs/compression.md). */
+struct lfs_packer;
+/* NULL when out of memory (or method is none). */
+struct lfs_packer *lfs_packer_new(unsigned method);
+void lfs_packer_free(struct lfs_packer *pk);
+/* Bytes it holds (zlib's state and window, LZO's work memory). */
+size_t lfs_packer_bytes(const struct lfs_packer *pk);
+/* Compress in[0..len) into out (cap >= LFS_COMPR_BOUND(len)): the stored
+ * length when it is below len, else 0 (store the bytes raw). */
+uint32_t lfs_compress(struct lfs_packer *pk, const uint8_t *in, uint32_t len, uint8_t *out,
+                      uint32_t cap);
+/* Decompress exactly dlen bytes from in[0..clen): 0, or -EIO when the
+ * stream is damaged, longer or shorter. */
+int lfs_decompress(unsigned method, const uint8_t *in, uint32_t clen, uint8_t *out,
+                   uint32_t dlen);
+const char *lfs_compr_name(unsigned method); /* "none", "zlib", "lzo"; NULL */
 
 /* Where an area's open segment stands: objects end at byte `off`. */
 struct lfs_area_pos {

@@ -14,8 +14,12 @@
 #define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
 #define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
 #define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
-#define LFS_READ_VERSION 4u
-#define LFS_WRITE_VERSION 4u
+#define LFS_READ_VERSION 5u
+#define LFS_WRITE_VERSION 5u
+/* Format 4 is format 5 without compressed objects: this code writes it
+ * as it is (never compressing), so its images stay readable by a
+ * format-4 reader. */
+#define LFS_PLAIN_VERSION 4u
 /* The oldest format this code reads (read-only): 3, without special
  * files, xattrs and the mirrored anchor ring. */
 #define LFS_OLDEST_READ_VERSION 3u
@@ -35,6 +39,15 @@ enum lfs_obj_type {
     LFS_OBJ_DATA = 1,     /* a file's data block (level 0) */
     LFS_OBJ_INDIRECT = 2, /* an indirect block (level 1..5) */
     LFS_OBJ_INODE = 3,    /* an inode: block `ino` of the inode file */
+};
+
+/* Compression of a DATA object's payload (object header byte 5, and the
+ * superblock's default for writers, format 5). */
+enum lfs_compr {
+    LFS_COMPR_NONE = 0,
+    LFS_COMPR_ZLIB = 1,   /* a zlib stream (RFC 1950), deflate level 3 */
+    LFS_COMPR_LZO = 2,    /* LZO1X-1 */
+    LFS_COMPR_METHODS = 3,
 };
 
 /* Write areas: one open segment each. */

@@ -79,6 +79,17 @@ struct logfs_options {
      * schedules its segment, whose live data is then moved; logfs_scrub
      * uses the same threshold.  0: off (nothing changes). */
     uint32_t scrub_threshold;
+    /* Compression of file data blocks (LOGFS_COMPRESS_*): mkfs records it
+     * in the superblock; a mount writes with its own when set, else with
+     * mkfs's (0: default, none at mkfs).  Each block says how it is
+     * stored, so any mount reads any mix.  Format 5; on a format-4 image a
+     * read-write mount asking for compression fails with -EOPNOTSUPP. */
+    int compress;
+};
+enum {
+    LOGFS_COMPRESS_NONE = 1,
+    LOGFS_COMPRESS_ZLIB = 2,
+    LOGFS_COMPRESS_LZO = 3,
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */
@@ -95,7 +106,8 @@ const char *logfs_gc_policy_name(unsigned i, const char **summary);
  * block_size, anchor_blocks, reserve, cache, dirty (sizes take K/M/G),
  * readonly, gc_policy, gc_window, gc_choices, gc_seed, gc_free_min,
  * gc_idle_free, gc_separate, wear_leveling (none|dynamic|static),
- * wl_threshold, scrub_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds).  0, or -EINVAL with a message in err naming the key. */
+ * wl_threshold, scrub_threshold, epoch (YYYY-MM-DD[THH:MM:SS[Z]], UTC, or seconds),
+ * compress (none|zlib|lzo).  0, or -EINVAL with a message in err naming the key. */
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen);
 /* "key=value,key=value". */
@@ -118,8 +130,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
  * 0, or -EINVAL when there is no superblock.  This code writes
  * LOGFS_FORMAT_VERSION and reads LOGFS_FORMAT_OLDEST.. it, the older ones
  * read-only; logfs_mount answers -EPROTO for the others. */
-#define LOGFS_FORMAT_VERSION 4
+#define LOGFS_FORMAT_VERSION 5
 #define LOGFS_FORMAT_OLDEST 3
+/* Format 4 is still written (as format 4: without compression); older
+ * formats are read-only. */
+#define LOGFS_FORMAT_WRITABLE 4
 int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version);
 /* Commit what is dirty (one commit point); no-op when nothing changed. */
 int logfs_sync(logfs *fs);
@@ -236,6 +251,10 @@ struct logfs_stats {
      * threshold, pages logfs_scrub read, segments whose live data was
      * moved for it and the pages the copies took (bytes / page size) */
     uint64_t scrub_flagged, scrub_reads, scrub_segments, scrub_pages;
+    /* since mount: payload bytes of the file data blocks written (not the
+     * cleaner's copies), before and after compression (equal without) */
+    uint64_t data_raw_bytes, data_stored_bytes;
+    uint64_t compress;         /* LOGFS_COMPRESS_* this mount writes with */
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
-enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH };
+enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR };
 
 struct opt {
     const char *key;
@@ -48,6 +48,8 @@ static const struct opt table[] = {
      "move a segment's data when a read corrects this many bits in a codeword (0: off)"},
     {"epoch", EPOCH, F(epoch_ns), 0, 0,
      "timestamps: simulated time plus this date, YYYY-MM-DD[THH:MM:SS[Z]] or seconds (1970)"},
+    {"compress", COMPR, F(compress), 0, 0,
+     "file data blocks: none, zlib or lzo (mkfs records it; a mount may override; none)"},
 };
 #define NOPTS (sizeof table / sizeof table[0])
 
@@ -187,6 +189,16 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
             return -EINVAL;
         }
         return 0;
+    case COMPR: {
+        static const char *const names[] = {"none", "zlib", "lzo"};
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(value, names[i])) {
+                *(int *)p = LOGFS_COMPRESS_NONE + i;
+                return 0;
+            }
+        snprintf(err, errlen, "compress: '%s' is not none, zlib or lzo", value);
+        return -EINVAL;
+    }
     case EPOCH:
         if (parse_epoch(value, (int64_t *)p)) {
             snprintf(err, errlen, "epoch: '%s' is not YYYY-MM-DD[THH:MM:SS[Z]] (1970..2199) "
@@ -263,6 +275,14 @@ int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen)
             int wl = *(const int *)p;
             if (wl != LOGFS_WL_DYNAMIC && wl != LOGFS_WL_NONE && wl != LOGFS_WL_STATIC) {
                 snprintf(err, errlen, "wear_leveling: %d is not none, dynamic or static", wl);
+                return -EINVAL;
+            }
+            continue;
+        }
+        if (t->kind == COMPR) {
+            int c = *(const int *)p;
+            if (c && (c < LOGFS_COMPRESS_NONE || c > LOGFS_COMPRESS_LZO)) {
+                snprintf(err, errlen, "compress: %d is not none, zlib or lzo", c);
                 return -EINVAL;
             }
             continue;

@@ -115,6 +115,9 @@ struct logfs {
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
+    unsigned compress;          /* enum lfs_compr for the data blocks written */
+    uint8_t *cbuf;              /* a compressed block (compress set) */
+    struct lfs_packer *packer;  /* the compressor (compress set) */
     struct lfs_gc {             /* see gc.c */
         const struct gc_policy *policy;
         struct gc_ctx ctx;      /* ctx.round counts victims picked */
@@ -137,6 +140,9 @@ struct logfs {
         uint64_t gc_unreadable, segfile_unreadable;
         uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
         uint64_t scrub_flagged, scrub_reads, scrub_segments, scrub_bytes;
+        /* payload bytes of the data objects written for files (not the
+         * cleaner's copies), before and after compression */
+        uint64_t data_raw, data_stored;
     } ctr;
     struct lfs_scrub {          /* see scrubq.c and scrub.c */
         uint32_t threshold;     /* logfs_options.scrub_threshold; 0 off */

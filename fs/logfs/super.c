@@ -121,6 +121,24 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     return 0;
 }
 
+/* The data blocks' compression: the mount's choice, else mkfs's.  A
+ * format-4 image stays format 4: nothing compressed is written to it.  A
+ * read-only mount writes nothing: no compressor. */
+static int set_compress(struct logfs *fs, const struct logfs_options *o, int readonly)
+{
+    unsigned m = o->compress ? (unsigned)(o->compress - LOGFS_COMPRESS_NONE) : fs->sb.compress;
+    if (m >= LFS_COMPR_METHODS)
+        return -EINVAL;
+    if (m && fs->sb.read_version < 5 && !readonly)
+        return -EOPNOTSUPP; /* its readers know no compressed objects */
+    fs->compress = m;
+    if (m && !readonly && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||
+              !(fs->packer = lfs_packer_new(m))))
+        return -ENOMEM;
+    fs->mem_bytes += lfs_packer_bytes(fs->packer); /* allocated by zlib and lzo */
+    return 0;
+}
+
 static void fs_free(struct logfs *fs)
 {
     lfs_cache_destroy(fs);
@@ -134,6 +152,9 @@ static void fs_free(struct logfs *fs)
     }
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
+    lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
+    fs->mem_bytes -= lfs_packer_bytes(fs->packer);
+    lfs_packer_free(fs->packer);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     lfs_scrub_free(fs);
@@ -197,6 +218,7 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         .anchor_count = o.anchor_blocks, .reserve_segments = o.reserve_segments,
         /* differs per device seed and per mkfs (the clock has moved on) */
         .fs_id = rng_mix(nand_get_config(dev)->seed ^ rng_mix(nand_now(dev) + 1)),
+        .compress = o.compress ? (uint32_t)(o.compress - LOGFS_COMPRESS_NONE) : LFS_COMPR_NONE,
     };
     int rc = 0;
     uint64_t good = 0;
@@ -231,6 +253,11 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         return rc;
     }
     fs->sb = sb;
+    if ((rc = set_compress(fs, &o, 0))) {
+        fs_free(fs);
+        free(bad);
+        return rc;
+    }
     set_reserve(fs, sb.reserve_segments);
     fs->an.next_ino = LFS_INO_FIRST_FREE;
     fs->an.inodefile.ino = LFS_INO_INODEFILE;
@@ -342,6 +369,10 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     if ((rc = fs_new(dev, &g, &o, &fs)))
         return rc;
     fs->sb = sb;
+    if ((rc = set_compress(fs, &o, readonly))) {
+        fs_free(fs);
+        return rc;
+    }
     fs->readonly = readonly;
     set_reserve(fs, sb.reserve_segments); /* mkfs's choice holds */
     fs->ring.version = sb.read_version;
@@ -437,6 +468,9 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->scrub_reads = fs->ctr.scrub_reads;
     st->scrub_segments = fs->ctr.scrub_segments;
     st->scrub_pages = (fs->ctr.scrub_bytes + fs->g.page_size - 1) / fs->g.page_size;
+    st->data_raw_bytes = fs->ctr.data_raw;
+    st->data_stored_bytes = fs->ctr.data_stored;
+    st->compress = LOGFS_COMPRESS_NONE + fs->compress;
     st->free_segments = fs->an.free_segments;
     st->anchor_seq = fs->ring.found_seq;
     st->anchor_fallback = fs->ring.lost;

@@ -208,6 +208,7 @@ class NandCorrupt(Structure):
 # ---- fs/logfs/logfs.h -------------------------------------------------------------
 
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
+LOGFS_COMPRESS_NONE, LOGFS_COMPRESS_ZLIB, LOGFS_COMPRESS_LZO = 1, 2, 3
 LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = range(5)
 # logfs_utimens: "now" and "leave as it is" (utimensat's UTIME_NOW, UTIME_OMIT)
 LOGFS_TIME_NOW, LOGFS_TIME_OMIT = -(1 << 63), -(1 << 63) + 1
@@ -235,6 +236,7 @@ class LogfsOptions(Structure):
         ("clock_ctx", c_void_p),
         ("epoch_ns", c_int64),
         ("scrub_threshold", c_uint32),
+        ("compress", c_int),        # LOGFS_COMPRESS_*: 0 = mkfs's choice
     ]
 
 
@@ -273,6 +275,7 @@ class LogfsStats(Structure):
         "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
         "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
         "scrub_flagged", "scrub_reads", "scrub_segments", "scrub_pages",
+        "data_raw_bytes", "data_stored_bytes", "compress",
     )]
 
 
@@ -520,6 +523,7 @@ _CONSTANTS = (
     "NAND_CORRUPT_WIPE", "NAND_CORRUPT_TEAR", "NAND_CORRUPT_BAD", "NAND_CORRUPT_AGE",
     "NAND_CORRUPT_SILENT",
     "LOGFS_WL_DYNAMIC", "LOGFS_WL_NONE", "LOGFS_WL_STATIC",
+    "LOGFS_COMPRESS_NONE", "LOGFS_COMPRESS_ZLIB", "LOGFS_COMPRESS_LZO",
     "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
     "LOGFS_TIME_NOW", "LOGFS_TIME_OMIT",
     "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",

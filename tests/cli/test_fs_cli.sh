@@ -54,6 +54,23 @@ cp "$T/raw.img" "$T/small.img"
 expect 0 "mkfs with options" "block size 512" -- $FL mkfs --block-size 512 --anchor-blocks 2 --reserve 10 "$T/small.img"
 expect 0 "df of the options" "block size: *512" -- $FL df "$T/small.img"
 
+# ---- compressed data blocks (docs/compression.md) ---------------------------
+cp "$T/raw.img" "$T/z.img"
+expect 0 "mkfs -o compress=zlib" "" -- $FL mkfs -o compress=zlib "$T/z.img"
+expect 0 "df names the compression" "compression: zlib" -- $FL df "$T/z.img"
+seq 1 20000 > "$T/text.txt" # 108,894 bytes of digits and newlines
+expect 0 "put, zlib" "" -- $FL put "$T/text.txt" "$T/z.img:/zlib.txt"
+expect 0 "put -o compress=lzo" "" -- $FL put --fs logfs -o compress=lzo "$T/text.txt" "$T/z.img:/lzo.txt"
+zlive=$(df_field "$T/z.img" live)
+# raw, the two copies alone would be 217,788 bytes
+[ -n "$zlive" ] && [ "$zlive" -lt 145000 ] && ok || bad "two compressed copies take $zlive live bytes"
+expect 0 "get the zlib file" "" -- $FL get "$T/z.img:/zlib.txt" "$T/z.back"
+same "the zlib file reads back" "$T/text.txt" "$T/z.back"
+expect 0 "get the lzo file" "" -- $FL get "$T/z.img:/lzo.txt" "$T/l.back"
+same "the lzo file reads back" "$T/text.txt" "$T/l.back"
+expect 0 "fsck of a compressed image" "clean" -- $FL fsck "$T/z.img"
+expect 2 "an unknown method" "compress=gzip" -- $FL put --fs logfs -o compress=gzip "$T/text.txt" "$T/z.img:/x"
+
 # ---- put / get / cat --------------------------------------------------------
 head -c 307200 /dev/urandom > "$T/rand.bin"
 printf 'hello, flash\n' > "$T/hello.txt"

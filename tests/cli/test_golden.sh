@@ -22,20 +22,44 @@ common() {
 }
 
 common v3
-expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 4" -- \
+expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 5" -- \
     $FL put "$T/hello.txt" "$T/v3.img:/new"
 gunzip -c "$G/logfs-v3.img.gz" > "$T/v3.orig"
 check "v3: never written" 'cmp -s "$T/v3.img" "$T/v3.orig"'
 
+# special4 V: what versions 4 and later hold
+special4() {
+    v=$1
+    expect 0 "$v: the FIFO" "type:   fifo" -- $FL stat "$T/$v.img:/fifo"
+    expect 0 "$v: the character device" "device: 1, 3" -- $FL stat "$T/$v.img:/chr"
+    expect 0 "$v: the block device" "device: 8, 1" -- $FL stat "$T/$v.img:/blk"
+    expect 0 "$v: a file's attribute" "^bonjour$" -- $FL xattr get "$T/$v.img:/dir/hello.txt" user.greeting
+    check "$v: a directory's 3000-byte attribute" \
+        '[ "$($FL xattr get "$T/$v.img:/dir" trusted.big)" = "$(python3 "$G/pattern.py" 3000 hex)" ]'
+}
+live_of() { $FL df "$1" | sed -n 's/^live: *\([0-9]*\) bytes.*/\1/p'; }
+
 common v4
-expect 0 "v4: the FIFO" "type:   fifo" -- $FL stat "$T/v4.img:/fifo"
-expect 0 "v4: the character device" "device: 1, 3" -- $FL stat "$T/v4.img:/chr"
-expect 0 "v4: the block device" "device: 8, 1" -- $FL stat "$T/v4.img:/blk"
-expect 0 "v4: a file's attribute" "^bonjour$" -- $FL xattr get "$T/v4.img:/dir/hello.txt" user.greeting
-check "v4: a directory's 3000-byte attribute" \
-    '[ "$($FL xattr get "$T/v4.img:/dir" trusted.big)" = "$(python3 "$G/pattern.py" 3000 hex)" ]'
+special4 v4
+live4=$(live_of "$T/v4.img")
+# format 4 is written as format 4 (docs/FORMAT.md 15): no compression
 expect 0 "v4: writable" "" -- $FL put "$T/hello.txt" "$T/v4.img:/new"
-expect 0 "v4: clean after a write" "clean" -- $FL fsck "$T/v4.img"
+expect 0 "v4: clean after a write, still version 4" "format version 4, .* compression none" -- \
+    $FL fsck -v "$T/v4.img"
+expect 1 "v4: no compression on a format-4 image" "format version 4 stores no compressed data" -- \
+    $FL put --fs logfs -o compress=zlib "$T/hello.txt" "$T/v4.img:/new2"
+
+# version 5: zlib by mkfs, one file lzo; v4's contents and 20,000 more
+# bytes of the (periodic) pattern take far less room than v4's
+common v5
+special4 v5
+check "v5: the lzo file" '[ "$($FL cat "$T/v5.img:/dir/lzo.hex")" = "$(python3 "$G/pattern.py" 20000 hex)" ]'
+expect 0 "v5: compression zlib" "format version 5, .* compression zlib" -- $FL fsck -v "$T/v5.img"
+live5=$(live_of "$T/v5.img")
+check "v5: stored compressed ($live5 live bytes, v4 $live4)" '[ "$live5" -gt 0 ] && [ $((live5 + 50000)) -lt "$live4" ]'
+expect 0 "v5: writable" "" -- $FL put "$T/pattern.bin" "$T/v5.img:/new"
+check "v5: reads what it wrote" '$FL get "$T/v5.img:/new" "$T/n.v5" 2>/dev/null && cmp -s "$T/n.v5" "$T/pattern.bin"'
+expect 0 "v5: clean after a write" "clean" -- $FL fsck "$T/v5.img"
 
 summary() { echo "test_golden: $passed passed, $failed failed, 0 skipped"; }
 summary

@@ -42,6 +42,17 @@ ok_n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome = 'ok'"
 point=$(sqlite3 "$T/mlc.db" "select min(cut_point) from powercuts where detail like '%(segment)%'")
 expect 0 "--repro an MLC segment point" "cut point $point: .* recovered state matches" -- $FL powercut "$T/mlc.yaml" --repro "$point"
 
+# the shipped compression campaign (zlib and lzo, fsck decoding the
+# compressed objects of every recovery): 0 failed, every row ok, both
+# methods run
+expect 0 "the compression campaign passes" "powercut-compress: .* cut points, 0 failed" -- \
+    $FL powercut configs/powercut-compress.yaml -j 2 -o "$T/cz.db"
+n=$(sqlite3 "$T/cz.db" "select count(*) from powercuts")
+ok_n=$(sqlite3 "$T/cz.db" "select count(*) from powercuts where outcome = 'ok'")
+methods=$(sqlite3 "$T/cz.db" "select count(distinct json_extract(params, '$.fs.compress')) from runs")
+[ "$n" -gt 200 ] && [ "$n" = "$ok_n" ] && [ "$methods" = 2 ] && ok ||
+    bad "compression powercuts rows: $n, ok $ok_n, methods $methods"
+
 # make check-long: the shipped baseline campaign (about 2 min on 2 cores):
 # LogFS passes every point, the JFFS2-style log always mounts and reads,
 # the in-place block fs loses files or the fs

@@ -25,7 +25,17 @@ struct run {
     struct logfs_options opt;
     int fail;
     int ops[16];
+    uint64_t raw, stored; /* data bytes written, before and after compression */
 };
+
+/* Add the mount's compression counts to the run's (before it goes). */
+static void count_data(struct run *r)
+{
+    struct logfs_stats st;
+    logfs_get_stats(r->fs, &st);
+    r->raw += st.data_raw_bytes;
+    r->stored += st.data_stored_bytes;
+}
 
 static uint64_t rnd(struct run *r)
 {
@@ -56,11 +66,17 @@ static int pick_dir(struct run *r, char *path, size_t cap)
     return dir;
 }
 
+/* LOGFS_COMPRESS_* of the runs (0: none), and with it data that
+ * compresses: bytes of a 4-letter alphabet in runs, some random */
+static int model_compress;
+
 static void fill(uint8_t *buf, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         buf[i] = (uint8_t)(seed >> 59) ? (uint8_t)(seed >> 40) : 0; /* some zeros */
+        if (model_compress && (seed >> 61) && i)
+            buf[i] = (seed >> 58 & 7) ? buf[i - 1] : (uint8_t)("acgt"[seed >> 56 & 3]);
     }
 }
 
@@ -128,6 +144,7 @@ static void check_tree(struct run *r, int dir, const char *path)
 
 static void remount(struct run *r)
 {
+    count_data(r); /* the unmount's commit is not counted: a lower bound */
     EXPECT(logfs_unmount(r->fs) == 0, "unmount");
     r->fs = NULL;
     EXPECT(logfs_mount(r->dev, &r->opt, &r->fs) == 0, "mount");
@@ -311,6 +328,9 @@ static void step(struct run *r)
     }
 }
 
+/* data bytes of all runs, before and after compression */
+static uint64_t model_raw, model_stored;
+
 static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
                      int ops[16])
 {
@@ -320,7 +340,7 @@ static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
     r->opt.cache_bytes = cache;
     r->opt.dirty_bytes = 256 << 10;
     r->dev = FX_DEVICE(.blocks = 1024 /* 128 MiB */, .pages = 64, .bad = 0.01, .seed = seed);
-    if (!r->dev || logfs_mkfs(r->dev, NULL) ||
+    if (!r->dev || logfs_mkfs(r->dev, &(struct logfs_options){.compress = model_compress}) ||
         logfs_mount(r->dev, &r->opt, &r->fs)) {
         (*failures)++;
         goto out;
@@ -349,6 +369,8 @@ static void run_seed(uint64_t seed, int steps, uint64_t cache, int *failures,
     *failures += r->fail;
     for (int i = 0; i < 16; i++)
         ops[i] += r->ops[i];
+    model_raw += r->raw;
+    model_stored += r->stored;
 out:
     if (r->fs)
         logfs_unmount(r->fs);
@@ -376,10 +398,27 @@ TEST(model_tiny_cache)
     CHECK_EQ_INT(failures, 0);
 }
 
+/* Compressed data blocks (zlib, then lzo), through the same steps. */
+TEST(model_compressed)
+{
+    int failures = 0, ops[16] = {0};
+    model_raw = model_stored = 0;
+    for (model_compress = LOGFS_COMPRESS_ZLIB; model_compress <= LOGFS_COMPRESS_LZO;
+         model_compress++)
+        for (int s = 2000; s < (test_long() ? 2040 : 2004); s++)
+            run_seed((uint64_t)s, 300, s % 2 ? 16 << 10 : 4u << 20, &failures, ops);
+    model_compress = 0;
+    CHECK_EQ_INT(failures, 0);
+    fprintf(stderr, "compressed model runs: %" PRIu64 " data bytes stored in %" PRIu64 "\n",
+            model_raw, model_stored);
+    CHECK(model_raw > 0 && model_stored * 10 < model_raw * 9); /* it did compress */
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(model_many_seeds);
     RUN(model_tiny_cache);
+    RUN(model_compressed);
     return test_summary(argv[0]);
 }

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char dir[] = "/tmp/flashlab-wl-XXXXXX";
 
@@ -705,6 +706,32 @@ TEST(content_light_payload)
     env_close(&e);
 }
 
+/* Compressible payloads: zlib stores about 1 - c of each 4 KiB, at any
+ * offset and length of the write (a piece is the same bytes as the
+ * whole); 0 keeps today's payload byte for byte; never a zero byte. */
+TEST(compressible_payload)
+{
+    struct env e;
+    REQUIRE(env_open(&e) == 0);
+    static uint8_t plain[65536], a[65536], b[65536], z[70000];
+    wl_exec_payload(e.x, 9, 4096, plain, sizeof plain);
+    static const double shares[] = {0, 0.5, 0.9};
+    for (unsigned k = 0; k < 3; k++) {
+        wl_exec_set_compressible(e.x, shares[k]);
+        wl_exec_payload(e.x, 9, 4096, a, sizeof a);
+        wl_exec_payload(e.x, 9, 4096 + 5000, b, 3000);
+        CHECK(!memcmp(a + 5000, b, 3000));
+        CHECK(memchr(a, 0, sizeof a) == NULL);
+        if (shares[k] == 0)
+            CHECK(!memcmp(a, plain, sizeof a));
+        uLongf n = sizeof z;
+        REQUIRE(compress2(z, &n, a, sizeof a, 3) == Z_OK);
+        double ratio = (double)n / sizeof a;
+        CHECK(ratio > 1 - shares[k] - 0.05 && ratio < 1 - shares[k] + 0.05);
+    }
+    env_close(&e);
+}
+
 /* The same workload on every fs of the table leaves the same visible
  * state: the executor drives them all alike, and each does what it is
  * asked (the model-based test checks each call; this, the whole). */
@@ -1036,6 +1063,7 @@ int main(int argc, char **argv)
     RUN(workloads_on_an_aged_fs);
     RUN(payload_is_fresh_and_nonzero);
     RUN(content_light_payload);
+    RUN(compressible_payload);
     RUN(one_workload_every_fs_same_state);
     RUN(trace_msr_wraps_and_clips);
     RUN(trace_blkparse_punches_and_syncs);

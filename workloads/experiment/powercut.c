@@ -140,6 +140,7 @@ static int session_open(struct session *s, const struct exp_run *r)
         return -1;
     }
     wl_exec_set_content_light(s->x, r->wl.content_light);
+    wl_exec_set_compressible(s->x, r->wl.compressible);
     for (;;) {
         if (fetch(s))
             return -1;

@@ -192,6 +192,7 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
         return fail(s, "out of memory", 0);
     }
     wl_exec_set_content_light(x, spec->content_light);
+    wl_exec_set_compressible(x, spec->compressible);
     int rc = 0, in_setup = 1;
     uint64_t host = 0, ops = 0;
     nand_time_t t0 = nand_now(s->dev);
@@ -381,6 +382,24 @@ static int write_latency(struct run_state *s)
     return 0;
 }
 
+/* LogFS's data blocks before and after compression (equal without it),
+ * their ratio, and the flash bytes programmed per byte stored: the write
+ * amplification with compression's gain taken out (docs/compression.md). */
+static int compression_kv(struct run_state *s, const struct logfs_stats *ls)
+{
+    if (!s->m.lfs)
+        return 0;
+    struct nand_stats st;
+    nand_get_stats(s->dev, &st);
+    double raw = (double)(ls->data_raw_bytes - s->ls0.data_raw_bytes);
+    double stored = (double)(ls->data_stored_bytes - s->ls0.data_stored_bytes);
+    double flash = (double)(st.programs - s->st0.programs) * s->page_size;
+    return results_set_kv(s->db, s->run_id, "data_raw_bytes", raw) ||
+           results_set_kv(s->db, s->run_id, "data_stored_bytes", stored) ||
+           results_set_kv(s->db, s->run_id, "compress_ratio", raw ? stored / raw : 1) ||
+           results_set_kv(s->db, s->run_id, "wa_stored", stored ? flash / stored : 0);
+}
+
 static int finish(struct run_state *s, const char *reason)
 {
     s->measuring = 0;
@@ -398,7 +417,8 @@ static int finish(struct run_state *s, const char *reason)
         results_set_kv(s->db, s->run_id, "endurance_scale", s->r->dev.endurance_scale) ||
         results_set_kv(s->db, s->run_id, "endurance", (double)s->r->dev.endurance) ||
         (!strcmp(reason, "wear-out") &&
-         results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)))
+         results_set_kv(s->db, s->run_id, "lifetime_host_bytes", (double)s->host)) ||
+        compression_kv(s, &ls))
         return db_fail(s);
     if (s->r->ret.present) /* months of retention: does it still mount? */
         return retention_remount(s->r, s->dev, &s->m, s->db, s->run_id, s->err, s->errlen);

@@ -42,6 +42,7 @@ static const struct wkey wkeys[] = {
     W("trace_skip_bad", W_BOOL, trace_skip_bad),
     W("trace_disk_bytes", W_SIZE, trace_disk_bytes),
     W("content_light", W_BOOL, content_light),
+    W("compressible", W_FRAC, compressible),
 };
 #define NWKEYS (sizeof wkeys / sizeof wkeys[0])
 
