@@ -138,6 +138,21 @@ out:
     return ret;
 }
 
+int faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen)
+{
+    int rc = nand_create(&r->dev, dev);
+    if (rc) {
+        snprintf(err, errlen, "device: %s", nand_strerror(rc));
+        return -1;
+    }
+    if (run_workload(r, *dev, err, errlen)) {
+        nand_close(*dev);
+        *dev = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
                     const char *const **names, char *err, size_t errlen)
 {
@@ -172,13 +187,9 @@ static int image_build(const struct exp_run *r, fault_map_fn map, struct image *
                        size_t errlen)
 {
     memset(im, 0, sizeof *im);
-    int rc = nand_create(&r->dev, &im->dev);
-    if (rc) {
-        snprintf(err, errlen, "device: %s", nand_strerror(rc));
+    if (faults_build_device(r, &im->dev, err, errlen))
         return -1;
-    }
-    if (run_workload(r, im->dev, err, errlen))
-        return -1;
+    int rc;
     nand_snapshot *snap = NULL;
     if (nand_snapshot_take(im->dev, &snap)) {
         snprintf(err, errlen, "snapshot: out of memory");
@@ -521,6 +532,7 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
                size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
+    err[0] = 0;
     struct image im;
     struct plan p = {0};
     int rc = -1;

@@ -81,6 +81,10 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
                const struct fault_options *o, struct fault_summary *sum, char *err,
                size_t errlen);
 
+/* The device r's workload leaves (mkfs, the workload to its stop, sync,
+ * unmount): what every point starts from.  0, or -1 with err. */
+int faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen);
+
 /* The page map of r's fs on dev (the baselines' own, else o_map), with the
  * names; *names points at static or map-owned strings.  For tests. */
 int faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
