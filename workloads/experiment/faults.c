@@ -418,6 +418,14 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
     }
     fref_compare(&m.fs, &im->ref, res, out->detail + strlen(out->detail),
                  sizeof out->detail - strlen(out->detail));
+    if (m.lfs) { /* after the reads: the fs goes read-only when it first needs the block */
+        struct logfs_stats st;
+        logfs_get_stats(m.lfs, &st);
+        if (st.segfile_unreadable)
+            dcat(out->detail, sizeof out->detail, "%s",
+                 out->detail[0] ? "; read-only: a segment-file block is unreadable"
+                                : "read-only: a segment-file block is unreadable");
+    }
     if (verbose) {
         char *text = NULL;
         uint64_t d;
