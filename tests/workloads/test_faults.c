@@ -81,7 +81,7 @@ static int collect(void *ctx, const char *name, uint64_t ino, uint32_t type)
     return 0;
 }
 
-TEST(page_map_classifies_every_page_and_agrees_with_the_fs)
+TEST(faults_page_map_classifies_every_page_and_agrees_with_the_fs)
 {
     struct experiment *e;
     struct exp_run r;
@@ -190,7 +190,7 @@ TEST(page_map_classifies_every_page_and_agrees_with_the_fs)
     experiment_free(e);
 }
 
-TEST(outcome_accounting)
+TEST(faults_outcome_accounting)
 {
     struct fault_result r = {0};
     CHECK_EQ_INT(fault_outcome_of(&r), FO_NA);
@@ -232,7 +232,7 @@ static int64_t count_rows(sqlite3 *db, const char *sql)
     return v;
 }
 
-TEST(campaign_rows_and_counts_add_up)
+TEST(faults_campaign_rows_and_counts_add_up)
 {
     struct experiment *e;
     struct exp_run r;
@@ -297,7 +297,7 @@ static int dying_fsck(nand_dev *dev, char *msg, size_t len)
     return 0;
 }
 
-TEST(a_dying_check_is_a_crash_and_the_campaign_goes_on)
+TEST(faults_a_dying_check_is_a_crash_and_the_campaign_goes_on)
 {
     struct experiment *e;
     struct exp_run r;
@@ -331,10 +331,10 @@ int main(int argc, char **argv)
     test_init(argc, argv);
     if (tmp_dir_make("faults") || tmp_link_configs())
         return 1;
-    RUN(page_map_classifies_every_page_and_agrees_with_the_fs);
-    RUN(outcome_accounting);
-    RUN(campaign_rows_and_counts_add_up);
-    RUN(a_dying_check_is_a_crash_and_the_campaign_goes_on);
+    RUN(faults_page_map_classifies_every_page_and_agrees_with_the_fs);
+    RUN(faults_outcome_accounting);
+    RUN(faults_campaign_rows_and_counts_add_up);
+    RUN(faults_a_dying_check_is_a_crash_and_the_campaign_goes_on);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }
