@@ -85,11 +85,14 @@ struct progress {
 static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t bad)
 {
     struct progress *p = ctx;
-    double now = cli_now_s(), el = now - p->t0;
+    double now = cli_now_s();
+    if (done <= 1) /* the rate counts from the first point: not the workload's time */
+        p->t0 = now;
     if (done < total && now - p->shown < 0.25)
         return; /* a few updates a second are enough */
     p->shown = now;
-    double rate = el > 0 ? (double)done / el : 0;
+    double el = now - p->t0;
+    double rate = el > 0 && done > 1 ? (double)(done - 1) / el : 0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0;
     fprintf(stderr, "\r\033[Krun %u: %" PRIu64 "/%" PRIu64 " points  %" PRIu64
             " bad  %.1f/s  ETA %02d:%02d", p->run, done, total, bad, rate,
