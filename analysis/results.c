@@ -190,7 +190,8 @@ static const char faults_table[] =
     " run_id INTEGER NOT NULL REFERENCES runs(id), point INTEGER, fault TEXT, class TEXT,"
     " block INTEGER, page INTEGER, outcome TEXT, mounted INTEGER, state TEXT,"
     " rolled_back INTEGER, flagged INTEGER, files INTEGER, files_eio INTEGER,"
-    " files_wrong INTEGER, files_missing INTEGER, crashed INTEGER, fsck TEXT, detail TEXT);"
+    " files_wrong INTEGER, files_missing INTEGER, crashed INTEGER, fsck TEXT, after_write TEXT,"
+    " detail TEXT);"
     "CREATE INDEX IF NOT EXISTS faults_run ON faults(run_id);";
 
 /* Create the schema if the file is empty, under the write lock so that

@@ -103,6 +103,8 @@ struct results_fault {
     int64_t files, files_eio, files_wrong, files_missing;
     int crashed;
     const char *fsck;       /* "clean", "errors", "n/a", "off" */
+    const char *after_write; /* writing, syncing, remounting afterwards: "ok",
+                                an errno name ("EROFS", "EIO"), "n/a" */
     const char *detail;     /* free text, may be NULL */
 };
 

@@ -38,8 +38,8 @@ static const struct {
     [RS_FAULT] = {"faults",
                   "INSERT INTO faults (run_id, point, fault, class, block, page, outcome,"
                   " mounted, state, rolled_back, flagged, files, files_eio, files_wrong,"
-                  " files_missing, crashed, fsck, detail)"
-                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+                  " files_missing, crashed, fsck, after_write, detail)"
+                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     [RS_KV] = {"kv", "INSERT INTO kv (run_id, key, value) VALUES (?,?,?)"
                      " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value"},
     [RS_EXP_FIND] = {"find experiment",
@@ -304,7 +304,7 @@ int results_add_fault(struct results *r, int64_t run_id, const struct results_fa
                           I(f->page), S(f->outcome), I(f->mounted), S(f->state),
                           I(f->rolled_back), I(f->flagged), I(f->files), I(f->files_eio),
                           I(f->files_wrong), I(f->files_missing), I(f->crashed), S(f->fsck),
-                          S(f->detail)};
+                          S(f->after_write), S(f->detail)};
     return queue_row(r, RS_FAULT, v, NV(v));
 }
 

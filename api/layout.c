@@ -188,7 +188,7 @@ static const struct flashlab_field fields_results_fault[] = {
     F(results_fault, mounted), F(results_fault, state), F(results_fault, rolled_back),
     F(results_fault, flagged), F(results_fault, files), F(results_fault, files_eio),
     F(results_fault, files_wrong), F(results_fault, files_missing), F(results_fault, crashed),
-    F(results_fault, fsck), F(results_fault, detail),
+    F(results_fault, fsck), F(results_fault, after_write), F(results_fault, detail),
 };
 
 /* ---- this table itself (a binding reads it through these) --------------- */

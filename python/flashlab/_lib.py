@@ -364,6 +364,7 @@ class ResultsFault(Structure):
         ("files_missing", c_int64),
         ("crashed", c_int),
         ("fsck", c_char_p),
+        ("after_write", c_char_p),
         ("detail", c_char_p),
     ]
 

@@ -34,6 +34,12 @@ done
 # an uncorrectable file-data page is an error, never wrong bytes; fsck sees it
 [ "$(q "$T/l.db" "select count(*) from faults where fault = 'uncorrectable' and class = 'file-data' and (outcome <> 'eio' or fsck <> 'errors')")" = 0 ] &&
     ok || bad "uncorrectable file data: not eio + fsck errors"
+# it keeps working or says why: a write afterwards succeeds, or fails with
+# EROFS or EIO; every undamaged-data point (stale, free) writes fine
+[ "$(q "$T/l.db" "select count(*) from faults where after_write not in ('ok', 'EROFS', 'EIO', 'n/a')")" = 0 ] &&
+    ok || bad "after_write: $(q "$T/l.db" "select after_write, count(*) from faults group by 1")"
+[ "$(q "$T/l.db" "select count(*) from faults where class in ('stale', 'free') and outcome = 'ok' and after_write <> 'ok'")" = 0 ] &&
+    ok || bad "a write failed after a fault in stale or free space"
 [ "$(q "$T/l.db" "select cast(value as integer) from kv where key = 'fault_points'")" = "$n" ] && ok || bad "kv fault_points"
 # --point, in-process, prints the outcome the campaign recorded
 p=$(q "$T/l.db" "select point from faults where outcome = 'eio' order by point limit 1")

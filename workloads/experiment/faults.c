@@ -64,6 +64,7 @@ struct msg {
     struct fault_result res;
     char fsck[16];
     char state[16];
+    char after[16];   /* the probe's result */
     char detail[DETAIL_MAX];
 };
 
@@ -92,6 +93,59 @@ static int inject(const struct exp_run *r, nand_dev *dev, const struct fpoint *p
     return nand_corrupt(dev, &c, err, errlen);
 }
 
+/* "ok", or the errno's name for the after_write column. */
+static const char *errno_name(int rc)
+{
+    switch (-rc) {
+    case 0: return "ok";
+    case EROFS: return "EROFS";
+    case EIO: return "EIO";
+    case ENOSPC: return "ENOSPC";
+    case ENOENT: return "ENOENT";
+    case ENOMEM: return "ENOMEM";
+    case EUCLEAN: return "EUCLEAN";
+    default: return "other";
+    }
+}
+
+/* It keeps working: a new file written and synced, the fs unmounted and
+ * mounted again, and the file there (a grown bad block is only hit by a
+ * write).  Unmounts m.  0, or the first error (-EROFS: the fs had said it
+ * was read-only). */
+static int probe(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m)
+{
+    static const char path[] = "/.faults-probe";
+    static uint8_t buf[65536];
+    const struct fsapi *api = m->fs.api;
+    memset(buf, 0x5a, sizeof buf);
+    int rc = 0, fd = api->open(m->fs.fs, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        rc = fd;
+    for (int i = 0; !rc && i < 4; i++) {
+        int64_t n = api->pwrite(m->fs.fs, fd, buf, sizeof buf, (uint64_t)i * sizeof buf);
+        rc = n < 0 ? (int)n : n != (int64_t)sizeof buf ? -EIO : 0;
+    }
+    if (fd >= 0) {
+        int c = api->close(m->fs.fs, fd);
+        rc = rc ? rc : c;
+    }
+    if (!rc)
+        rc = api->sync(m->fs.fs);
+    int u = exp_run_unmount(m);
+    if (rc)
+        return rc;
+    if (u)
+        return u;
+    struct fs_stat st;
+    if ((rc = exp_run_mount(r, dev, m)))
+        return rc;
+    rc = api->stat(m->fs.fs, path, &st);
+    if (!rc && st.size != 4 * sizeof buf)
+        rc = -EIO;
+    exp_run_unmount(m);
+    return rc;
+}
+
 /* Inject, fsck, mount, compare: what a child (or --point) does. */
 static void check_point(const struct exp_run *r, const struct fault_options *o, struct image *im,
                         uint64_t no, const struct fpoint *pt, struct msg *out, FILE *verbose)
@@ -102,6 +156,7 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
     char e[512] = "";
     snprintf(out->state, sizeof out->state, "n/a");
     snprintf(out->fsck, sizeof out->fsck, "n/a");
+    snprintf(out->after, sizeof out->after, "n/a");
     if (inject(r, im->dev, pt, no, e, sizeof e)) {
         snprintf(out->detail, sizeof out->detail, "not applied: %s", e);
         return;
@@ -154,7 +209,8 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
         fprintf(verbose, "the file system after the fault:\n%s", text ? text : "");
         free(text);
     }
-    exp_run_unmount(&m);
+    res->probe = probe(r, im->dev, &m);
+    snprintf(out->after, sizeof out->after, "%s", errno_name(res->probe));
 }
 
 /* ---- the campaign ---------------------------------------------------------- */
@@ -190,7 +246,8 @@ static void record(struct campaign *c, const struct msg *m)
             .rolled_back = m->res.rolled_back, .flagged = m->res.flagged,
             .files = m->res.files, .files_eio = m->res.files_eio,
             .files_wrong = m->res.files_wrong, .files_missing = m->res.files_missing,
-            .crashed = m->res.crashed, .fsck = m->fsck, .detail = m->detail};
+            .crashed = m->res.crashed, .fsck = m->fsck, .after_write = m->after,
+            .detail = m->detail};
         results_add_fault(c->db, c->run_id, &row);
     }
     if (fault_outcome_bad(oc) || oc == FO_REFUSED) {
@@ -234,6 +291,7 @@ static void reap_one(struct campaign *c, struct job *jobs, int *njobs)
             m.res.applied = m.res.crashed = 1;
             snprintf(m.state, sizeof m.state, "n/a");
             snprintf(m.fsck, sizeof m.fsck, "n/a");
+            snprintf(m.after, sizeof m.after, "n/a");
             snprintf(m.detail, sizeof m.detail, "the check died (%s)",
                      WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "a nonzero exit: an "
                      "assert or a sanitizer report, on stderr");
@@ -282,9 +340,10 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
                 (long long)pt->block, (long long)pt->page);
         struct msg m;
         check_point(r, o, &im, (uint64_t)o->point, pt, &m, c.log);
-        fprintf(c.log, "outcome: %s; mounted %d, state %s, fsck %s; files %lld: %lld "
-                "unreadable, %lld wrong, %lld missing\n%s%s",
+        fprintf(c.log, "outcome: %s; mounted %d, state %s, fsck %s, writing afterwards %s; "
+                "files %lld: %lld unreadable, %lld wrong, %lld missing\n%s%s",
                 fault_outcome_name(fault_outcome_of(&m.res)), m.res.mounted, m.state, m.fsck,
+                m.after,
                 (long long)m.res.files, (long long)m.res.files_eio,
                 (long long)m.res.files_wrong, (long long)m.res.files_missing, m.detail,
                 m.detail[0] ? "\n" : "");

@@ -50,6 +50,7 @@ struct fault_result {
     int64_t rolled_back;   /* commits older than the reference (LogFS) */
     int flagged;           /* the fs reported falling back (anchor_fallback) */
     int64_t files, files_eio, files_wrong, files_missing;
+    int probe;             /* writing afterwards: 0, or its first error */
 };
 enum fault_outcome fault_outcome_of(const struct fault_result *r);
 
