@@ -194,6 +194,17 @@ int res_check_header(struct results *r, sqlite3 *db, int64_t *version)
     return 0;
 }
 
+/* Added to version 1 (a table of its own, so files written before it
+ * gain it on open, with no migration). */
+static const char faults_table[] =
+    "CREATE TABLE IF NOT EXISTS faults ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), point INTEGER, fault TEXT, class TEXT,"
+    " block INTEGER, page INTEGER, outcome TEXT, mounted INTEGER, state TEXT,"
+    " rolled_back INTEGER, flagged INTEGER, files INTEGER, files_eio INTEGER,"
+    " files_wrong INTEGER, files_missing INTEGER, crashed INTEGER, fsck TEXT, after_write TEXT,"
+    " detail TEXT);"
+    "CREATE INDEX IF NOT EXISTS faults_run ON faults(run_id);";
+
 /* Create the schema if the file is empty, under the write lock so that
  * processes opening one new file at once create it once. */
 static int create_schema(struct results *r)
@@ -204,6 +215,8 @@ static int create_schema(struct results *r)
     int rc = res_check_header(r, r->db, &v);
     if (!rc && v == 0 && sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
         rc = res_fail(r, "creating the schema");
+    if (!rc && sqlite3_exec(r->db, faults_table, NULL, NULL, NULL) != SQLITE_OK)
+        rc = res_fail(r, "creating the faults table");
     if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
         rc = res_fail(r, "creating the final view");
     if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)

@@ -102,6 +102,25 @@ struct results_retention {
     int64_t scrub_reads, scrub_segments, scrub_pages; /* LogFS's (logfs_stats) */
 };
 
+/* One point of a media-fault campaign (docs/faults.md, table faults). */
+struct results_fault {
+    int64_t point;          /* the campaign's point number (--point) */
+    const char *fault;      /* kind: "silent", "beyond", ... */
+    const char *class_name; /* what the page held: "anchor", "file-data", ... */
+    int64_t block, page;
+    const char *outcome;    /* "ok", "eio", "refused", "wrong-bytes", ... */
+    int mounted;            /* 1 mounted, 0 refused */
+    const char *state;      /* "newest", "rolled-back", "n/a" (baselines) */
+    int64_t rolled_back;    /* commits lost (LogFS), else 0 */
+    int flagged;            /* the fs said it fell back to an older commit */
+    int64_t files, files_eio, files_wrong, files_missing;
+    int crashed;
+    const char *fsck;       /* "clean", "errors", "n/a", "off" */
+    const char *after_write; /* writing, syncing, remounting afterwards: "ok",
+                                an errno name ("EROFS", "EIO"), "n/a" */
+    const char *detail;     /* free text, may be NULL */
+};
+
 struct results_merge_stats {
     int64_t experiments_added; /* new rows in dst's experiments */
     int64_t runs_copied;
@@ -146,6 +165,7 @@ int results_add_gc_event(struct results *r, int64_t run_id, const struct results
 int results_add_latency(struct results *r, int64_t run_id, const struct results_latency *l);
 int results_add_powercut(struct results *r, int64_t run_id, const struct results_powercut *p);
 int results_add_retention(struct results *r, int64_t run_id, const struct results_retention *t);
+int results_add_fault(struct results *r, int64_t run_id, const struct results_fault *f);
 /* Set (or replace) a free-form metric of a run. */
 int results_set_kv(struct results *r, int64_t run_id, const char *key, double value);
 int results_set_kv_text(struct results *r, int64_t run_id, const char *key, const char *value);

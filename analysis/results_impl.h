@@ -10,12 +10,13 @@
 #include <sqlite3.h>
 
 #define RESULTS_APP_ID 0x464c4142 /* "FLAB" in PRAGMA application_id */
-#define RESULTS_MAX_COLS 16       /* bound values per queued row */
+#define RESULTS_MAX_COLS 20       /* bound values per queued row */
 #define RESULTS_FLUSH_SECONDS 5   /* oldest queued row older: flush */
 
 /* Prepared statements, made on first use (SQL in results_write.c). */
 enum res_stmt {
-    RS_SAMPLE, RS_ERASE, RS_MOUNT, RS_GC, RS_LATENCY, RS_POWERCUT, RS_KV, RS_RETENTION,
+    RS_SAMPLE, RS_ERASE, RS_MOUNT, RS_GC, RS_LATENCY, RS_POWERCUT, RS_FAULT, RS_KV,
+    RS_RETENTION,
     RS_EXP_FIND, RS_EXP_ADD, RS_RUN_ADD, RS_RUN_END,
     RS_COUNT
 };

@@ -40,6 +40,11 @@ static const struct {
                       " ever_lost, uncorrectable_reads, bits_corrected, programs, erases,"
                       " scrub_reads, scrub_segments, scrub_pages)"
                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+    [RS_FAULT] = {"faults",
+                  "INSERT INTO faults (run_id, point, fault, class, block, page, outcome,"
+                  " mounted, state, rolled_back, flagged, files, files_eio, files_wrong,"
+                  " files_missing, crashed, fsck, after_write, detail)"
+                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     [RS_KV] = {"kv", "INSERT INTO kv (run_id, key, value) VALUES (?,?,?)"
                      " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value"},
     [RS_EXP_FIND] = {"find experiment",
@@ -305,6 +310,16 @@ int results_add_powercut(struct results *r, int64_t run_id, const struct results
     struct res_val v[] = {I(run_id), I(p->cut_point), S(p->cut_kind), S(p->outcome),
                           S(p->detail)};
     return queue_row(r, RS_POWERCUT, v, NV(v));
+}
+
+int results_add_fault(struct results *r, int64_t run_id, const struct results_fault *f)
+{
+    struct res_val v[] = {I(run_id), I(f->point), S(f->fault), S(f->class_name), I(f->block),
+                          I(f->page), S(f->outcome), I(f->mounted), S(f->state),
+                          I(f->rolled_back), I(f->flagged), I(f->files), I(f->files_eio),
+                          I(f->files_wrong), I(f->files_missing), I(f->crashed), S(f->fsck),
+                          S(f->after_write), S(f->detail)};
+    return queue_row(r, RS_FAULT, v, NV(v));
 }
 
 int results_set_kv(struct results *r, int64_t run_id, const char *key, double value)

@@ -186,6 +186,15 @@ static const struct flashlab_field fields_results_latency[] = {
     F(results_latency, mean_ns),
 };
 
+static const struct flashlab_field fields_results_fault[] = {
+    F(results_fault, point), F(results_fault, fault), F(results_fault, class_name),
+    F(results_fault, block), F(results_fault, page), F(results_fault, outcome),
+    F(results_fault, mounted), F(results_fault, state), F(results_fault, rolled_back),
+    F(results_fault, flagged), F(results_fault, files), F(results_fault, files_eio),
+    F(results_fault, files_wrong), F(results_fault, files_missing), F(results_fault, crashed),
+    F(results_fault, fsck), F(results_fault, after_write), F(results_fault, detail),
+};
+
 /* ---- this table itself (a binding reads it through these) --------------- */
 
 static const struct flashlab_field fields_flashlab_field[] = {
@@ -209,6 +218,7 @@ static const struct flashlab_struct structs[] = {
     ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
     ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(logfs_latency),
     ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
+    ENTRY(results_fault),
     ENTRY(flashlab_field), ENTRY(flashlab_struct), ENTRY(flashlab_enum),
 };
 

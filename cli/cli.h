@@ -79,6 +79,7 @@ void cli_stats_show(FILE *out, const char *mp, const char *text, int as_json);
 int cmd_run(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_powercut(int argc, char **argv); /* cmd_powercut.c */
+int cmd_faults(int argc, char **argv); /* cmd_faults.c */
 
 /* Figures from a results database (cmd_plot.c). */
 int cmd_plot(int argc, char **argv);

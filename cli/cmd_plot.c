@@ -2,6 +2,7 @@
  * results database, through analysis/plot.h.  docs/plots.md has the SQL. */
 #include "cli.h"
 #include "plot.h"
+#include "plot_faults.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -71,6 +72,9 @@ static void print_help(void)
     for (int k = 0; k < PLOT_KIND_COUNT; k++)
         printf("  %-11s %s\n              needs: %s\n", plot_kind_name((enum plot_kind)k),
                plot_kind_help((enum plot_kind)k), plot_kind_needs((enum plot_kind)k));
+    printf("  %-11s %s\n              needs: %s\n", "faults",
+           "outcomes of a media-fault campaign, stacked bars per page class "
+           "(also: flashlab plot faults DB -o FILE)", "the faults table (flashlab faults)");
 }
 
 int cmd_plot(int argc, char **argv)
@@ -133,8 +137,24 @@ int cmd_plot(int argc, char **argv)
         default: return cli_usage_error("plot", "bad option");
         }
     }
+    /* `plot faults DB`: a media-fault campaign's figure (analysis/plot_faults.c) */
+    if (optind == argc - 2 && !strcmp(argv[optind], "faults") && !kind_name) {
+        kind_name = "faults";
+        optind++;
+    }
     if (optind != argc - 1)
         return cli_usage_error("plot", "expected one DB argument");
+    if (kind_name && !strcmp(kind_name, "faults")) {
+        char ferr_[1024];
+        unsigned bars = 0, pts = 0;
+        if (!out && !data)
+            return cli_usage_error("plot", "give -o FILE.png|.svg|.pdf and/or --data FILE");
+        if (plot_faults(argv[optind], out, data, f.experiment, f.run_id, &bars, &pts, ferr_,
+                        sizeof ferr_))
+            return plot_fail("%s: %s", argv[optind], ferr_);
+        printf("%s: faults, %u bars, %u fault points\n", out ? out : data, bars, pts);
+        return CLI_OK;
+    }
     if (!kind_name)
         return cli_usage_error("plot", "--kind is required");
     int kind = plot_kind_find(kind_name);

@@ -41,6 +41,7 @@ static const struct cli_cmd commands[] = {
     {"run", "run an experiment (YAML) into a results database", cmd_run},
     {"merge", "join results databases of sharded runs", cmd_merge},
     {"powercut", "run a power-cut campaign (YAML) and check every recovery", cmd_powercut},
+    {"faults", "run a media-fault campaign (YAML): inject, mount, read back", cmd_faults},
     {"plot", "draw a figure from a results database (gnuplot)", cmd_plot},
     {"version", "print the program version", cmd_version},
     {NULL, NULL, NULL},

@@ -71,6 +71,13 @@ struct fsapi {
     uint64_t (*mem_bytes)(void *fs);  /* RAM the mounted fs holds */
     /* the last mount's non-flash work (zeros if the fs does not count) */
     void (*mount_work)(void *fs, struct fsapi_mount_work *w);
+    /* optional (NULL: none), for media-fault campaigns (docs/faults.md):
+     * the class of every page of an unmounted dev, cls[block *
+     * pages_per_block + page] an index into page_classes (NULL-terminated),
+     * read from the flash alone.  0 or a negative errno.  LogFS has none
+     * here: its map comes from fsck's walk (fsck_page_map). */
+    int (*page_map)(nand_dev *dev, uint8_t *cls);
+    const char *const *page_classes;
 };
 
 /* A mounted file system of any kind: its table and the handle its mount

@@ -101,6 +101,27 @@ int fsck_verdict(nand_dev *dev, char *msg, size_t len);
 int fsck_report_has(const struct fsck_report *r, enum fsck_kind kind);
 const char *fsck_kind_name(enum fsck_kind kind);
 
+/*
+ * What every page of dev holds, for media-fault campaigns (docs/faults.md):
+ * cls[block * pages_per_block + page] gets a FSCK_PG_* class, from the same
+ * walk as fsck_run (no repair).  A page holding several objects gets the
+ * class first in this list: anchor, superblock, segment file, inode file,
+ * indirect 5..1, directory, file data, stale (written, nothing the newest
+ * commit reaches), free (not programmed), bad block.  0, or FSCK_OPERATIONAL
+ * when the device could not be walked (cls then holds what was found).
+ */
+enum fsck_page_class {
+    FSCK_PG_ANCHOR, FSCK_PG_SUPER, FSCK_PG_SEGFILE, FSCK_PG_INODEFILE,
+    FSCK_PG_INDIRECT1, FSCK_PG_INDIRECT2, FSCK_PG_INDIRECT3, FSCK_PG_INDIRECT4,
+    FSCK_PG_INDIRECT5, FSCK_PG_DIR, FSCK_PG_DATA, FSCK_PG_STALE, FSCK_PG_FREE,
+    FSCK_PG_BAD, FSCK_PG_CLASSES
+};
+int fsck_page_map(nand_dev *dev, uint8_t *cls);
+/* "anchor", "superblock", "segment-file", "inode-file", "indirect-1" ..
+ * "indirect-5", "directory", "file-data", "stale", "free", "bad-block";
+ * NULL past the end. */
+const char *fsck_page_class_name(int cls);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -26,6 +26,7 @@ enum rng_domain {
     RNG_WORKLOAD, /* workload generators (workloads/wl_*.c) */
     RNG_POWERCUT, /* power-cut campaigns: points, instants (workloads/experiment/powercut.c) */
     RNG_CORRUPT, /* damage injection (sim/corrupt.c) */
+    RNG_FAULTS, /* media-fault campaigns: locations (workloads/experiment/faults.c) */
 };
 
 /* The splitmix64 finaliser: a bijective 64-bit mixer with good avalanche. */

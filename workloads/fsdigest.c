@@ -90,8 +90,8 @@ static void text_add(struct walk *w, const char *line)
 }
 
 /* The content hash of a regular file or the target of a symlink. */
-static int content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
-                        uint64_t *out)
+int fs_content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
+                    uint64_t *out)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     if (S_ISLNK(st->mode)) {
@@ -169,7 +169,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         struct fs_stat st;
         uint64_t ch = 0, xh = 0;
         if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) ||
-            (rc = content_hash(w->fs, p, &st, &ch)) || (rc = xattr_hash(w->fs, p, &xh))) {
+            (rc = fs_content_hash(w->fs, p, &st, &ch)) || (rc = xattr_hash(w->fs, p, &xh))) {
             w->err = rc;
             break;
         }

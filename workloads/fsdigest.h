@@ -14,4 +14,10 @@
  * gets a malloc'd listing, one line per path. */
 int fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text);
 
+/* The hash of a regular file's content or a symlink's target (0 for
+ * other types), st its lstat: 0, or a negative errno (a read error, or a
+ * file shorter than its size). */
+int fs_content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
+                    uint64_t *out);
+
 #endif

@@ -45,4 +45,5 @@ const struct fsapi fsapi_blockfs = {
     .unlink = bf_unlink, .rename = bf_rename, .link = bf_link, .symlink = bf_symlink,
     .readlink = bf_readlink, .readdir = bf_readdir, .statfs = bf_statfs,
     .mem_bytes = bf_mem_bytes, .mount_work = bf_mount_work,
+    .page_map = bf_page_map, .page_classes = bf_page_classes,
 };

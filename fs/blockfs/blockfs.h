@@ -46,6 +46,12 @@ void blockfs_get_stats(void *fs, struct blockfs_stats *st);
 const char *blockfs_block_role(void *fs, uint32_t eb);
 
 #ifdef BLOCKFS_INTERNAL
+/* pagemap.c: the fsapi page map (docs/faults.md) */
+int bf_page_map(nand_dev *dev, uint8_t *cls);
+extern const char *const bf_page_classes[];
+#endif
+
+#ifdef BLOCKFS_INTERNAL
 /* ---- internal to fs/blockfs_*.c -------------------------------------- */
 #include <stddef.h>
 

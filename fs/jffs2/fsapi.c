@@ -331,7 +331,8 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
     .fstat = j_fstat, .mkdir = j_mkdir, .rmdir = j_rmdir, .unlink = j_unlink,      \
     .rename = j_rename, .link = j_link, .symlink = j_symlink,                      \
     .readlink = j_readlink, .readdir = j_readdir, .statfs = j_statfs,              \
-    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check
+    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check,     \
+    .page_map = jffs_page_map, .page_classes = jffs_page_classes
 
 const struct fsapi fsapi_jffs2_scan = {
     .name = "jffs2-scan",

@@ -162,6 +162,9 @@ struct jffs_block {
  * the first free byte of the default layout; 0: none (too small an OOB, or
  * a part that allows one program per page) */
 uint32_t jffs_cleanmarker_col(const struct nand_config *c);
+/* pagemap.c: the fsapi page map (docs/faults.md) */
+int jffs_page_map(nand_dev *dev, uint8_t *cls);
+extern const char *const jffs_page_classes[];
 
 struct jffs {
     nand_dev *dev;

@@ -26,7 +26,8 @@ import os
 import stat
 import tempfile
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
-                    c_int64, c_size_t, c_uint, c_uint32, c_uint64, c_void_p)
+                    c_int64, c_size_t, c_uint, c_uint8, c_uint32, c_uint64,
+                    c_void_p)
 
 __all__ = ["get", "lib_path", "lib_candidates", "self_check", "layout", "constants", "check_struct",
            "LibraryNotFound", "LayoutError"]
@@ -349,6 +350,30 @@ class ResultsLatency(Structure):
     ]
 
 
+
+class ResultsFault(Structure):
+    _c_struct_ = "results_fault"
+    _fields_ = [
+        ("point", c_int64),
+        ("fault", c_char_p),
+        ("class_name", c_char_p),
+        ("block", c_int64),
+        ("page", c_int64),
+        ("outcome", c_char_p),
+        ("mounted", c_int),
+        ("state", c_char_p),
+        ("rolled_back", c_int64),
+        ("flagged", c_int),
+        ("files", c_int64),
+        ("files_eio", c_int64),
+        ("files_wrong", c_int64),
+        ("files_missing", c_int64),
+        ("crashed", c_int),
+        ("fsck", c_char_p),
+        ("after_write", c_char_p),
+        ("detail", c_char_p),
+    ]
+
 # ---- api/layout.h: the table the classes above are checked against ---------
 
 class LayoutField(Structure):
@@ -434,6 +459,9 @@ _PROTOS = {
     "nand_reset_stats": (None, [_dev]),
     "nand_corrupt_mode_parse": (c_int, [c_char_p]),
     "nand_corrupt": (c_int, [_dev, _P(NandCorrupt), c_char_p, c_size_t]),
+    # fsck/fsck.h: the page map of media-fault campaigns (docs/faults.md)
+    "fsck_page_map": (c_int, [_dev, _P(c_uint8)]),
+    "fsck_page_class_name": (c_char_p, [c_int]),
     # fs/fsapi.h
     "fsapi_at": (_P(FsapiHead), [c_size_t]),
     # fs/logfs/logfs.h
@@ -497,6 +525,7 @@ _PROTOS = {
     "results_add_erase_counts": (c_int, [_res, c_int64, c_int64, _P(c_uint32), c_uint32]),
     "results_add_mount": (c_int, [_res, c_int64, _P(ResultsMount)]),
     "results_add_latency": (c_int, [_res, c_int64, _P(ResultsLatency)]),
+    "results_add_fault": (c_int, [_res, c_int64, _P(ResultsFault)]),
     "results_set_kv": (c_int, [_res, c_int64, c_char_p, c_double]),
     "results_set_kv_text": (c_int, [_res, c_int64, c_char_p, c_char_p]),
     "results_flush": (c_int, [_res]),
@@ -511,7 +540,7 @@ _PROTOS = {
 _MIRRORED = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
              NandOp, NandBlockInfo, NandStats, NandCorrupt, LogfsStat, LogfsStatfs, FsapiHead,
              LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
-             ResultsLatency, LayoutField, LayoutStruct, LayoutEnum)
+             ResultsLatency, ResultsFault, LayoutField, LayoutStruct, LayoutEnum)
 
 # The constants above, each checked against the library's value.
 _CONSTANTS = (

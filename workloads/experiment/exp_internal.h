@@ -47,6 +47,9 @@ int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
                size_t errlen);
 int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, char *err,
                  size_t errlen);
+/* faults: the media-fault campaign (faults_section.c) */
+int exp_faults(struct yview *v, yaml_node_t *root, struct exp_faults *f, char *err,
+               size_t errlen);
 /* mount: {unclean: bool} */
 int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
 /* retention: {duration, step, scrub_every, scrub_budget} */

@@ -16,7 +16,7 @@
 static const char *const top_keys[] = {"name", "description", "device", "fs", "age",
                                        "workload", "stop", "sample", "seed", "seeds",
                                        "repetitions", "sweep", "powercut", "mount", "retention",
-                                       NULL};
+                                       "faults", NULL};
 
 void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t cap)
 {
@@ -129,6 +129,7 @@ static int read_run(struct experiment *e, struct yview *v, struct exp_run *r, ch
         exp_device(v, root, r, err, errlen) || exp_fs(v, root, r, err, errlen) ||
         exp_workload(v, root, "", &r->wl, err, errlen) || exp_stop(v, root, "", &r->stop, err, errlen) ||
         exp_sample(v, root, r, err, errlen) || exp_powercut(v, root, &r->pc, err, errlen) ||
+        exp_faults(v, root, &r->faults, err, errlen) ||
         exp_mount(v, root, r, err, errlen) || exp_retention(v, root, &r->ret, err, errlen))
         return -1;
     yaml_node_t *age = yview_get(v, root, "", "age");
@@ -169,7 +170,7 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
                          uint32_t rep)
 {
     static const char *const sections[] = {"device", "fs", "age", "workload", "stop",
-                                           "sample", "powercut", "mount", "retention"};
+                                           "sample", "powercut", "mount", "retention", "faults"};
     yaml_node_t *root = ydoc_root(&e->doc);
     size_t n = 0;
     char *out = calloc(1, 1), num[64];

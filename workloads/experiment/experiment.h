@@ -47,6 +47,27 @@ struct exp_retention {
     uint64_t scrub_budget; /* pages a scrub reads (0: every page of the device) */
 };
 
+/* A media-fault campaign (the `faults:` section; docs/faults.md). */
+enum exp_fault_kind {
+    EXP_FAULT_SILENT, EXP_FAULT_BEYOND, EXP_FAULT_UNCORRECTABLE, EXP_FAULT_RETENTION,
+    EXP_FAULT_DISTURB, EXP_FAULT_BAD, EXP_FAULT_KINDS
+};
+/* "silent", "beyond", "uncorrectable", "retention", "disturb", "bad"; NULL
+ * past the end. */
+const char *exp_fault_kind_name(int kind);
+#define EXP_FAULT_CLASSES_MAX 32
+struct exp_faults {
+    int present;
+    uint32_t kinds;         /* bit (1 << kind) per enum exp_fault_kind chosen */
+    uint32_t points;        /* locations per class per kind */
+    uint32_t nclasses;      /* 0: every class the fs's page map names */
+    char classes[EXP_FAULT_CLASSES_MAX][32];
+    int fsck;               /* run fsck after each fault (LogFS) */
+    uint32_t bits;          /* silent: bits changed; beyond: bits (0: t + 1) */
+    uint64_t retention_ns;  /* retention: simulated time that passes */
+    uint64_t reads;         /* disturb: reads counted on the block */
+};
+
 /* One run: everything the runner needs, resolved. */
 /* fs.epoch when not given: LogFS's timestamps are the simulated clock
  * plus this, 2024-01-01T00:00:00Z (deterministic, recorded in params). */
@@ -68,6 +89,7 @@ struct exp_run {
     uint64_t sample_host_bytes, sample_ops, sample_sim_ns; /* 0: not by that */
     uint32_t erase_snapshots; /* erase-count snapshots over the run (>= 1) */
     struct exp_powercut pc;
+    struct exp_faults faults;
     int unclean_mount;    /* mount.unclean: also measure a mount after a power cut */
     struct exp_retention ret;
     char *params_json;    /* the resolved settings, for the runs table */

@@ -1,0 +1,107 @@
+#!/bin/sh
+# flashlab faults (docs/faults.md): the shipped LogFS campaign, run from
+# another directory, has no crash, wrong bytes, lost files or silent
+# rollback, and its rows are in the database; a baseline's bad point
+# prints a reproducer line that, pasted, gives the same outcome; the plot
+# is drawn; --help has examples; a bad faults: section is named by file
+# and line.
+. "$(dirname "$0")/lib.sh"
+FLA=$(cd "$(dirname "$FL")" && pwd)/$(basename "$FL")
+CFG=$(pwd)/configs/faults-logfs.yaml
+DEV=$(pwd)/configs/devices/test-64m.yaml
+
+expect 0 "help" "usage: flashlab faults" -- $FL faults --help
+expect 0 "help examples" "flashlab faults configs/faults-logfs.yaml --run 0 --point 17" -- $FL faults --help
+expect 0 "listed" "faults" -- $FL --help
+
+# ---- the shipped LogFS campaign, from another directory ----------------------------
+out=$(cd "$T" && $FLA faults "$CFG" -o "$T/l.db" -j 2 2>&1); rc=$?
+[ "$rc" = 0 ] && ok || bad "faults-logfs: exit $rc: $out"
+printf '%s\n' "$out" | grep -q "faults-logfs: [0-9]* fault points, 0 bad" && ok || bad "summary: $out"
+printf '%s\n' "$out" | grep -q "^  class  *pages" && ok || bad "no class table: $out"
+q() { sqlite3 "$1" "$2"; }
+n=$(q "$T/l.db" "select count(*) from faults")
+[ "$n" -gt 100 ] && ok || bad "faults rows: $n"
+[ "$(q "$T/l.db" "select count(*) from faults where outcome in ('crash', 'wrong-bytes', 'lost', 'silent-rollback')")" = 0 ] &&
+    ok || bad "LogFS bad outcomes: $(q "$T/l.db" "select * from faults where outcome in ('crash', 'wrong-bytes', 'lost', 'silent-rollback')")"
+[ "$(q "$T/l.db" "select sum(files_wrong) + sum(crashed) from faults")" = 0 ] && ok || bad "wrong or crashed files"
+[ "$(q "$T/l.db" "select count(*) from faults where rolled_back > 0 and flagged = 0")" = 0 ] && ok || bad "silent rollback"
+# every class of the map that a fault can reach got points, every kind ran
+for c in anchor superblock segment-file inode-file indirect-1 indirect-2 directory file-data stale free; do
+    [ "$(q "$T/l.db" "select count(*) from faults where class = '$c'")" -gt 0 ] && ok || bad "no points in class $c"
+done
+[ "$(q "$T/l.db" "select count(distinct fault) from faults")" = 6 ] && ok || bad "not every kind ran"
+# an uncorrectable file-data page is an error, never wrong bytes; fsck sees it
+[ "$(q "$T/l.db" "select count(*) from faults where fault = 'uncorrectable' and class = 'file-data' and (outcome <> 'eio' or fsck <> 'errors')")" = 0 ] &&
+    ok || bad "uncorrectable file data: not eio + fsck errors"
+# it keeps working or says why: a write afterwards succeeds, or fails with
+# EROFS or EIO; every undamaged-data point (stale, free) writes fine
+[ "$(q "$T/l.db" "select count(*) from faults where after_write not in ('ok', 'EROFS', 'EIO', 'n/a')")" = 0 ] &&
+    ok || bad "after_write: $(q "$T/l.db" "select after_write, count(*) from faults group by 1")"
+[ "$(q "$T/l.db" "select count(*) from faults where class in ('stale', 'free') and outcome = 'ok' and after_write <> 'ok'")" = 0 ] &&
+    ok || bad "a write failed after a fault in stale or free space"
+[ "$(q "$T/l.db" "select cast(value as integer) from kv where key = 'fault_points'")" = "$n" ] && ok || bad "kv fault_points"
+# --point, in-process, prints the outcome the campaign recorded
+p=$(q "$T/l.db" "select point from faults where outcome = 'eio' order by point limit 1")
+expect 0 "--point" "outcome: eio" -- $FL faults configs/faults-logfs.yaml --point "$p"
+
+# ---- the plot ----------------------------------------------------------------------------
+expect 0 "plot faults" "faults, [0-9]* bars" -- $FL plot faults "$T/l.db" -o "$T/f.png"
+[ -s "$T/f.png" ] && ok || bad "no plot file"
+expect 0 "plot --kind faults --data" "" -- $FL plot "$T/l.db" --kind faults --data "$T/f.dat"
+grep -q '^"file-data"' "$T/f.dat" && ok || bad "plot data: $(cat "$T/f.dat")"
+expect 1 "plot faults: no rows" "unable to open\|no fault points" -- $FL plot faults "$T/none.db" -o "$T/g.png"
+
+# ---- a baseline's bad point and its reproducer -----------------------------------------
+cat > "$T/j.yaml" <<'Y'
+name: faults-jffs2
+device: {file: DEVS/test-64m.yaml, blocks_per_plane: 64}
+fs: {kind: jffs2-summary}
+workload: {kind: churn, fill: 0.5, max_files: 20, dirs: 2, file_size: {min: 100, max: 200K},
+           fsync_every: 5, sync_every: 10}
+stop: {ops: 150}
+faults: {kinds: [silent, bad], points: 4, classes: [summary, inode-node, dirent-node]}
+Y
+sed -i "s|DEVS|$(pwd)/configs/devices|" "$T/j.yaml"
+out=$($FL faults "$T/j.yaml" -o "$T/j.db" 2>&1); rc=$?
+[ "$rc" = 0 ] && ok || bad "baseline bad points are findings: exit $rc: $out"
+line=$(printf '%s\n' "$out" | grep -m1 "^  reproduce: " | sed 's/^  reproduce: //')
+if [ -n "$line" ]; then
+    pt=${line##* }
+    want=$(q "$T/j.db" "select outcome from faults where point = $pt")
+    got=$(sh -c "$(printf '%s' "$line" | sed "s|^flashlab|$FLA|")" 2>&1)
+    printf '%s\n' "$got" | grep -q "outcome: $want" && ok || bad "reproducer '$line': $got (wanted $want)"
+    [ "$(q "$T/j.db" "select fsck from faults where point = $pt")" = "n/a" ] && ok || bad "baseline fsck not n/a"
+else
+    bad "no reproducer line in: $out"
+fi
+
+# ---- errors ------------------------------------------------------------------------------
+printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\n" > "$T/nof.yaml"
+expect 1 "no faults section" "no faults: section" -- $FL faults "$T/nof.yaml" -o "$T/x.db"
+printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\nfaults:\n  kinds: [silent, sideways]\n" > "$T/k.yaml"
+expect 1 "unknown kind, file and line" "k.yaml:5:.*unknown kind 'sideways'" -- $FL faults "$T/k.yaml"
+printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\nfaults: {pionts: 2}\n" > "$T/t.yaml"
+expect 1 "typo, file and line" "t.yaml:4:.*unknown key 'pionts' in faults" -- $FL faults "$T/t.yaml"
+printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\nfaults: {points: 0}\n" > "$T/z.yaml"
+expect 1 "zero points" "z.yaml:4:.*faults.points: 1 to 100000" -- $FL faults "$T/z.yaml"
+printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\nfaults: {classes: [nosuch]}\n" > "$T/c.yaml"
+expect 1 "unknown class" "no class 'nosuch'" -- $FL faults "$T/c.yaml" -o "$T/c.db"
+expect 2 "bad --point" "bad --point" -- $FL faults "$CFG" --point x
+expect 2 "no campaign" "expected one CAMPAIGN.yaml" -- $FL faults
+
+# make check-long: 25 points a class and kind on three seeds (about 2,100
+# points), and the baselines campaign; LogFS has no bad point in either
+if [ -n "$FLASHLAB_LONG" ]; then
+    out=$($FL faults configs/faults-logfs-long.yaml -o "$T/ll.db" -j 2 2>&1); rc=$?
+    [ "$rc" = 0 ] && ok || bad "faults-logfs-long: exit $rc: $(printf '%s\n' "$out" | tail -5)"
+    [ "$(q "$T/ll.db" "select count(*) from faults")" -gt 1500 ] && ok || bad "faults-logfs-long: too few points"
+    out=$($FL faults configs/faults-baselines.yaml -o "$T/b.db" -j 2 2>&1); rc=$?
+    [ "$rc" = 0 ] && ok || bad "faults-baselines: exit $rc"
+    [ "$(q "$T/b.db" "select count(*) from faults f join runs r on r.id = f.run_id
+        where json_extract(r.params, '$.fs.kind') = 'logfs' and outcome in ('crash', 'wrong-bytes', 'lost', 'silent-rollback')")" = 0 ] &&
+        ok || bad "faults-baselines: LogFS bad points"
+    [ "$(q "$T/b.db" "select count(distinct run_id) from faults")" = 4 ] && ok || bad "faults-baselines: not 4 runs"
+fi
+echo "test_faults_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,137 @@
+/* faults_ref.c -- reference contents and the comparison after a fault
+ * (faults_ref.h).  Every path is looked up again by name after the fault,
+ * so a damaged directory shows as errors (or missing names) below it. */
+#include "faults_ref.h"
+#include "fsdigest.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define REF_DEPTH 64
+
+struct names {
+    char **v;
+    size_t n, cap;
+    int err;
+};
+
+static int collect(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    struct names *l = ctx;
+    (void)ino;
+    (void)type;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            l->err = -ENOMEM;
+            return 1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(name))) {
+        l->err = -ENOMEM;
+        return 1;
+    }
+    l->n++;
+    return 0;
+}
+
+static int add(struct fref *ref, const char *path, const struct fs_stat *st, uint64_t hash)
+{
+    if (ref->n == ref->cap) {
+        size_t cap = ref->cap ? 2 * ref->cap : 64;
+        struct fref_ent *v = realloc(ref->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        ref->v = v;
+        ref->cap = cap;
+    }
+    char *p = strdup(path);
+    if (!p)
+        return -ENOMEM;
+    ref->v[ref->n++] = (struct fref_ent){p, st->mode, S_ISDIR(st->mode) ? 0 : st->size, hash};
+    return 0;
+}
+
+static int walk(const struct fsapi_fs *fs, const char *dir, struct fref *ref, int depth)
+{
+    if (depth > REF_DEPTH)
+        return -ELOOP;
+    struct names l = {0};
+    uint64_t cookie = 0;
+    int rc = fs->api->readdir(fs->fs, dir, &cookie, collect, &l);
+    if (!rc)
+        rc = l.err;
+    for (size_t i = 0; i < l.n && !rc; i++) {
+        char path[4096];
+        struct fs_stat st;
+        uint64_t h = 0;
+        snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", l.v[i]);
+        if (!(rc = fs->api->lstat(fs->fs, path, &st)) && !(rc = fs_content_hash(fs, path, &st, &h)) &&
+            !(rc = add(ref, path, &st, h)) && S_ISDIR(st.mode))
+            rc = walk(fs, path, ref, depth + 1);
+    }
+    for (size_t i = 0; i < l.n; i++)
+        free(l.v[i]);
+    free(l.v);
+    return rc;
+}
+
+int fref_record(const struct fsapi_fs *fs, struct fref *ref)
+{
+    memset(ref, 0, sizeof *ref);
+    return walk(fs, "/", ref, 0);
+}
+
+static void note(char *detail, size_t len, const char *what, const char *path, int rc)
+{
+    size_t n = strlen(detail);
+    if (n + 80 >= len)
+        return;
+    snprintf(detail + n, len - n, "%s%s %s%s%s", n ? "; " : "", what, path, rc ? ": " : "",
+             rc ? strerror(-rc) : "");
+}
+
+void fref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct fault_result *res,
+                  char *detail, size_t len)
+{
+    res->files = (int64_t)ref->n;
+    for (size_t i = 0; i < ref->n; i++) {
+        const struct fref_ent *e = &ref->v[i];
+        struct fs_stat st;
+        uint64_t h = 0;
+        int rc = fs->api->lstat(fs->fs, e->path, &st);
+        if (rc == -ENOENT) {
+            res->files_missing++;
+            note(detail, len, "missing", e->path, 0);
+            continue;
+        }
+        if (!rc && (st.mode & S_IFMT) != (e->mode & S_IFMT)) {
+            res->files_wrong++;
+            note(detail, len, "wrong type", e->path, 0);
+            continue;
+        }
+        if (!rc)
+            rc = fs_content_hash(fs, e->path, &st, &h);
+        if (rc) {
+            res->files_eio++;
+            note(detail, len, "error", e->path, rc);
+        } else if ((!S_ISDIR(st.mode) && st.size != e->size) || h != e->hash) {
+            res->files_wrong++;
+            note(detail, len, "wrong bytes", e->path, 0);
+        }
+    }
+}
+
+void fref_free(struct fref *ref)
+{
+    for (size_t i = 0; i < ref->n; i++)
+        free(ref->v[i].path);
+    free(ref->v);
+    memset(ref, 0, sizeof *ref);
+}
