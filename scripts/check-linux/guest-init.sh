@@ -24,7 +24,7 @@ sleep 1
 # (nandwrite without -n/-o), one nandwrite per run of good blocks so that
 # block i of the image lands on block i of the chip.
 load() {
-    insmod /modules/nandsim.ko $NANDSIM do_delays=$2 ${BADBLOCKS:+badblocks=$BADBLOCKS} ||
+    insmod /modules/nandsim.ko $NANDSIM do_delays=$2 ${BADBLOCKS:+badblocks=$BADBLOCKS} $3 ||
         { fail "insmod nandsim"; return 1; }
     cat /proc/mtd
     flash_erase -j -q /dev/mtd0 0 0 || { fail "flash_erase"; return 1; }
@@ -49,6 +49,27 @@ $job
 EOJ
     say "job $name: image /dev/$disk, do_delays=$delays ${what:+($what)}"
     t0=$(cut -d' ' -f1 /proc/uptime)
+    if [ "$what" = count ]; then
+        # nandsim's log of every operation (pr_debug, enabled by dyndbg;
+        # log_buf_len on the kernel command line holds it): the mount's read
+        # commands, counted.  Read-only, so that no GC thread reads after it.
+        if load $disk 0 "log=1 dyndbg=+p"; then
+            dmesg -c > /dev/null
+            if mount -t jffs2 -o ro mtd0 /mnt; then
+                dmesg -s 67108864 > /tmp/ops.log
+                umount /mnt
+                echo "reads $(grep -c 'log: read page' /tmp/ops.log)" > /out/$name.ops
+                echo "programs $(grep -c 'log: programm page' /tmp/ops.log)" >> /out/$name.ops
+                echo "erases $(grep -c 'log: erase sector' /tmp/ops.log)" >> /out/$name.ops
+                say "$name: $(tr '\n' ' ' < /out/$name.ops)"
+                rm -f /tmp/ops.log
+            else
+                fail "$name: mount -o ro"
+            fi
+        fi
+        rmmod nandsim || fail "rmmod nandsim"
+        continue
+    fi
     if load $disk $delays; then
         t1=$(cut -d' ' -f1 /proc/uptime)
         say "loaded in $t0 .. $t1 s"

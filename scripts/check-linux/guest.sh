@@ -39,7 +39,7 @@ NANDSIM="id_bytes=0xec,0xd3,0x51,0x95 access_delay=$t_r programm_delay=$t_prog e
     echo "SEG_vda='$(python3 "$HERE/blocks.py" segments "$B/plain.raw" $BAD_LIST)'"
     echo "SEG_vdb='$(python3 "$HERE/blocks.py" segments "$B/sum.raw" $BAD_LIST)'"
     echo "OUTDISK=vdc DUMPDISK=vdd CALIB_PAGES=8192"
-    echo "JOBS='${JOBS:-plain-d1:vda:1: sum-d1:vdb:1: sum-d0:vdb:0: plain-d0:vda:0:interop}'"
+    echo "JOBS='${JOBS:-plain-count:vda:0:count sum-count:vdb:0:count plain-d1:vda:1: sum-d1:vdb:1: sum-d0:vdb:0: plain-d0:vda:0:interop}'"
 } > "$I/params"
 (cd "$I" && find . | "$OLDPWD/$B/root/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1) > "$B/initramfs.cpio.gz"
 
@@ -52,7 +52,7 @@ start=$(date +%s)
 timeout ${QEMU_TIMEOUT:-5400} qemu-system-x86_64 -nodefaults -display none -no-reboot \
     -machine pc -smp 1 -m "$QEMU_MEM" \
     -kernel "$KERNEL" -initrd "$B/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 loglevel=5" \
+    -append "console=ttyS0 panic=-1 loglevel=5 log_buf_len=64M" \
     -serial "file:$B/console.log" \
     -drive "file=$B/plain.raw,format=raw,if=virtio,readonly=on" \
     -drive "file=$B/sum.raw,format=raw,if=virtio,readonly=on" \
