@@ -8,6 +8,13 @@ if [ -s "$O/errors" ]; then
     while read -r line; do bad "guest: $line"; done < "$O/errors"
 fi
 
+# nandsim took the ID bytes for the part's geometry
+if grep -q "1024 MiB, SLC, erase size: 128 KiB, page size: 2048, OOB size: 64" "$O/dmesg.txt" 2>/dev/null; then
+    ok "nandsim is the OLPC part: 1024 MiB, 128 KiB blocks, 2048 + 64 B pages"
+else
+    bad "nandsim's geometry is not the OLPC part's ($O/dmesg.txt)"
+fi
+
 # the tree Linux mounted against the source: files (md5), dirs, symlinks
 if [ -f "$O/plain-d0.md5" ]; then
     : > "$B/src.md5"; : > "$B/src.links"; echo "." > "$B/src.dirs"
