@@ -52,7 +52,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long check-posix deps clean install
+.PHONY: all test run bench check-long check-linux check-posix deps clean install
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
 
 $(BUILD)/obj/%.o: %.c
@@ -106,6 +106,16 @@ bench: $(BENCHES)
 
 check-long: all $(TESTS)
 	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
+	@$(MAKE) --no-print-directory check-linux
+
+# `make check-linux`, as root: Debian's kernel under qemu (TCG) mounts
+# flashlab's JFFS2 images on nandsim as the OLPC XO-1 part, writes to them,
+# and times its mounts against flashlab's (scripts/check-linux/check-linux.sh
+# says how; docs/linux-check.md, docs/mount-latency.md).  It installs qemu and
+# unpacks the kernel itself (apt-get), all under build/linux; 30-60 min.
+# Not part of `make test`.
+check-linux: all
+	@FL=./$(BUILD)/flashlab B=$(BUILD)/linux sh scripts/check-linux/check-linux.sh
 
 # `make check-posix PJDFSTEST=DIR [SUITES='chmod utimensat']`, as root:
 # pjdfstest from DIR on a fresh image under `flashlab mount -o allow_other`

@@ -12,6 +12,7 @@
 #include "logfs/logfs.h"
 #include "nand.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -225,7 +226,12 @@ static int session_mount(struct session *s, const char *cmd, const char *image,
         return fs_fail(cmd, "%s: no file system found (tried %s); mkfs one or give --fs",
                        image, kind_list(fsapi_probe_at));
     }
+    nand_wait(s->dev); /* the mount begins on an idle chip */
+    nand_get_stats(s->dev, &s->mst0);
+    s->mt0 = nand_now(s->dev);
     int rc = mount_kind(&s->m, s->dev);
+    nand_get_stats(s->dev, &s->mst1);
+    s->mt1 = nand_now(s->dev);
     if (rc) {
         /* a kind given by --fs whose marks are not there: say so, whatever
          * its mount made of the image */
@@ -626,9 +632,14 @@ int cmd_get(int argc, char **argv)
 
 static const char put_help[] =
     "usage: flashlab put [--fs KIND] [-o OPTIONS] HOSTFILE IMAGE:/path\n"
+    "       flashlab put -r [--fs KIND] [-o OPTIONS] HOSTDIR IMAGE:/dir\n"
     "\n"
     "Copy HOSTFILE (\"-\": standard input) into the file system on IMAGE,\n"
     "creating /path or replacing its content, and save the image.\n"
+    "-r copies the tree under HOSTDIR into /dir (made if missing) in one\n"
+    "mount: directories, regular files and symbolic links, with their\n"
+    "permission bits, in name order; other files (devices, FIFOs, sockets)\n"
+    "are skipped and counted.  It prints the files, bytes and skips.\n"
     "-o passes mount options, \"key=value,...\" (as mkfs -o), for this\n"
     "write: e.g. LogFS's compress=none|zlib|lzo (docs/compression.md) or\n"
     "jffs2's compress=none|zlib|rtime|lzo, the compressor of the data\n"
@@ -637,29 +648,131 @@ static const char put_help[] =
     "\n"
     "example: flashlab put --fs blockfs data.bin fs.img:/data.bin\n"
     "         flashlab put --fs jffs2-scan -o compress=zlib log.txt fs.img:/log.txt\n"
-    "         flashlab put --fs logfs -o compress=lzo log.txt fs.img:/log.txt\n";
+    "         flashlab put --fs logfs -o compress=lzo log.txt fs.img:/log.txt\n"
+    "         flashlab put -r --fs jffs2-scan /usr/share/man fs.img:/man\n";
+
+/* Stream in into path (created or truncated, mode); bytes written to *total. */
+static int put_stream(struct session *s, FILE *in, const char *host, const char *path,
+                      uint32_t mode, char *buf, uint64_t *total)
+{
+    int rc = CLI_OK;
+    *total = 0;
+    int fd = CALL(s, open, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0)
+        return path_fail("put", fd, path);
+    while (!rc) {
+        size_t got = fread(buf, 1, CHUNK, in);
+        if (got) {
+            int64_t n = CALL(s, pwrite, fd, buf, got, *total);
+            if (n < 0)
+                rc = path_fail("put", (int)n, path);
+            else if ((uint64_t)n != got)
+                rc = fs_fail("put", "%s: short write (%" PRId64 " of %zu bytes)",
+                             path, n, got);
+            *total += got;
+        }
+        if (!rc && got < CHUNK) {
+            if (ferror(in))
+                rc = fs_fail("put", "%s: read error: %s", host, strerror(errno));
+            break;
+        }
+    }
+    int crc = CALL(s, close, fd);
+    if (!rc && crc)
+        rc = path_fail("put", crc, path);
+    return rc;
+}
+
+struct put_count {
+    uint64_t files, bytes, skipped;
+};
+
+static int no_dots(const struct dirent *d)
+{
+    return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* put -r: host directory host into the directory path (made when missing). */
+static int put_tree(struct session *s, const char *host, const char *path, uint32_t mode,
+                    char *buf, struct put_count *n)
+{
+    int rc = CALL(s, mkdir, path, mode);
+    if (rc && rc != -EEXIST)
+        return path_fail("put", rc, path);
+    struct dirent **ents;
+    int k = scandir(host, &ents, no_dots, alphasort);
+    if (k < 0)
+        return fs_fail("put", "%s: cannot read directory: %s", host, strerror(errno));
+    rc = CLI_OK;
+    for (int i = 0; i < k; i++) {
+        char *h = join(host, ents[i]->d_name), *p = join(path, ents[i]->d_name);
+        struct stat st;
+        if (!h || !p)
+            rc = fs_fail("put", "out of memory");
+        else if (lstat(h, &st))
+            rc = fs_fail("put", "%s: cannot stat: %s", h, strerror(errno));
+        else if (S_ISDIR(st.st_mode))
+            rc = put_tree(s, h, p, (uint32_t)st.st_mode & 07777, buf, n);
+        else if (S_ISREG(st.st_mode)) {
+            FILE *in = fopen(h, "rb");
+            uint64_t got = 0;
+            if (!in)
+                rc = fs_fail("put", "%s: cannot open: %s", h, strerror(errno));
+            else {
+                rc = put_stream(s, in, h, p, (uint32_t)st.st_mode & 07777, buf, &got);
+                fclose(in);
+            }
+            n->files++;
+            n->bytes += got;
+        } else if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            ssize_t len = readlink(h, target, sizeof target - 1);
+            if (len < 0)
+                rc = fs_fail("put", "%s: cannot read link: %s", h, strerror(errno));
+            else {
+                target[len] = 0;
+                int lrc = CALL(s, symlink, target, p);
+                if (lrc)
+                    rc = path_fail("put", lrc, p);
+                n->files++;
+            }
+        } else
+            n->skipped++;
+        free(h);
+        free(p);
+        if (rc)
+            break;
+    }
+    for (int i = 0; i < k; i++)
+        free(ents[i]);
+    free(ents);
+    return rc;
+}
 
 int cmd_put(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
-                                         {"options", required_argument, 0, 'o'}, {0, 0, 0, 0}};
-    int c;
+                                         {"options", required_argument, 0, 'o'},
+                                         {"recursive", no_argument, 0, 'r'}, {0, 0, 0, 0}};
+    int c, recursive = 0;
     const struct fsapi *kind = NULL;
     const char *o = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:r", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
             if (parse_kind("put", optarg, &kind))
                 return CLI_USAGE;
             break;
         case 'o': o = optarg; break;
+        case 'r': recursive = 1; break;
         case 'h': return fs_help(put_help);
         default: return cli_usage_error("put", "bad option");
         }
     }
     if (argc - optind != 2)
-        return cli_usage_error("put", "expected HOSTFILE and IMAGE:/path");
+        return cli_usage_error("put", recursive ? "expected HOSTDIR and IMAGE:/dir"
+                                                : "expected HOSTFILE and IMAGE:/path");
     struct logfs_options lo = {0};
     char oerr[256];
     if (o && (!kind || (kind == &fsapi_logfs ? logfs_options_parse(&lo, o, oerr, sizeof oerr) != 0
@@ -668,19 +781,25 @@ int cmd_put(int argc, char **argv)
     mount_opts = o;
     const char *host = argv[optind];
     struct target t;
-    if (parse_target("put", argv[optind + 1], 0, &t))
+    if (parse_target("put", argv[optind + 1], recursive, &t))
         return CLI_USAGE;
-    int from_stdin = !strcmp(host, "-");
-    FILE *in = from_stdin ? stdin : fopen(host, "rb");
+    int from_stdin = !recursive && !strcmp(host, "-");
+    FILE *in = NULL;
     struct stat hst;
     uint32_t mode = 0644;
     int rc = CLI_OK;
-    if (!in)
+    if (recursive) {
+        if (stat(host, &hst))
+            rc = fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
+        else if (!S_ISDIR(hst.st_mode))
+            rc = fs_fail("put", "%s: -r needs a directory", host);
+        mode = (uint32_t)hst.st_mode & 07777;
+    } else if (!(in = from_stdin ? stdin : fopen(host, "rb")))
         rc = fs_fail("put", "%s: cannot open: %s", host, strerror(errno));
     else if (fstat(fileno(in), &hst))
         rc = fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
     else if (S_ISDIR(hst.st_mode))
-        rc = fs_fail("put", "%s: is a directory", host);
+        rc = fs_fail("put", "%s: is a directory (put -r copies a tree)", host);
     else if (S_ISREG(hst.st_mode))
         mode = (uint32_t)hst.st_mode & 0777;
     struct session s;
@@ -691,39 +810,22 @@ int cmd_put(int argc, char **argv)
         return rc;
     }
     uint64_t total = 0;
+    struct put_count n = {0, 0, 0};
     char *buf = malloc(CHUNK);
-    int fd = CALL(&s, open, t.path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    if (fd < 0)
-        rc = path_fail("put", fd, t.path);
-    else if (!buf)
+    if (!buf)
         rc = fs_fail("put", "out of memory");
-    while (!rc) {
-        size_t got = fread(buf, 1, CHUNK, in);
-        if (got) {
-            int64_t n = CALL(&s, pwrite, fd, buf, got, total);
-            if (n < 0)
-                rc = path_fail("put", (int)n, t.path);
-            else if ((uint64_t)n != got)
-                rc = fs_fail("put", "%s: short write (%" PRId64 " of %zu bytes)",
-                             t.path, n, got);
-            total += got;
-        }
-        if (!rc && got < CHUNK) {
-            if (ferror(in))
-                rc = fs_fail("put", "%s: read error: %s", host, strerror(errno));
-            break;
-        }
-    }
-    if (fd >= 0) {
-        int crc = CALL(&s, close, fd);
-        if (!rc && crc)
-            rc = path_fail("put", crc, t.path);
-    }
+    else if (recursive)
+        rc = put_tree(&s, host, t.path, mode, buf, &n);
+    else
+        rc = put_stream(&s, in, host, t.path, mode, buf, &total);
     free(buf);
-    if (!from_stdin)
+    if (in && !from_stdin)
         fclose(in);
     rc = session_close(&s, rc, 1);
-    if (!rc)
+    if (!rc && recursive)
+        printf("%s: %" PRIu64 " files, %" PRIu64 " bytes, %" PRIu64 " skipped\n", t.path,
+               n.files, n.bytes, n.skipped);
+    else if (!rc)
         printf("%s: %" PRIu64 " bytes\n", t.path, total);
     free(t.image);
     return rc;

@@ -16,7 +16,7 @@
 /* ---- df ----------------------------------------------------------------------------------- */
 
 static const char df_help[] =
-    "usage: flashlab df [--fs KIND] IMAGE\n"
+    "usage: flashlab df [--fs KIND] [--mount-cost] IMAGE\n"
     "\n"
     "Show the space of the file system on IMAGE: block size, total and free\n"
     "bytes, and files (inodes allocated).  For LogFS, free leaves out the\n"
@@ -28,11 +28,35 @@ static const char df_help[] =
     "rest), leaving total; and of total, live (file data and metadata the\n"
     "tree references), not yet committed, and free.  For the other kinds, the\n"
     "fs's name and the bytes used (total - free).\n"
+    "\n"
+    "--mount-cost adds what the command's own mount of IMAGE cost, on an\n"
+    "idle chip: the simulated flash time (the dies' busy time) and clock,\n"
+    "the page reads and bytes moved, the bytes checksummed and nodes indexed\n"
+    "(what the fs counts) and the CPU model's time for them (the OLPC XO-1's\n"
+    "Geode LX, docs/mount-latency.md).\n"
     FS_HELP
     "\n"
     "examples:\n"
     "  flashlab df fs.img\n"
-    "  flashlab df --fs jffs2-summary fs.img\n";
+    "  flashlab df --fs jffs2-summary fs.img\n"
+    "  flashlab df --mount-cost fs.img\n";
+
+/* df --mount-cost: the session's mount, as the runner measures one */
+static void print_mount_cost(struct session *s)
+{
+    struct fsapi_mount_work w = {0, 0};
+    if (s->m.api->mount_work)
+        s->m.api->mount_work(s->m.fs, &w);
+    double cpu = fsapi_cpu_ns(&fsapi_cpu_geode_lx, &w);
+    const struct nand_stats *a = &s->mst0, *b = &s->mst1;
+    printf("%-11s flash %.6f s, clock %.6f s, CPU model (%s) %.6f s\n", "mount:",
+           (double)(b->busy_ns - a->busy_ns) / 1e9, (double)(s->mt1 - s->mt0) / 1e9,
+           fsapi_cpu_geode_lx.name, cpu / 1e9);
+    printf("%-11s %" PRIu64 " page reads, %" PRIu64 " bytes read, %" PRIu64
+           " bytes checksummed, %" PRIu64 " nodes indexed\n", "mount work:",
+           b->reads - a->reads, b->bytes_read - a->bytes_read, w.bytes_checksummed,
+           w.nodes_indexed);
+}
 
 static void print_bytes(const char *what, uint64_t n)
 {
@@ -44,6 +68,14 @@ static void print_bytes(const char *what, uint64_t n)
 int cmd_df(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
+    int mount_cost = 0;
+    for (int i = 1; i < argc; i++) /* df's own option, taken out first */
+        if (!strcmp(argv[i], "--mount-cost")) {
+            mount_cost = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+            argc--;
+            i--;
+        }
     int orc = fs_common_opts("df", argc, argv, df_help, &kind);
     if (orc >= 0)
         return orc;
@@ -125,6 +157,8 @@ int cmd_df(int argc, char **argv)
 #undef DF_ROW
         }
     }
+    if (!rc && mount_cost)
+        print_mount_cost(&s);
     return session_close(&s, rc, 0);
 }
 

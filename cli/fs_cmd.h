@@ -24,6 +24,10 @@ struct session {
     nand_dev *dev;
     struct fsapi_fs m;
     struct imglock lock; /* held by commands that write */
+    /* the mount, measured on an idle chip: the device's statistics and
+     * simulated clock before and after it (df --mount-cost) */
+    struct nand_stats mst0, mst1;
+    nand_time_t mt0, mt1;
 };
 
 /* Every file command's --fs paragraph. */

@@ -258,7 +258,8 @@ struct jffs_recs {
 };
 int jffs_rec_add(struct jffs *fs, struct jffs_recs *rs, const uint8_t *p, uint64_t addr,
                  uint32_t len, int trusted);
-int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs);
+int jffs_read_cleanmarker(struct jffs *fs, uint32_t b); /* 1 found, 0 not, -EIO */
+int jffs_scan_block(struct jffs *fs, uint32_t b, int cm, struct jffs_recs *rs);
 int jffs_sum_read(struct jffs *fs, uint32_t b, struct jffs_recs *rs); /* 1 used, 0 none */
 int jffs_build(struct jffs *fs, struct jffs_recs *rs);
 int jffs_mkfs(nand_dev *dev, const struct jffs_options *o);

@@ -112,7 +112,11 @@ int jffs_mount(nand_dev *dev, const struct jffs_options *o, struct jffs **out)
             continue;
         }
         uint32_t keep = rs.n;
-        int got = 0;
+        int got = 0, cm = jffs_read_cleanmarker(fs, b); /* first, as Linux */
+        if (cm < 0) {
+            rc = cm;
+            continue;
+        }
         if (fs->opt.summary && (got = jffs_sum_read(fs, b, &rs)) == 0) {
             for (uint32_t i = keep; i < rs.n; i++) /* a summary that failed midway */
                 free(rs.v[i].rd);
@@ -120,7 +124,7 @@ int jffs_mount(nand_dev *dev, const struct jffs_options *o, struct jffs **out)
             rs.n = keep;
         }
         if (got == 0)
-            got = jffs_scan_block(fs, b, &rs);
+            got = jffs_scan_block(fs, b, cm, &rs);
         if (got < 0)
             rc = got;
         else if (got == 0 || got == 2) {

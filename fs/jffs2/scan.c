@@ -58,7 +58,6 @@ struct scan {
     struct jffs *fs;
     uint32_t b, loaded; /* pages read into img */
     uint8_t *img;
-    uint8_t *oob; /* page 0's spare, read with it (the cleanmarker) */
 };
 
 /* Read pages until [0, upto) is in; 0 or -EIO. */
@@ -67,7 +66,7 @@ static int need(struct scan *s, uint32_t upto)
     struct jffs *fs = s->fs;
     while (s->loaded * fs->ps < upto && s->loaded < fs->ppb) {
         int rc = nand_read(fs->dev, s->b, s->loaded, s->img + (size_t)s->loaded * fs->ps,
-                           s->loaded ? NULL : s->oob, NULL);
+                           NULL, NULL);
         if (rc == NAND_E_POWER)
             return -EIO;
         if (rc && rc != NAND_E_ECC) /* unreadable: garbage the CRCs reject */
@@ -77,31 +76,69 @@ static int need(struct scan *s, uint32_t upto)
     return upto <= s->loaded * fs->ps ? 0 : 1;
 }
 
-/* Whether page 0's spare holds JFFS2's cleanmarker at its place. */
-static int cleanmarker(const struct jffs *fs, const uint8_t *oob)
+/* Read page p's spare alone into fs->page (page-sized: the spare fits,
+ * checked at mount); 0 or -EIO. */
+static int read_spare(struct jffs *fs, uint32_t b, uint32_t p)
+{
+    memset(fs->page, 0xff, nand_get_config(fs->dev)->geo.oob_size);
+    int rc = nand_read(fs->dev, b, p, NULL, fs->page, NULL);
+    return rc == NAND_E_POWER ? -EIO : 0;
+}
+
+/* Linux's jffs2_check_nand_cleanmarker: page 0's spare, read on its own
+ * before anything else of the block.  1 when it holds JFFS2's cleanmarker
+ * at its place, 0 when not, -EIO. */
+int jffs_read_cleanmarker(struct jffs *fs, uint32_t b)
 {
     uint32_t col = jffs_cleanmarker_col(nand_get_config(fs->dev));
     uint8_t cm[JFFS_CLEANMARKER_LEN];
     jffs_cleanmarker(cm);
-    return col && !memcmp(oob + (col - fs->ps), cm, sizeof cm);
+    int rc = read_spare(fs, b, 0);
+    return rc < 0 ? rc : col && !memcmp(fs->page + (col - fs->ps), cm, sizeof cm);
 }
 
-/* Scan block b into rs.  Returns 1 when it holds anything (programmed), 0
- * when its first page is erased (to be erased before use), 2 when it is
- * erased and carries a cleanmarker (free as it is), <0. */
-int jffs_scan_block(struct jffs *fs, uint32_t b, struct jffs_recs *rs)
+/* Linux's jffs2_check_oob_empty for a block whose page 0 reads erased:
+ * the spares of its first 4 pages (NR_OOB_SCAN_PAGES), each read on its
+ * own, must be erased but for the cleanmarker (cm: found).  1 empty, 0
+ * not (the block is erased before use), -EIO. */
+static int spares_empty(struct jffs *fs, uint32_t b, int cm)
 {
     const struct nand_config *c = nand_get_config(fs->dev);
-    uint8_t *oob = fs->page; /* page-sized: the spare fits (checked at mount) */
-    struct scan s = {fs, b, 0, fs->himg, oob};
+    uint32_t at = cm ? jffs_cleanmarker_col(c) - fs->ps : 0, empty = 1;
+    for (uint32_t p = 0; p < 4 && p < fs->ppb; p++) {
+        int rc = read_spare(fs, b, p);
+        if (rc < 0)
+            return rc;
+        for (uint32_t i = 0; i < c->geo.oob_size; i++)
+            if (fs->page[i] != 0xff && !(p == 0 && cm && i >= at && i < at + JFFS_CLEANMARKER_LEN))
+                empty = 0;
+    }
+    return (int)empty;
+}
+
+/* Scan block b into rs, as Linux's jffs2_scan_eraseblock does on NAND
+ * once the cleanmarker is checked (cm: jffs_read_cleanmarker's answer)
+ * and no summary served: page 0 first; when it reads erased, the first
+ * spares (spares_empty); else the whole block.  Returns 1 when it holds
+ * anything (programmed), 0 when its first page is erased (to be erased
+ * before use), 2 when it is erased and carries a cleanmarker (free as it
+ * is), <0. */
+int jffs_scan_block(struct jffs *fs, uint32_t b, int cm, struct jffs_recs *rs)
+{
+    struct scan s = {fs, b, 0, fs->himg};
     uint32_t pos = 0, first = rs->n;
     int64_t torn = -1; /* a node with bad data CRC and nothing valid after it */
     int rc;
-    memset(oob, 0xff, c->geo.oob_size);
     if ((rc = need(&s, fs->ps)) < 0)
         return rc;
-    if (blank(s.img, fs->ps))
-        return cleanmarker(fs, oob) ? 2 : 0;
+    if (blank(s.img, fs->ps)) {
+        if ((rc = spares_empty(fs, b, cm)) < 0)
+            return rc;
+        return cm && rc ? 2 : 0;
+    }
+    /* Linux reads the rest of the block in one go, erased pages too */
+    if ((rc = need(&s, fs->bs)) < 0)
+        return rc;
     while (pos + 12 <= fs->bs) {
         if (pos % fs->ps == 0) {
             if ((rc = need(&s, pos + fs->ps)) < 0)

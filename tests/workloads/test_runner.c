@@ -141,7 +141,10 @@ TEST(mounts_of_every_fs_at_two_sizes)
         /* the scan reads every used page: about half the device */
         int64_t dev_pages = m[1][z][1].device_bytes / 2048;
         CHECK(m[1][z][1].pages > dev_pages * 4 / 10);
-        CHECK(m[2][z][1].pages * 5 < m[1][z][1].pages); /* summaries: far fewer reads */
+        /* summaries: far fewer reads, though each blank block costs its
+         * last page, page 0 and 5 spare-only reads, as in Linux */
+        CHECK(m[2][z][1].pages * 4 < m[1][z][1].pages);
+        CHECK(m[2][z][1].flash * 5 < m[1][z][1].flash);
         CHECK(m[1][z][1].latency > 100 * m[0][z][1].latency);
     }
     /* 4x the device: LogFS flat (same pages, RAM), the scan about 4x */
