@@ -74,6 +74,10 @@ struct logfs_options {
     void *clock_ctx;
     int64_t epoch_ns;          /* "epoch": 2024-01-01[T00:00:00[Z]] or
                                   seconds since 1970 (0) */
+    uint32_t parallel;         /* data segments open on that many dies,
+                                  programmed through the queue (1: one at a
+                                  time, as always); at most the device's
+                                  dies; nothing on flash */
 };
 enum {
     LOGFS_WL_DYNAMIC = 0, /* allocate the least-worn free segment */

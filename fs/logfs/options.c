@@ -44,6 +44,8 @@ static const struct opt table[] = {
     {"gc_separate", BOOL, F(gc_separate), 0, 1, "cleaner's copies to their own segments (0)"},
     {"wear_leveling", WL, F(wear_leveling), 0, 0, "none, dynamic or static (dynamic)"},
     {"wl_threshold", U32, F(wl_threshold), 1, UINT32_MAX, "static: erase gap that moves cold data (100)"},
+    {"parallel", U32, F(parallel), 1, 1024,
+     "data segments open on different dies, programmed at once (1)"},
     {"epoch", EPOCH, F(epoch_ns), 0, 0,
      "timestamps: simulated time plus this date, YYYY-MM-DD[THH:MM:SS[Z]] or seconds (1970)"},
 };

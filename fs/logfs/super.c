@@ -79,7 +79,7 @@ static void fs_free(struct logfs *fs);
  * chosen at mkfs. */
 static void set_reserve(struct logfs *fs, uint32_t reserve_segments)
 {
-    fs->reserve = reserve_segments + LFS_NAREAS +
+    fs->reserve = reserve_segments + LFS_NAREAS + (fs->parallel - 1) +
                   (uint32_t)(fs->dirty_limit / fs->g.seg_bytes) + 1;
 }
 
@@ -112,6 +112,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
         if (ok)
             memset(fs->area[i].page, 0xff, g->page_size);
     }
+    ok = ok && !lfs_lanes_init(fs, o->parallel, PEND_MAX(g) * sizeof *fs->area[0].pend);
     if (!ok) {
         fs_free(fs);
         return -ENOMEM;
@@ -131,6 +132,7 @@ static void fs_free(struct logfs *fs)
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
         lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
     }
+    lfs_lanes_free(fs, PEND_MAX(&fs->g) * sizeof *fs->area[0].pend);
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);

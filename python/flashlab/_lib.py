@@ -233,6 +233,7 @@ class LogfsOptions(Structure):
         ("clock", c_void_p),        # int64_t (*)(void *): None = simulated time
         ("clock_ctx", c_void_p),
         ("epoch_ns", c_int64),
+        ("parallel", c_uint32),
     ]
 
 

@@ -21,7 +21,8 @@ TEST(every_key_sets_its_field)
                                     "dirty=512KiB,readonly=yes,gc_policy=cost-benefit,"
                                     "gc_window=32,gc_choices=4,gc_seed=0x1234567890,"
                                     "gc_free_min=7,gc_idle_free=9,gc_separate=1,"
-                                    "wear_leveling=static,wl_threshold=50,epoch=2024-01-01",
+                                    "wear_leveling=static,wl_threshold=50,epoch=2024-01-01,"
+                                    "parallel=4",
                                 err, sizeof err) == 0);
     CHECK_EQ_INT(o.block_size, 8192);
     CHECK_EQ_INT(o.anchor_blocks, 6);
@@ -39,12 +40,13 @@ TEST(every_key_sets_its_field)
     CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_STATIC);
     CHECK_EQ_INT(o.wl_threshold, 50);
     CHECK_EQ_INT(o.epoch_ns, 1704067200LL * 1000000000);
+    CHECK_EQ_INT(o.parallel, 4);
     /* every listed key is settable, and the list ends */
     const char *key, *help;
     unsigned n = 0;
     for (; (key = logfs_option_help(n, &help)); n++)
         CHECK(help && *help);
-    CHECK_EQ_INT(n, 16);
+    CHECK_EQ_INT(n, 17);
     REQUIRE(logfs_option_set(&o, "wear_leveling", "none", err, sizeof err) == 0);
     CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_NONE);
     REQUIRE(logfs_options_parse(&o, "", err, sizeof err) == 0); /* empty list */
