@@ -146,6 +146,8 @@ static int area_open(struct logfs *fs, struct lfs_areaw *a, unsigned area)
     if (rc)
         return rc;
     uint32_t old = a->seg;
+    if (fs->parallel > 1)
+        a->seg = 0; /* closed: its die is free for the next (lanes.c) */
     rc = lfs_seg_alloc(fs, area, &a->seg);
     /* the old segment is closed now, the new one open */
     lfs_gcidx_update(fs, old);

@@ -90,13 +90,17 @@ uint32_t lfs_seg_scan_order(const struct logfs *fs, uint32_t i)
     return (i % fs->ndies) * per + i / fs->ndies;
 }
 
+/* How busy a die is with open segments: a data lane counts far more than
+ * another area's segment, so that lanes never share a die while one has
+ * none, and the other areas then spread over the rest. */
 static uint32_t open_on_die(const struct logfs *fs, uint32_t die)
 {
     uint32_t n = 0;
     for (unsigned i = 0; i < LFS_NAREAS; i++)
-        n += fs->area[i].seg && lfs_die_of(fs, fs->area[i].seg) == die;
+        if (fs->area[i].seg && lfs_die_of(fs, fs->area[i].seg) == die)
+            n += i == LFS_AREA_DATA ? 1024 : 1;
     for (uint32_t i = 0; fs->lane && i + 1 < fs->parallel; i++)
-        n += fs->lane[i].seg && lfs_die_of(fs, fs->lane[i].seg) == die;
+        n += fs->lane[i].seg && lfs_die_of(fs, fs->lane[i].seg) == die ? 1024 : 0;
     return n;
 }
 

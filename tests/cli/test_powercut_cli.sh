@@ -42,6 +42,11 @@ ok_n=$(sqlite3 "$T/mlc.db" "select count(*) from powercuts where outcome = 'ok'"
 point=$(sqlite3 "$T/mlc.db" "select min(cut_point) from powercuts where detail like '%(segment)%'")
 expect 0 "--repro an MLC segment point" "cut point $point: .* recovered state matches" -- $FL powercut "$T/mlc.yaml" --repro "$point"
 
+# four dies with LogFS's data area on all of them (fs.parallel): a cut
+# tears every queued program in flight, and every point still recovers
+sed -e 's|stop: {ops: 400}|stop: {ops: 80}|' -e "s|file: devices/|file: $PWD/configs/devices/|" configs/powercut-dies.yaml > "$T/dies.yaml"
+expect 0 "the parallel-dies campaign passes" "cut points checked (.* with a second cut), 0 failed" -- $FL powercut "$T/dies.yaml" -j 2 -o "$T/dies.db"
+
 # make check-long: the shipped baseline campaign (about 2 min on 2 cores):
 # LogFS passes every point, the JFFS2-style log always mounts and reads,
 # the in-place block fs loses files or the fs
