@@ -139,6 +139,7 @@ static const struct flashlab_field fields_logfs_options[] = {
     F(logfs_options, gc_idle_free), F(logfs_options, clock),
     F(logfs_options, clock_ctx), F(logfs_options, epoch_ns), F(logfs_options, scrub_threshold),
     F(logfs_options, compress),
+    F(logfs_options, parallel),
 };
 
 static const struct flashlab_field fields_logfs_stats[] = {

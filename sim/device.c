@@ -104,9 +104,7 @@ void nand_advance(nand_dev *dev, nand_time_t ns)
     dev->now += ns;
     if (dev->powered && dev->cut == CUT_TIME && dev->now >= dev->cut_time) {
         dev->now = dev->cut_time > dev->now - ns ? dev->cut_time : dev->now;
-        dev->powered = 0;
-        dev->cut = CUT_NONE;
-        dev->st.power_cuts++;
+        power_fail(dev, dev->cut_time);
     }
 }
 
@@ -139,9 +137,7 @@ void nand_power_cut(nand_dev *dev)
 {
     if (!dev->powered)
         return;
-    dev->powered = 0;
-    dev->cut = CUT_NONE;
-    dev->st.power_cuts++;
+    power_fail(dev, dev->now);
 }
 
 int nand_is_powered(const nand_dev *dev)

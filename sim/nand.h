@@ -224,7 +224,10 @@ int nand_mark_bad(nand_dev *dev, nand_block_t b);
 /* ---- queued operations: parallelism across dies ------------------------
  * Submitting schedules the operation on its die and channel starting no
  * earlier than the current time and applies its effect; the clock does not
- * move.  nand_wait advances the clock to the end of everything submitted. */
+ * move.  nand_wait advances the clock to the end of everything submitted
+ * (or to an armed cut time before it).  A power cut tears every queued
+ * program or erase under way at its instant and undoes those that had not
+ * started (docs/simulator.md, "Power loss"). */
 enum nand_op_kind { NAND_OP_READ, NAND_OP_PROGRAM, NAND_OP_ERASE };
 struct nand_op {
     enum nand_op_kind kind;
@@ -252,9 +255,9 @@ void nand_advance(nand_dev *dev, nand_time_t ns);
 
 /* Cut when the clock reaches t (the operation running then is torn). */
 void nand_cut_at_time(nand_dev *dev, nand_time_t t);
-/* Let n more state-changing operations (programs, erases, mark-bad)
- * complete and tear the next one after fraction frac of its busy time
- * (frac < 0: drawn from the seed). */
+/* Let n more state-changing operations (programs, erases, mark-bad; queued
+ * ones counted as issued) complete and tear the next one after fraction
+ * frac of its busy time (frac < 0: drawn from the seed). */
 void nand_cut_after_ops(nand_dev *dev, uint64_t n, double frac);
 /* Called before every state-changing operation; return nonzero to cut it,
  * setting *frac to the fraction of its busy time that completes. */

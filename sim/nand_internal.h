@@ -93,6 +93,9 @@ struct nand_dev {
     nand_time_t queue_end; /* latest completion of submitted operations */
     nand_time_t *die_free; /* [ndies] */
     struct bus *bus;       /* [channels] */
+    /* queued programs and erases not yet ended (inflight.c) */
+    struct inflight *fl;
+    uint32_t nfl, flcap;
 
     int powered;
     enum cut_mode cut;
@@ -244,6 +247,25 @@ void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
 void damage_erase(nand_dev *dev, nand_block_t b, double frac);
 void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower);
 int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what);
+
+/* inflight.c -- queued operations a power cut may still tear or undo */
+struct inflight;
+/* Record what block b (page p) holds before the queued operation
+ * scheduled as s changes it; NULL when out of memory. */
+struct inflight *inflight_begin(nand_dev *dev, enum nand_op_kind kind,
+                                nand_block_t b, nand_page_t p,
+                                const struct sched *s);
+/* The operation was applied and returned status. */
+void inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status);
+/* Forget records whose array time ended before the clock. */
+void inflight_retire(nand_dev *dev);
+/* The power fails at `at`: undo what had not ended, tear what was under
+ * way; no record is left. */
+void inflight_cut(nand_dev *dev, nand_time_t at);
+void inflight_clear(nand_dev *dev);  /* forget all (snapshot restore) */
+void inflight_free(nand_dev *dev);
+/* ops.c: the power fails at `at` (>= every completed operation). */
+void power_fail(nand_dev *dev, nand_time_t at);
 
 /* corrupt.c -- weak cells in the image (a section after the tables) */
 uint64_t corrupt_weak_pages(const nand_dev *dev);

@@ -9,8 +9,13 @@
 
 /* ---- power ------------------------------------------------------------- */
 
-static void power_off(nand_dev *dev)
+/* Queued operations still under way at `at` are torn, those not yet
+ * started never happen (inflight.c). */
+void power_fail(nand_dev *dev, nand_time_t at)
 {
+    inflight_cut(dev, at);
+    if (dev->queue_end > at) /* what was queued after it never runs */
+        dev->queue_end = at;
     dev->powered = 0;
     dev->cut = CUT_NONE;
     dev->st.power_cuts++;
@@ -20,20 +25,27 @@ static void power_off(nand_dev *dev)
 static int check_power(nand_dev *dev)
 {
     if (dev->powered && dev->cut == CUT_TIME && dev->now >= dev->cut_time)
-        power_off(dev);
+        power_fail(dev, dev->cut_time);
+    if (dev->powered)
+        inflight_retire(dev);
     return dev->powered ? NAND_OK : NAND_E_POWER;
 }
 
 enum cut_outcome { RUN_FULL, TEAR, NOT_STARTED };
 
 /* Decide whether the state-changing operation scheduled as s is cut, and
- * after what fraction of its array time. */
+ * after what fraction of its array time.  A queued one is not judged by
+ * a cut time here: the host goes on submitting until the clock reaches
+ * the cut, which then judges everything in flight (inflight.c). */
 static enum cut_outcome cut_decide(nand_dev *dev, const struct nand_op *op,
-                                   const struct sched *s, double *frac)
+                                   const struct sched *s, int queued,
+                                   double *frac)
 {
     dev->st.state_ops++;
     switch (dev->cut) {
     case CUT_TIME:
+        if (queued)
+            return RUN_FULL;
         if (dev->cut_time >= s->array_end)
             return RUN_FULL;
         if (dev->cut_time <= s->array_start)
@@ -73,7 +85,7 @@ static int cut_now(nand_dev *dev, const struct sched *s, double frac)
         at = dev->cut_time;
     if (at > dev->now)
         dev->now = at;
-    power_off(dev);
+    power_fail(dev, at);
     return NAND_E_POWER;
 }
 
@@ -131,7 +143,7 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
         return rc;
     if (dev->cut == CUT_TIME && dev->cut_time < s.done) {
         dev->now = dev->cut_time > dev->now ? dev->cut_time : dev->now;
-        power_off(dev);
+        power_fail(dev, dev->cut_time);
         return NAND_E_POWER;
     }
     finish_op(dev, &s, queued, res);
@@ -257,9 +269,13 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return rc;
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b, .page = p};
     double frac = 1.0;
-    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    enum cut_outcome cut = cut_decide(dev, &op, &s, queued, &frac);
     if (cut == NOT_STARTED)
         return cut_now(dev, &s, 0.0);
+    struct inflight *fl = NULL;
+    if (queued && cut == RUN_FULL &&
+        !(fl = inflight_begin(dev, NAND_OP_PROGRAM, b, p, &s)))
+        return NAND_E_NOMEM;
 
     struct bpages *bp = bpages_own_page(dev, b, p); /* slot p (damage: more) */
     struct pbuf *pg = pbuf_new_uninit(dev);
@@ -306,6 +322,8 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         }
         dev->bs[b].flags |= BF_GROWN_BAD;
         dev->st.program_fails++;
+        if (fl)
+            inflight_done(dev, fl, bytes, NAND_E_PROGRAM_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_PROGRAM_FAIL;
     }
@@ -313,6 +331,8 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     sl->pg = pbuf_intern(dev, pg);
     dev->st.programs++;
     dev->st.bytes_written += bytes;
+    if (fl)
+        inflight_done(dev, fl, bytes, NAND_OK);
     finish_op(dev, &s, queued, res);
     return NAND_OK;
 }
@@ -350,15 +370,21 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
         return rc;
     struct nand_op op = {.kind = NAND_OP_ERASE, .block = b};
     double frac = 1.0;
-    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    enum cut_outcome cut = cut_decide(dev, &op, &s, queued, &frac);
     if (cut == NOT_STARTED)
         return cut_now(dev, &s, 0.0);
+    struct inflight *fl = NULL;
+    if (queued && cut == RUN_FULL &&
+        !(fl = inflight_begin(dev, NAND_OP_ERASE, b, 0, &s)))
+        return NAND_E_NOMEM;
 
     struct bstate *bs = &dev->bs[b];
     if (bs->flags & BF_FACTORY_BAD) { /* fails and keeps its marker */
         dev->st.erase_fails++;
         if (cut == TEAR)
             return cut_now(dev, &s, frac);
+        if (fl)
+            inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_ERASE_FAIL;
     }
@@ -374,6 +400,8 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
         }
         bs->flags |= BF_GROWN_BAD;
         dev->st.erase_fails++;
+        if (fl)
+            inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_ERASE_FAIL;
     }
@@ -385,6 +413,8 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
     bs->flags &= ~(uint32_t)(BF_ERASE_TORN | BF_MARKED_BAD);
     biterr_block_wear(dev, b);
     dev->st.erases++;
+    if (fl)
+        inflight_done(dev, fl, 0, NAND_OK);
     finish_op(dev, &s, queued, res);
     return NAND_OK;
 }
@@ -423,7 +453,7 @@ int nand_mark_bad(nand_dev *dev, nand_block_t b)
         return rc;
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b};
     double frac = 1.0;
-    enum cut_outcome cut = cut_decide(dev, &op, &s, &frac);
+    enum cut_outcome cut = cut_decide(dev, &op, &s, 0, &frac);
     if (cut == NOT_STARTED || (cut == TEAR && frac < 0.5))
         return cut_now(dev, &s, cut == TEAR ? frac : 0.0);
     struct bpages *bp = bpages_own(dev, b);
@@ -470,10 +500,15 @@ int nand_submit(nand_dev *dev, struct nand_op *op)
     return op->status;
 }
 
+/* The clock runs to the end of the queue, or stops at an armed cut time
+ * before it, which then judges every queued operation in flight. */
 nand_time_t nand_wait(nand_dev *dev)
 {
-    if (dev->queue_end > dev->now)
-        dev->now = dev->queue_end;
+    nand_time_t end = dev->queue_end;
+    if (dev->powered && dev->cut == CUT_TIME && dev->cut_time < end)
+        end = dev->cut_time > dev->now ? dev->cut_time : dev->now;
+    if (end > dev->now)
+        dev->now = end;
     check_power(dev);
     return dev->now;
 }

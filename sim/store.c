@@ -503,6 +503,7 @@ int store_init(nand_dev *dev)
 
 void store_free(nand_dev *dev)
 {
+    inflight_free(dev);
     if (dev->bp)
         for (uint64_t b = 0; b < dev->nblocks; b++)
             bpages_unref(dev, dev->bp[b]);
@@ -548,6 +549,7 @@ int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *s)
 {
     if (!s || s->owner != dev || s->nblocks != dev->nblocks)
         return NAND_E_INVAL;
+    inflight_clear(dev); /* the snapshot's state replaces what they changed */
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         if (s->bp[b])
             s->bp[b]->refs++;

@@ -56,10 +56,11 @@ static int retire(struct logfs *fs, struct lfs_areaw *a)
 
 /* Program the buffered page; objects wholly before the next page are then
  * safe on flash, unless a lower page of theirs still awaits its upper. */
-static int program_page(struct logfs *fs, struct lfs_areaw *a, uint32_t page)
+static int program_page(struct logfs *fs, struct lfs_areaw *a, unsigned area,
+                        uint32_t page)
 {
-    int rc = nand_program(fs->dev, a->seg, page, a->page, NULL, NULL);
-    fs->ctr.pages[a - fs->area]++;
+    int rc = lfs_flash_program(fs, a->seg, page, a->page);
+    fs->ctr.pages[area]++;
     if (rc == NAND_E_PROGRAM_FAIL)
         return retire(fs, a);
     uint32_t safe = lfs_pair_exposed_page(nand_get_config(fs->dev), fs->g.pair_span,
@@ -87,9 +88,8 @@ static void skip_paired(struct logfs *fs, struct lfs_areaw *a)
     a->npend = 0;
 }
 
-int lfs_area_flush(struct logfs *fs, unsigned area)
+static int flush_one(struct logfs *fs, struct lfs_areaw *a, unsigned area)
 {
-    struct lfs_areaw *a = &fs->area[area];
     uint32_t ps = fs->g.page_size;
     if (!a->seg)
         return 0;
@@ -97,7 +97,7 @@ int lfs_area_flush(struct logfs *fs, unsigned area)
         uint32_t next = (a->off / ps + 1) * ps;
         /* the page's unwritten tail is programmed erased (0xFF) */
         memset(a->page + a->off % ps, 0xff, ps - a->off % ps);
-        int rc = program_page(fs, a, a->off / ps);
+        int rc = program_page(fs, a, area, a->off / ps);
         if (!a->seg) /* retired */
             return rc;
         a->off = next;
@@ -106,6 +106,16 @@ int lfs_area_flush(struct logfs *fs, unsigned area)
     }
     skip_paired(fs, a);
     return 0;
+}
+
+/* The data area flushes its lanes too (lanes.c). */
+int lfs_area_flush(struct logfs *fs, unsigned area)
+{
+    int rc = flush_one(fs, &fs->area[area], area);
+    struct lfs_areaw *l;
+    for (uint32_t i = 0; !rc && area == LFS_AREA_DATA && (l = lfs_lane_extra(fs, i)); i++)
+        rc = flush_one(fs, l, area);
+    return rc;
 }
 
 void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off)
@@ -126,16 +136,18 @@ int lfs_area_flush_all(struct logfs *fs)
         if (rc)
             return rc;
     }
+    lfs_flash_wait(fs); /* the anchor comes next: all of it on flash first */
     return 0;
 }
 
-static int area_open(struct logfs *fs, unsigned area)
+static int area_open(struct logfs *fs, struct lfs_areaw *a, unsigned area)
 {
-    struct lfs_areaw *a = &fs->area[area];
-    int rc = lfs_area_flush(fs, area);
+    int rc = flush_one(fs, a, area);
     if (rc)
         return rc;
     uint32_t old = a->seg;
+    if (fs->parallel > 1)
+        a->seg = 0; /* closed: its die is free for the next (lanes.c) */
     rc = lfs_seg_alloc(fs, area, &a->seg);
     /* the old segment is closed now, the new one open */
     lfs_gcidx_update(fs, old);
@@ -152,12 +164,12 @@ static int area_open(struct logfs *fs, unsigned area)
 int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
                    const uint8_t *payload, lfs_ptr *out)
 {
-    struct lfs_areaw *a = &fs->area[area];
+    struct lfs_areaw *a = lfs_lane_pick(fs, area);
     uint32_t ps = fs->g.page_size, total = LFS_OBJ_HDR + o->len;
     int rc;
 again:
     if (!a->seg || a->off + total > fs->g.seg_bytes)
-        if ((rc = area_open(fs, area)))
+        if ((rc = area_open(fs, a, area)))
             return rc;
     uint32_t seg = a->seg;
     uint8_t hdr[LFS_OBJ_HDR];
@@ -176,7 +188,7 @@ again:
         memcpy(a->page + a->off % ps, src, part);
         a->off += part;
         done += part;
-        if (a->off % ps == 0 && (rc = program_page(fs, a, a->off / ps - 1)))
+        if (a->off % ps == 0 && (rc = program_page(fs, a, area, a->off / ps - 1)))
             return rc;
         if (a->seg != seg)
             goto again; /* retired under us: this object starts over */
@@ -201,6 +213,10 @@ static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t le
             if (a->seg == seg && a->off % ps && page == a->off / ps)
                 src = a->page;
         }
+        const struct lfs_areaw *l;
+        for (uint32_t i = 0; (l = lfs_lane_extra(fs, i)); i++)
+            if (l->seg == seg && l->off % ps && page == l->off / ps)
+                src = l->page;
         if (src) {
             memcpy(dst, src + po, part);
         } else {

@@ -85,6 +85,10 @@ struct logfs_options {
      * stored, so any mount reads any mix.  Format 5; on a format-4 image a
      * read-write mount asking for compression fails with -EOPNOTSUPP. */
     int compress;
+    uint32_t parallel;         /* data segments open on that many dies,
+                                  programmed through the queue (1: one at a
+                                  time, as always); at most the device's
+                                  dies; nothing on flash */
 };
 enum {
     LOGFS_COMPRESS_NONE = 1,

@@ -46,6 +46,8 @@ static const struct opt table[] = {
     {"wl_threshold", U32, F(wl_threshold), 1, UINT32_MAX, "static: erase gap that moves cold data (100)"},
     {"scrub_threshold", U32, F(scrub_threshold), 0, UINT32_MAX,
      "move a segment's data when a read corrects this many bits in a codeword (0: off)"},
+    {"parallel", U32, F(parallel), 1, 1024,
+     "data segments open on different dies, programmed at once (1)"},
     {"epoch", EPOCH, F(epoch_ns), 0, 0,
      "timestamps: simulated time plus this date, YYYY-MM-DD[THH:MM:SS[Z]] or seconds (1970)"},
     {"compress", COMPR, F(compress), 0, 0,

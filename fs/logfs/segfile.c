@@ -84,7 +84,7 @@ int lfs_seg_is_open(const struct logfs *fs, uint32_t seg)
     for (unsigned i = 0; i < LFS_NAREAS; i++)
         if (fs->area[i].seg == seg)
             return 1;
-    return 0;
+    return lfs_lane_has(fs, seg);
 }
 
 int lfs_seg_pending(const struct logfs *fs, uint32_t seg)
@@ -177,7 +177,8 @@ static int pool_refill(struct logfs *fs)
     if (rc)
         return rc;
     uint32_t worst = 0;
-    for (uint32_t s = 0; s < fs->g.nblocks; s++) {
+    for (uint32_t i = 0; i < fs->g.nblocks; i++) {
+        uint32_t s = lfs_seg_scan_order(fs, i);
         const struct lfs_segent *e = &fs->segtab.e[s];
         if (e->state != LFS_SEG_FREE || lfs_seg_is_open(fs, s) || lfs_seg_pending(fs, s) ||
             not_a_segment(fs, s))
@@ -205,6 +206,7 @@ static uint32_t pool_take(struct logfs *fs)
     for (uint32_t i = 1; fs->wear_leveling != LOGFS_WL_NONE && i < a->npool; i++)
         if (a->pool[i].erases < a->pool[best].erases)
             best = i;
+    best = lfs_pool_pick(fs, a->pool, a->npool, best);
     uint32_t seg = a->pool[best].seg;
     memmove(&a->pool[best], &a->pool[best + 1], (a->npool - best - 1) * sizeof a->pool[0]);
     a->npool--;
@@ -229,7 +231,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         e.erases++;
         e.live = 0;
         e.area = (uint8_t)area;
-        rc = nand_erase(fs->dev, seg, NULL);
+        rc = lfs_flash_erase(fs, seg);
         fs->ctr.erases++;
         if (rc == NAND_E_ERASE_FAIL) {
             nand_mark_bad(fs->dev, seg);

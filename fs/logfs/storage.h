@@ -90,6 +90,10 @@ struct logfs {
     struct lfs_anchor an;       /* roots and counters of the next commit */
     struct lfs_ring ring;
     struct lfs_areaw area[LFS_NAREAS];
+    /* parallel dies (lanes.c): the data area's lanes 1..parallel-1 (lane
+     * 0 is area[LFS_AREA_DATA]), the next lane to take an object */
+    struct lfs_areaw *lane;
+    uint32_t parallel, ndies, lane_next;
     struct lfs_cache cache;
     struct lfs_imem **itab;
     uint64_t itab_size, icount;
@@ -201,6 +205,27 @@ void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
                  uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len);
 uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
+
+/* lanes.c: parallel dies; with parallel 1 all of it is the synchronous
+ * path LogFS always took */
+int lfs_lanes_init(struct logfs *fs, uint32_t parallel, size_t pend_bytes);
+void lfs_lanes_free(struct logfs *fs, size_t pend_bytes);
+/* The writer an object of area goes to (the next lane for the data area). */
+struct lfs_areaw *lfs_lane_pick(struct logfs *fs, unsigned area);
+/* Extra lane i (0-based), or NULL past the last. */
+struct lfs_areaw *lfs_lane_extra(struct logfs *fs, uint32_t i);
+int lfs_lane_has(const struct logfs *fs, uint32_t seg);
+uint32_t lfs_die_of(const struct logfs *fs, uint32_t seg);
+uint32_t lfs_seg_scan_order(const struct logfs *fs, uint32_t i);
+/* The pool entry to allocate: dflt, or one on a die with fewer open
+ * segments. */
+uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
+                       uint32_t n, uint32_t dflt);
+/* Program a page / erase a segment: queued in parallel mode. */
+int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf);
+int lfs_flash_erase(struct logfs *fs, uint32_t seg);
+/* Everything queued is on flash when this returns (parallel mode). */
+void lfs_flash_wait(struct logfs *fs);
 
 /* segfile.c */
 int lfs_seg_get(struct logfs *fs, uint32_t seg, struct lfs_segent *e);

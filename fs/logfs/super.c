@@ -80,7 +80,7 @@ static void fs_free(struct logfs *fs);
  * chosen at mkfs. */
 static void set_reserve(struct logfs *fs, uint32_t reserve_segments)
 {
-    fs->reserve = reserve_segments + LFS_NAREAS +
+    fs->reserve = reserve_segments + LFS_NAREAS + (fs->parallel - 1) +
                   (uint32_t)(fs->dirty_limit / fs->g.seg_bytes) + 1;
 }
 
@@ -113,6 +113,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
         if (ok)
             memset(fs->area[i].page, 0xff, g->page_size);
     }
+    ok = ok && !lfs_lanes_init(fs, o->parallel, PEND_MAX(g) * sizeof *fs->area[0].pend);
     if (!ok) {
         fs_free(fs);
         return -ENOMEM;
@@ -150,6 +151,7 @@ static void fs_free(struct logfs *fs)
         lfs_free(fs, fs->area[i].page, fs->g.page_size);
         lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
     }
+    lfs_lanes_free(fs, PEND_MAX(&fs->g) * sizeof *fs->area[0].pend);
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));

@@ -238,6 +238,7 @@ class LogfsOptions(Structure):
         ("epoch_ns", c_int64),
         ("scrub_threshold", c_uint32),
         ("compress", c_int),        # LOGFS_COMPRESS_*: 0 = mkfs's choice
+        ("parallel", c_uint32),
     ]
 
 

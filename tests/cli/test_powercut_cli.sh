@@ -52,6 +52,10 @@ ok_n=$(sqlite3 "$T/cz.db" "select count(*) from powercuts where outcome = 'ok'")
 methods=$(sqlite3 "$T/cz.db" "select count(distinct json_extract(params, '$.fs.compress')) from runs")
 [ "$n" -gt 200 ] && [ "$n" = "$ok_n" ] && [ "$methods" = 2 ] && ok ||
     bad "compression powercuts rows: $n, ok $ok_n, methods $methods"
+# four dies with LogFS's data area on all of them (fs.parallel): a cut
+# tears every queued program in flight, and every point still recovers
+sed -e 's|stop: {ops: 400}|stop: {ops: 80}|' -e "s|file: devices/|file: $PWD/configs/devices/|" configs/powercut-dies.yaml > "$T/dies.yaml"
+expect 0 "the parallel-dies campaign passes" "cut points checked (.* with a second cut), 0 failed" -- $FL powercut "$T/dies.yaml" -j 2 -o "$T/dies.db"
 
 # make check-long: the shipped baseline campaign (about 2 min on 2 cores):
 # LogFS passes every point, the JFFS2-style log always mounts and reads,

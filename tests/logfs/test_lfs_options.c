@@ -23,7 +23,8 @@ TEST(every_key_sets_its_field)
                                     "gc_free_min=7,gc_idle_free=9,gc_separate=1,"
                                     "wear_leveling=static,wl_threshold=50,epoch=2024-01-01,"
                                     "scrub_threshold=18,"
-                                    "compress=lzo",
+                                    "compress=lzo,"
+                                    "parallel=4",
                                 err, sizeof err) == 0);
     CHECK_EQ_INT(o.block_size, 8192);
     CHECK_EQ_INT(o.anchor_blocks, 6);
@@ -43,6 +44,7 @@ TEST(every_key_sets_its_field)
     CHECK_EQ_INT(o.epoch_ns, 1704067200LL * 1000000000);
     CHECK_EQ_INT(o.scrub_threshold, 18);
     CHECK_EQ_INT(o.compress, LOGFS_COMPRESS_LZO);
+    CHECK_EQ_INT(o.parallel, 4);
     /* every listed key is settable, and the list ends */
     const char *key, *help;
     unsigned n = 0;

@@ -68,6 +68,9 @@ static int next(struct wl *w, int is_sync, int rc)
 /* Set: the workload also changes modes, owners, device nodes and
  * extended attributes (the state format 4 added). */
 static int meta_ops;
+/* Set: a device of that many dies (blocks split among them), LogFS
+ * mounted with parallel = that many: queued programs in flight at cuts. */
+static uint32_t par_dies;
 
 /* One of those: slot k of call i, on the file slot 1 of its round of 16
  * wrote. */
@@ -138,9 +141,12 @@ static void workload(struct wl *w, int ops)
 static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
                      uint32_t pair)
 {
-    nand_dev *d = FX_DEVICE(.blocks = blocks, .pages = 16, .bad = 0.02, .seed = 3, .pair = pair);
+    uint32_t dies = par_dies ? par_dies : 1;
+    nand_dev *d = FX_DEVICE(.blocks = blocks / dies, .dies = dies, .pages = 16, .bad = 0.02,
+                            .seed = 3, .pair = pair);
     REQUIRE(d != NULL);
-    struct logfs_options opt = {.block_size = 1024, .dirty_bytes = 16 << 10};
+    struct logfs_options opt = {.block_size = 1024, .dirty_bytes = 16 << 10,
+                                .parallel = par_dies};
     REQUIRE(logfs_mkfs(d, &opt) == 0);
     nand_snapshot *start;
     REQUIRE(nand_snapshot_take(d, &start) == 0);
@@ -164,7 +170,7 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
     REQUIRE(logfs_unmount(fs) == 0);
 
     int checked = 0, bad = 0;
-    uint64_t total = 0, paired = 0;
+    uint64_t total = 0, paired = 0, torn_more = 0;
     for (uint64_t cut = 0;; cut += stride) {
         REQUIRE(nand_snapshot_restore(d, start) == 0);
         REQUIRE(logfs_mount(d, &opt, &fs) == 0);
@@ -175,6 +181,8 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
         workload(&w, ops);
         nand_get_stats(d, &p1);
         paired += p1.paired_corruptions - p0.paired_corruptions;
+        uint64_t torn = p1.torn_programs + p1.torn_erases - p0.torn_programs - p0.torn_erases;
+        torn_more += torn > 1 ? torn - 1 : 0; /* queued ones torn with the counted one */
         nand_cut_disarm(d);
         REQUIRE(w.cut || w.done == ncalls); /* the same calls as the reference */
         logfs_unmount(fs); /* fails when the power is off; frees the fs */
@@ -220,13 +228,16 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
         checked++;
     }
     fprintf(stderr, "power cuts: %d checked (%" PRIu64 " flash operations, %d calls, %"
-            PRIu64 " erases, %" PRIu64 " lower pages damaged), %d bad\n", checked, total,
-            ncalls, s1.erases - s0.erases, paired, bad);
+            PRIu64 " erases, %" PRIu64 " lower pages damaged, %" PRIu64 " more torn in flight), "
+            "%d bad\n", checked, total, ncalls, s1.erases - s0.erases, paired, torn_more, bad);
     CHECK_EQ_INT(bad, 0);
     CHECK(checked > 100);
     /* the paired campaigns must really tear upper pages over data */
     if (pair)
         CHECK(paired > 0);
+    /* the parallel campaigns must really cut queued programs in flight */
+    if (par_dies)
+        CHECK(torn_more > 0);
     /* the reuse campaign must really erase segments it wrote before */
     if (want_reuse)
         CHECK(s1.erases - s0.erases > blocks);
@@ -271,6 +282,18 @@ TEST(cut_with_paired_pages_during_cleaning)
     campaign(64, test_long() ? 2000 : 700, test_long() ? 1 : 7, 1, 2);
 }
 
+/* Four dies, the data area on all four through the queue: a cut tears
+ * every program in flight on them (sim/inflight.c), and the state must
+ * still be that of a call after the last sync. */
+TEST(cut_with_parallel_dies)
+{
+    par_dies = 4;
+    campaign(96, 80, 1, 0, 0);
+    campaign(64, test_long() ? 2000 : 700, test_long() ? 1 : 7, 1, 0);
+    campaign(96, 80, 1, 0, 2);
+    par_dies = 0;
+}
+
 /* Pairs of adjacent pages would put each anchor record on the lower page
  * of the next: LogFS refuses such parts rather than lose commits. */
 TEST(adjacent_pairs_refused)
@@ -289,6 +312,7 @@ int main(int argc, char **argv)
     RUN(cut_during_cleaning);
     RUN(cut_with_paired_pages);
     RUN(cut_with_paired_pages_during_cleaning);
+    RUN(cut_with_parallel_dies);
     RUN(adjacent_pairs_refused);
     return test_summary(argv[0]);
 }
