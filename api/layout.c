@@ -153,7 +153,7 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, anchor_seq), F(logfs_stats, anchor_fallback), F(logfs_stats, gc_unreadable),
     F(logfs_stats, segfile_unreadable), F(logfs_stats, scrub_flagged),
     F(logfs_stats, scrub_reads), F(logfs_stats, scrub_segments), F(logfs_stats, scrub_pages),
-    F(logfs_stats, segfile_unreadable), F(logfs_stats, data_raw_bytes),
+    F(logfs_stats, data_raw_bytes),
     F(logfs_stats, data_stored_bytes), F(logfs_stats, compress),
 };
 

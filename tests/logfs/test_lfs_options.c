@@ -50,7 +50,7 @@ TEST(every_key_sets_its_field)
     unsigned n = 0;
     for (; (key = logfs_option_help(n, &help)); n++)
         CHECK(help && *help);
-    CHECK_EQ_INT(n, 17);
+    CHECK_EQ_INT(n, 19);
     REQUIRE(logfs_option_set(&o, "wear_leveling", "none", err, sizeof err) == 0);
     CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_NONE);
     REQUIRE(logfs_options_parse(&o, "", err, sizeof err) == 0); /* empty list */
