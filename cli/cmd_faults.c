@@ -44,24 +44,6 @@ static const char help[] =
     "  flashlab faults configs/faults-logfs.yaml --run 0 --point 17\n"
     "  flashlab plot results/faults-logfs.db --kind faults -o faults.png\n";
 
-/* The independent fsck: its verdict and the first error it found. */
-static int run_fsck(nand_dev *dev, char *msg, size_t len)
-{
-    struct fsck_report rep;
-    int rc = fsck_run(dev, 0, &rep);
-    if (rc) {
-        const char *first = "no message";
-        for (size_t i = 0; i < rep.nmsgs; i++)
-            if (rep.msgs[i].severity == FSCK_ERROR) {
-                first = rep.msgs[i].text;
-                break;
-            }
-        snprintf(msg, len, "exit %d, %u errors; first: %s", rc, rep.nerrors, first);
-    }
-    fsck_report_free(&rep);
-    return rc;
-}
-
 /* LogFS's page map: fsck's walk (workloads/ cannot see fsck/). */
 static int fsck_map(nand_dev *dev, uint8_t *cls, const char *const **names, char *err,
                     size_t errlen)
@@ -212,7 +194,7 @@ int cmd_faults(int argc, char **argv)
         struct progress prog = {.run = k, .t0 = cli_now_s()};
         int tty = point < 0 && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
         struct fault_options fo = {.jobs = (int)jobs, .point = point, .map = fsck_map,
-                                   .fsck = r.faults.fsck ? run_fsck : NULL, .log = stderr,
+                                   .fsck = r.faults.fsck ? fsck_verdict : NULL, .log = stderr,
                                    .repro_cmd = cmd, .progress = tty ? show_progress : NULL,
                                    .progress_ctx = &prog};
         struct fault_summary *sum = calloc(1, sizeof *sum);
