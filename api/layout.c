@@ -51,7 +51,7 @@ static const struct flashlab_field fields_nand_geometry[] = {
 static const struct flashlab_field fields_nand_timing[] = {
     F(nand_timing, t_r_ns), F(nand_timing, t_r_upper_ns), F(nand_timing, t_prog_ns),
     F(nand_timing, t_prog_upper_ns), F(nand_timing, t_bers_ns), F(nand_timing, t_cycle_ns),
-    F(nand_timing, bus_bytes), F(nand_timing, addr_cycles),
+    F(nand_timing, bus_bytes), F(nand_timing, addr_cycles), F(nand_timing, whole_page_reads),
 };
 
 static const struct flashlab_field fields_nand_rber_model[] = {

@@ -120,8 +120,9 @@ static void print_config(const struct nand_config *c)
     printf("capacity:   %" PRIu64 " blocks, %" PRIu64 " MiB\n", nand_blocks(c),
            nand_capacity_bytes(c) >> 20);
     printf("timing:     tR %" PRIu64 " ns, tPROG %" PRIu64 " ns, tBERS %" PRIu64
-           " ns, cycle %" PRIu64 " ns\n", c->timing.t_r_ns, c->timing.t_prog_ns,
-           c->timing.t_bers_ns, c->timing.t_cycle_ns);
+           " ns, cycle %" PRIu64 " ns%s\n", c->timing.t_r_ns, c->timing.t_prog_ns,
+           c->timing.t_bers_ns, c->timing.t_cycle_ns,
+           c->timing.whole_page_reads ? "; every read moves a whole page (nandsim)" : "");
     if (c->pair_distance) /* the upper page of a pair: slower, and exposed */
         printf("pairing:    upper page p pairs with lower p - %u (p / %u odd: upper); "
                "upper tR %" PRIu64 " ns, tPROG %" PRIu64 " ns\n", c->pair_distance,

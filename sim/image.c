@@ -5,7 +5,8 @@
  * one field width keeps the reader simple); docs/simulator.md has the
  * layout byte by byte.  In order:
  *   header    magic "FLASHLAB-NAND\0\0\0", version, flags (bit 0: the
- *             device's compress setting), the configuration, the clock,
+ *             device's compress setting; bit 2: its whole_page_reads),
+ *             the configuration, the clock,
  *             the statistics
  *   blocks    block count; count of records, then per block that differs
  *             from a fresh one (P/E initial_pe, no reads, nothing programmed,
@@ -41,6 +42,7 @@
 #define IMAGE_V2 2u         /* before compress: still read */
 #define IMAGE_F_COMPRESS 1u /* flags: cfg.compress */
 #define IMAGE_F_WEAK 2u     /* flags: a weak-cell section follows the tables */
+#define IMAGE_F_WHOLE_READS 4u /* flags: cfg.timing.whole_page_reads */
 #define NO_PAGE 0xffffffffu
 
 /* ---- checksummed little-endian streams ---------------------------------- */
@@ -285,7 +287,8 @@ int nand_save(nand_dev *dev, const char *path)
      * undamaged device's image is what older versions wrote and read */
     uint64_t nweak = corrupt_weak_pages(dev);
     put_u32(&s, (dev->cfg.compress ? IMAGE_F_COMPRESS : 0) |
-                    (nweak ? IMAGE_F_WEAK : 0));
+                    (nweak ? IMAGE_F_WEAK : 0) |
+                    (dev->cfg.timing.whole_page_reads ? IMAGE_F_WHOLE_READS : 0));
     put_config(&s, &dev->cfg);
     put_u64(&s, dev->now > dev->queue_end ? dev->now : dev->queue_end);
     put_stats(&s, &dev->st);
@@ -602,7 +605,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
         return load_fail(err, errlen, path, msg, NAND_E_CORRUPT);
     }
     /* version 2 wrote 0 and did not read the flags */
-    if (version > IMAGE_V2 && (flags & ~(IMAGE_F_COMPRESS | IMAGE_F_WEAK))) {
+    if (version > IMAGE_V2 && (flags & ~(IMAGE_F_COMPRESS | IMAGE_F_WEAK | IMAGE_F_WHOLE_READS))) {
         fclose(s.f);
         char msg[80];
         snprintf(msg, sizeof msg, "unsupported image flags %#x", flags);
@@ -610,6 +613,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
     }
     get_config(&s, &cfg);
     cfg.compress = version > IMAGE_V2 && (flags & IMAGE_F_COMPRESS);
+    cfg.timing.whole_page_reads = version > IMAGE_V2 && (flags & IMAGE_F_WHOLE_READS);
     now = get_u64(&s);
     get_stats(&s, &st);
     char why[200];

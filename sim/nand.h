@@ -83,6 +83,10 @@ struct nand_timing {
     uint64_t t_cycle_ns;    /* one command/address/data cycle on the bus */
     uint32_t bus_bytes;     /* bytes per data cycle (8-bit bus = 1) */
     uint32_t addr_cycles;   /* address cycles of a page address (5) */
+    /* Every read command pays tR and moves the whole page and spare over
+     * the bus, however few bytes it asks for: how Linux's nandsim charges
+     * reads (docs/linux-check.md).  0 = a chip: only the bytes asked. */
+    int whole_page_reads;
 };
 
 /*

@@ -91,6 +91,8 @@ int sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
     uint64_t die = b / blocks_per_die;
     struct bus *bus = &dev->bus[die / g->dies_per_channel];
     nand_time_t cyc = t->t_cycle_ns;
+    if (kind == NAND_OP_READ && t->whole_page_reads)
+        bytes = g->page_size + g->oob_size;
     nand_time_t data_ns = (nand_time_t)((bytes + t->bus_bytes - 1) / t->bus_bytes) * cyc;
     nand_time_t ready = dev->now > dev->die_free[die] ? dev->now : dev->die_free[die];
     int upper = 0, rc;

@@ -79,6 +79,7 @@ static const struct key timing_keys[] = {
     U64("t_cycle_ns", timing.t_cycle_ns),
     U32("bus_bytes", timing.bus_bytes),
     U32("addr_cycles", timing.addr_cycles),
+    { "whole_page_reads", K_BOOL, OFF(timing.whole_page_reads, int), NULL },
     END,
 };
 

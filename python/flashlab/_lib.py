@@ -93,6 +93,7 @@ class NandTiming(Structure):
         ("t_cycle_ns", c_uint64),
         ("bus_bytes", c_uint32),
         ("addr_cycles", c_uint32),
+        ("whole_page_reads", c_int),
     ]
 
 
@@ -844,6 +845,7 @@ timing:
   t_cycle_ns: 1006
   bus_bytes: 2
   addr_cycles: 7
+  whole_page_reads: true
 endurance: 123457
 endurance_sigma: 0.125
 endurance_scale: 0.5
@@ -867,7 +869,7 @@ _PROBE_EXPECT = {
     "nop": 6, "pair_distance": 4,
     "timing": {"t_r_ns": 1001, "t_r_upper_ns": 1002, "t_prog_ns": 1003,
                "t_prog_upper_ns": 1004, "t_bers_ns": 1005, "t_cycle_ns": 1006,
-               "bus_bytes": 2, "addr_cycles": 7},
+               "bus_bytes": 2, "addr_cycles": 7, "whole_page_reads": 1},
     "endurance": 123457, "endurance_sigma": 0.125, "endurance_scale": 0.5,
     "initial_pe": 11, "factory_bad_fraction": 0.0625,
     "rber": {"eps": 1e-10, "alpha": 2e-17, "k": 2.5, "beta": 3e-10, "m": 0.25,

@@ -51,7 +51,7 @@ def _fspath(path):
 _GEO = ("channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
         "pages_per_block", "page_size", "oob_size")
 _TIMING = ("t_r_ns", "t_r_upper_ns", "t_prog_ns", "t_prog_upper_ns", "t_bers_ns",
-           "t_cycle_ns", "bus_bytes", "addr_cycles")
+           "t_cycle_ns", "bus_bytes", "addr_cycles", "whole_page_reads")
 _TOP = ("name", "cell", "nop", "pair_distance", "endurance", "endurance_sigma",
         "endurance_scale", "initial_pe", "factory_bad_fraction", "seed", "dedup",
         "compress")

@@ -89,6 +89,9 @@ static nand_dev *busy_device(struct nand_config *c, double eps)
     c->rber.m = 0.5;
     c->rber.n = 0.5;
     c->seed = 99;
+    /* a setting carried in the header's flags: it must come back too
+     * (compare_devices compares the timing) */
+    c->timing.whole_page_reads = eps > 0;
     snprintf(c->name, sizeof c->name, "image-test");
     nand_dev *d = fx_create(c);
     if (!d)

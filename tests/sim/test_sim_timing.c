@@ -419,6 +419,32 @@ TEST(bus_transfers_fill_gaps_in_order_of_time)
     nand_close(d);
 }
 
+/* nandsim's charging: every read command pays tR and a whole page and
+ * spare on the bus, however few bytes it moves; programs do not change. */
+TEST(whole_page_reads_charge_a_page_per_command)
+{
+    struct nand_config c;
+    fx_small_config(&c);
+    distinct_timing(&c);
+    c.timing.whole_page_reads = 1;
+    nand_dev *d = fx_create(&c);
+    REQUIRE(d);
+    const struct nand_timing *t = &nand_get_config(d)->timing;
+    uint8_t data[PB], buf[PB];
+    fx_fill(data, sizeof data, 3);
+    struct nand_result r;
+    REQUIRE(nand_program_col(d, 0, 0, 100, data, 300, &r) == NAND_OK);
+    CHECK_EQ_INT(r.done - r.start, t_program(t, 300, 0));
+    REQUIRE(nand_read(d, 0, 0, NULL, buf, &r) == NAND_OK); /* the spare alone */
+    CHECK_EQ_INT(r.done - r.start, t_read(t, PB, 0));
+    CHECK_EQ_INT(r.done - r.start, 7 * 25 + 25000 + 2112 * 25);
+    REQUIRE(nand_read_col(d, 0, 0, 2000, buf, 77, &r) == NAND_OK);
+    CHECK_EQ_INT(r.done - r.start, t_read(t, PB, 0));
+    REQUIRE(nand_read(d, 0, 0, buf, buf + PS, &r) == NAND_OK);
+    CHECK_EQ_INT(r.done - r.start, t_read(t, PB, 0));
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -431,5 +457,6 @@ int main(int argc, char **argv)
     RUN(shared_channel_serialises_transfers);
     RUN(one_die_does_one_thing_at_a_time);
     RUN(bus_transfers_fill_gaps_in_order_of_time);
+    RUN(whole_page_reads_charge_a_page_per_command);
     return test_summary(argv[0]);
 }

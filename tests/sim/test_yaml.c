@@ -128,7 +128,25 @@ TEST(presets_load)
         CHECK_EQ_INT(cfg.endurance, p->endurance);
         CHECK(cfg.factory_bad_fraction == p->bad);
         CHECK(cfg.endurance_sigma == 0.1);
+        CHECK_EQ_INT(cfg.timing.whole_page_reads, 0);
     }
+}
+
+/* The part as nandsim emulates it is the OLPC part but for the name and
+ * the charging of reads: same geometry, timing, seed and so bad blocks. */
+TEST(nandsim_variant_differs_only_in_reads)
+{
+    char path[512], err[512];
+    struct nand_config chip, sim;
+    preset_path(path, sizeof path, "olpc-xo1-slc-1g.yaml");
+    REQUIRE(nand_config_load(path, &chip, err, sizeof err) == NAND_OK);
+    preset_path(path, sizeof path, "olpc-xo1-slc-1g-nandsim.yaml");
+    REQUIRE(nand_config_load(path, &sim, err, sizeof err) == NAND_OK);
+    CHECK(!strcmp(sim.name, "olpc-xo1-slc-1g-nandsim"));
+    CHECK_EQ_INT(sim.timing.whole_page_reads, 1);
+    sim.timing.whole_page_reads = 0;
+    memcpy(sim.name, chip.name, sizeof sim.name);
+    CHECK(!memcmp(&chip, &sim, sizeof chip));
 }
 
 /* ---- every key ------------------------------------------------------------ */
@@ -150,6 +168,7 @@ static const char every_key[] =
     "  t_cycle_ns: 10\n"
     "  bus_bytes: 2\n"
     "  addr_cycles: 6\n"
+    "  whole_page_reads: yes\n"
     "endurance: 18446744073709551615\n"
     "endurance_sigma: 0.25\n"
     "endurance_scale: 1e-2\n"
@@ -190,6 +209,7 @@ TEST(every_key_round_trips)
     CHECK_EQ_INT(cfg.timing.t_cycle_ns, 10);
     CHECK_EQ_INT(cfg.timing.bus_bytes, 2);
     CHECK_EQ_INT(cfg.timing.addr_cycles, 6);
+    CHECK_EQ_INT(cfg.timing.whole_page_reads, 1);
     CHECK(cfg.endurance == UINT64_MAX);
     CHECK(cfg.endurance_sigma == 0.25);
     CHECK(cfg.endurance_scale == 1e-2);
@@ -529,6 +549,7 @@ int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(presets_load);
+    RUN(nandsim_variant_differs_only_in_reads);
     RUN(every_key_round_trips);
     RUN(absent_keys_keep_defaults);
     RUN(yaml_spellings);
