@@ -24,9 +24,21 @@ if [ ! -f "$B/images.stamp" ] || [ "$(cat "$B/images.stamp")" != "$stamp" ] ||
     echo "$stamp" > "$B/images.stamp"
 fi
 BAD_LIST=$($FL sim info --blocks "$B/plain.img" | awk '$1 ~ /^[0-9]+$/ && /factory-bad|marked/ {print $1}')
-# flashlab's mounts of the two images
-$FL df --mount-cost --fs jffs2-scan "$B/plain.img" > "$B/flashlab-plain.txt"
-$FL df --mount-cost --fs jffs2-summary "$B/sum.img" > "$B/flashlab-sum.txt"
-$FL df --mount-cost --fs jffs2-summary "$B/plain.img" > "$B/flashlab-plain-sumkind.txt"
+# The same pages on the part as nandsim charges its reads ($DEV_NANDSIM:
+# a whole page per read command): a nanddump export imported into it.
+for n in plain sum; do
+    if [ ! -f "$B/$n-ns.img" ] || [ "$B/$n-ns.img" -ot "$B/$n.img" ]; then
+        $FL sim export --format nanddump "$B/$n.img" "$B/$n.nanddump" >/dev/null
+        $FL sim import --force --device "$DEV_NANDSIM" --format nanddump \
+            "$B/$n.nanddump" "$B/$n-ns.img" >/dev/null
+        rm -f "$B/$n.nanddump"
+    fi
+done
+# flashlab's mounts of the two images, priced as the chip and as nandsim
+for t in "" -ns; do
+    $FL df --mount-cost --fs jffs2-scan "$B/plain$t.img" > "$B/flashlab-plain$t.txt"
+    $FL df --mount-cost --fs jffs2-summary "$B/sum$t.img" > "$B/flashlab-sum$t.txt"
+    $FL df --mount-cost --fs jffs2-summary "$B/plain$t.img" > "$B/flashlab-plain-sumkind$t.txt"
+done
 cat "$B/flashlab-plain.txt"
-grep '^mount' "$B/flashlab-sum.txt"
+grep '^mount' "$B/flashlab-sum.txt" "$B/flashlab-plain-ns.txt" "$B/flashlab-sum-ns.txt"

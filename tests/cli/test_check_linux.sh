@@ -30,6 +30,25 @@ expect 1 "put -r refuses a file" "needs a directory" -- $FL put -r "$R/a/one.txt
 expect 0 "df --mount-cost" "^mount: *flash [0-9.]* s, clock" -- $FL df --mount-cost "$I"
 expect 0 "df --mount-cost: work" "page reads, .* nodes indexed" -- $FL df --mount-cost --fs jffs2-summary "$I"
 
+# nandsim's prices, as images.sh gets them: the same pages exported and
+# imported into the part with whole_page_reads; the mount reads the same
+# pages, and its flash time is dearer (JFFS2 reads spares alone): a whole
+# page per read command, to the printed microsecond
+sed '/^  addr_cycles:/a\  whole_page_reads: true' configs/devices/test-64m.yaml > "$T/ns.yaml"
+expect 0 "export nanddump" "" -- $FL sim export --format nanddump "$I" "$T/i.nanddump"
+expect 0 "import into nandsim's prices" "" -- $FL sim import --device "$T/ns.yaml" --format nanddump "$T/i.nanddump" "$T/ns.img"
+expect 0 "sim info: nandsim's prices" "every read moves a whole page" -- $FL sim info "$T/ns.img"
+for k in jffs2-scan jffs2-summary; do
+    $FL df --mount-cost --fs $k "$I" > "$T/chip.txt"
+    $FL df --mount-cost --fs $k "$T/ns.img" > "$T/ns.txt"
+    rc=$(awk '/^mount work:/ {print $3}' "$T/chip.txt"); rn=$(awk '/^mount work:/ {print $3}' "$T/ns.txt")
+    fc=$(awk '/^mount:/ {print $3}' "$T/chip.txt"); fn=$(awk '/^mount:/ {print $3}' "$T/ns.txt")
+    if [ -n "$rc" ] && [ "$rc" = "$rn" ]; then ok; else bad "$k: reads differ at nandsim's prices ($rc, $rn)"; fi
+    # a page read: 7 cycles + 25 us + 2112 bytes at 25 ns = 77.975 us
+    if awk -v c="$fc" -v n="$fn" -v r="$rn" 'BEGIN { d = n - r * 77.975e-6; exit !(n > c && d < 1e-6 && d > -1e-6) }'; then ok
+    else bad "$k: flash at nandsim's prices $fn s against the chip's $fc s, $rn reads"; fi
+done
+
 # blocks.py: a 3-block stream around bad block 1 lands on blocks 0, 2, 3
 head -c $((3 * 131072)) /dev/urandom > "$T/stream"
 python3 scripts/check-linux/blocks.py place "$T/stream" "$T/placed" 1
