@@ -41,6 +41,15 @@ void progress_step(struct progress *p, double done, uint64_t failures, const cha
     p->drawn = 1;
 }
 
+void progress_points(void *ctx, uint64_t done, uint64_t total, uint64_t failures)
+{
+    struct progress *p = ctx;
+    p->total = total;
+    if (done <= 1)
+        p->t0 = cli_now_s();
+    progress_step(p, (double)done, failures, NULL);
+}
+
 void progress_clear(struct progress *p)
 {
     if (p->on && p->drawn) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The progress line of the long commands (cli/progress.c): `flashlab
-# powercut` and `flashlab run` draw one on a terminal -- done/total, failures
+# powercut`, `flashlab faults` and `flashlab run` draw one on a terminal -- done/total, failures
 # so far, the rate and the time left -- and none when their output goes to
 # a pipe or a file, nor with `run --quiet`.  The terminal is script(1)'s,
 # else one from Python's pty module; with neither the terminal checks are
@@ -25,6 +25,15 @@ fs: {reserve: 4, dirty: 256K}
 workload: {kind: uniform, fill: 0.5, sync_every: 32}
 stop: {ops: 2000}
 seeds: [1, 2]
+YAML
+F="$T/faults.yaml"
+cat > "$F" <<YAML
+name: faults-progress
+device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 128}
+fs: {reserve: 4, block_size: 512}
+workload: {kind: churn, fill: 0.3, max_files: 6, dirs: 2, fsync_every: 3, sync_every: 10}
+stop: {ops: 60}
+faults: {kinds: [silent, uncorrectable], points: 2}
 YAML
 ESC=$(printf '\033')
 CR=$(printf '\r')
@@ -80,6 +89,14 @@ if on_tty "$T/p3.out" $FL powercut "$C" -o "$T/p3.db"; then
     n=$(sqlite3 "$T/p3.db" "select count(*) from powercuts")
     [ "${2:-x}" = "$n" ] && ok || bad "progress total ${2:-?} is not the $n cut points checked"
     grep -q "$ESC\[K.*cut points checked" "$T/p3.out" && ok || bad "the summary does not wipe the line"
+    on_tty "$T/f1.out" $FL faults "$F" -o "$T/f1.db" || bad "faults on a terminal failed: $(cat "$T/f1.out")"
+    grep -q "run 0: [0-9]*/[0-9]* points  0 failed  [0-9.]*/s  ETA [0-9][0-9]:[0-9][0-9]" "$T/f1.out" &&
+        ok || bad "faults on a terminal: no progress line: $(cat "$T/f1.out")"
+    n=$(sqlite3 "$T/f1.db" "select count(*) from faults")
+    tr '\r' '\n' < "$T/f1.out" | grep -q "run 0: $n/$n points" && ok || bad "faults' progress does not reach its $n points"
+    grep -q "$ESC\[K.*fault points, 0 bad" "$T/f1.out" && ok || bad "faults: the summary does not wipe the line: $(cat "$T/f1.out")"
+    $FL faults "$F" -o "$T/f2.db" > "$T/f2.out" 2>&1 || bad "faults to a file failed: $(cat "$T/f2.out")"
+    no_line "faults to a file" "$T/f2.out"
     on_tty "$T/r2.out" $FL run "$X" -j 2 -o "$T/r2.db" || bad "run on a terminal failed"
     grep -q "[0-9]/2 runs  0 failed  [0-9.]*/s  ETA [0-9][0-9]:[0-9][0-9]  [0-9.]*%  [0-9]* ops/s  WA " "$T/r2.out" &&
         ok || bad "run on a terminal: no progress line: $(cat "$T/r2.out")"
