@@ -54,6 +54,31 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int fs_list_dir(const struct fsapi_fs *fs, const char *dir, char ***names, size_t *n)
+{
+    struct names l = {0};
+    uint64_t cookie = 0;
+    int rc = fs->api->readdir(fs->fs, *dir ? dir : "/", &cookie, collect, &l);
+    if (!rc)
+        rc = l.err;
+    if (rc) {
+        fs_names_free(l.v, l.n);
+        return rc;
+    }
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    *names = l.v;
+    *n = l.n;
+    return 0;
+}
+
+void fs_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -152,17 +177,14 @@ static int xattr_hash(const struct fsapi_fs *fs, const char *path, uint64_t *out
 
 static void walk_dir(struct walk *w, const char *path, int depth)
 {
-    struct names l = {0};
-    uint64_t cookie = 0;
-    int rc = w->fs->api->readdir(w->fs->fs, *path ? path : "/", &cookie, collect, &l);
-    if (rc || l.err || depth > DIGEST_DEPTH) {
-        w->err = rc ? rc : l.err ? l.err : -ELOOP;
-    } else if (l.n) {
-        qsort(l.v, l.n, sizeof *l.v, cmp_str);
-    }
-    for (size_t i = 0; i < l.n && !w->err; i++) {
+    char **names = NULL;
+    size_t n = 0;
+    int rc = depth > DIGEST_DEPTH ? -ELOOP : fs_list_dir(w->fs, path, &names, &n);
+    if (rc)
+        w->err = rc;
+    for (size_t i = 0; i < n && !w->err; i++) {
         char p[4096];
-        if (snprintf(p, sizeof p, "%s/%s", path, l.v[i]) >= (int)sizeof p) {
+        if (snprintf(p, sizeof p, "%s/%s", path, names[i]) >= (int)sizeof p) {
             w->err = -ENAMETOOLONG;
             break;
         }
@@ -187,9 +209,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         if (S_ISDIR(st.mode))
             walk_dir(w, p, depth + 1);
     }
-    for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
-    free(l.v);
+    fs_names_free(names, n);
 }
 
 int fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text)

@@ -12,35 +12,6 @@
 
 #define REF_DEPTH 64
 
-struct names {
-    char **v;
-    size_t n, cap;
-    int err;
-};
-
-static int collect(void *ctx, const char *name, uint64_t ino, uint32_t type)
-{
-    struct names *l = ctx;
-    (void)ino;
-    (void)type;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 32;
-        char **v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            l->err = -ENOMEM;
-            return 1;
-        }
-        l->v = v;
-        l->cap = cap;
-    }
-    if (!(l->v[l->n] = strdup(name))) {
-        l->err = -ENOMEM;
-        return 1;
-    }
-    l->n++;
-    return 0;
-}
-
 static int add(struct fref *ref, const char *path, const struct fs_stat *st, uint64_t hash)
 {
     if (ref->n == ref->cap) {
@@ -62,23 +33,19 @@ static int walk(const struct fsapi_fs *fs, const char *dir, struct fref *ref, in
 {
     if (depth > REF_DEPTH)
         return -ELOOP;
-    struct names l = {0};
-    uint64_t cookie = 0;
-    int rc = fs->api->readdir(fs->fs, dir, &cookie, collect, &l);
-    if (!rc)
-        rc = l.err;
-    for (size_t i = 0; i < l.n && !rc; i++) {
+    char **names = NULL;
+    size_t n = 0;
+    int rc = fs_list_dir(fs, dir, &names, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
         char path[4096];
         struct fs_stat st;
         uint64_t h = 0;
-        snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", l.v[i]);
+        snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", names[i]);
         if (!(rc = fs->api->lstat(fs->fs, path, &st)) && !(rc = fs_content_hash(fs, path, &st, &h)) &&
             !(rc = add(ref, path, &st, h)) && S_ISDIR(st.mode))
             rc = walk(fs, path, ref, depth + 1);
     }
-    for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
-    free(l.v);
+    fs_names_free(names, n);
     return rc;
 }
 
