@@ -192,8 +192,8 @@ static void free_targets(struct target *t, int n)
 
 
 /* Mount the fs of m's kind; file commands stamp LogFS files with the
- * host's time, as cp would (fsapi's mount takes options by name, which
- * cannot carry a clock). */
+ * host's time, as cp would, unless -o epoch= asks for the simulated clock
+ * (fsapi's mount takes options by name, which cannot carry a clock). */
 static const char *mount_opts; /* put -o: write-time options (put checked them) */
 
 static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
@@ -201,10 +201,12 @@ static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
     if (m->api != &fsapi_logfs)
         return m->api->mount(dev, mount_opts, &m->fs);
     logfs *fs = NULL;
-    struct logfs_options o = {.clock = logfs_host_clock};
+    struct logfs_options o = {0};
     char err[256];
     if (mount_opts && logfs_options_parse(&o, mount_opts, err, sizeof err))
         return -EINVAL;
+    if (!o.epoch_ns) /* -o epoch= asks for the simulated clock, as mount's */
+        o.clock = logfs_host_clock;
     int rc = logfs_mount(dev, &o, &fs);
     m->fs = fs;
     return rc;

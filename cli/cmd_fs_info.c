@@ -174,6 +174,15 @@ static const char stat_help[] =
     "\n"
     "example: flashlab stat --fs blockfs fs.img:/a\n";
 
+/* A time in ns as seconds.nanoseconds, exactly (a double holds only
+ * about 16 digits: the last ones of a 2007 time in ns would be wrong). */
+static void print_time(const char *name, int64_t ns)
+{
+    uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    printf("%s:  %s%" PRIu64 ".%09" PRIu64 "\n", name, ns < 0 ? "-" : "", mag / 1000000000u,
+           mag % 1000000000u);
+}
+
 int cmd_stat(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
@@ -213,9 +222,9 @@ int cmd_stat(int argc, char **argv)
                S_ISDIR(st.mode) ? " entries" : " bytes");
         if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
             printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
-        printf("atime:  %.9f\n", (double)st.atime / 1e9);
-        printf("mtime:  %.9f\n", (double)st.mtime / 1e9);
-        printf("ctime:  %.9f\n", (double)st.ctime / 1e9);
+        print_time("atime", st.atime);
+        print_time("mtime", st.mtime);
+        print_time("ctime", st.ctime);
     }
     free(target);
     rc = session_close(&s, rc, 0);
