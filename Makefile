@@ -112,8 +112,8 @@ check-long: all $(TESTS)
 # flashlab's JFFS2 images on nandsim as the OLPC XO-1 part, writes to them,
 # and times its mounts against flashlab's (scripts/check-linux/check-linux.sh
 # says how; docs/linux-check.md, docs/mount-latency.md).  It installs qemu and
-# unpacks the kernel itself (apt-get), all under build/linux; 30-60 min.
-# Not part of `make test`.
+# unpacks the kernel itself (apt-get), all under build/linux; about 15 min
+# on 2 cores, 6 of them the guest's.  Not part of `make test`.
 check-linux: all
 	@FL=./$(BUILD)/flashlab B=$(BUILD)/linux sh scripts/check-linux/check-linux.sh
 
