@@ -1022,7 +1022,7 @@ TEST(damaged_compact_contents_are_refused)
     CHECK(refused(bad, "compact"));
     /* flags this version does not know */
     memcpy(m, img, n);
-    le64_put(m + 24, 5); /* bit 2: unknown (bit 1 is the weak-cell section) */
+    le64_put(m + 24, 9); /* bit 3: unknown (bit 1: weak cells, bit 2: whole-page reads) */
     fix_crc(m, n);
     REQUIRE(fx_spit(bad, m, n) == 0);
     CHECK(refused(bad, "flags"));
