@@ -190,9 +190,9 @@ static uint32_t ring_block(const struct lfs_ring *r, uint32_t m, uint32_t i)
  * reads without an ECC error and whose magic and length are right, the
  * seq its header claims (a record the medium damaged after it was
  * written); else 0. */
-static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
-                       uint32_t page, uint8_t *buf, struct lfs_anchor *a,
-                       uint64_t *claim)
+static int read_record_bits(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                            uint32_t page, uint8_t *buf, struct lfs_anchor *a,
+                            uint64_t *claim, uint32_t *bits)
 {
     const struct nand_config *c = nand_get_config(dev);
     /* An uncorrectable read is retried (as a controller's read retry
@@ -200,9 +200,11 @@ static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t bloc
      * unreadable and is then taken for what it is.  Giving up on a page
      * that only read badly once would mount an older commit. */
     int rc = NAND_E_ECC;
+    struct nand_result res = {0};
     *claim = 0;
     for (int tries = 0; rc == NAND_E_ECC && tries < RECORD_READ_TRIES; tries++)
-        rc = nand_read(dev, block, page, buf, NULL, NULL);
+        rc = nand_read(dev, block, page, buf, NULL, &res);
+    *bits = rc == NAND_OK ? res.max_cw_bits : UINT32_MAX;
     if (rc == NAND_E_POWER || rc == NAND_E_NOMEM)
         return lfs_errno(rc);
     if (rc == NAND_OK && page_erased(buf, c->geo.page_size))
@@ -213,6 +215,14 @@ static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t bloc
         le32_get(buf + 4) == lfs_anchor_bytes(ring->version))
         *claim = le64_get(buf + 8);
     return -1; /* programmed but not a record */
+}
+
+static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                       uint32_t page, uint8_t *buf, struct lfs_anchor *a,
+                       uint64_t *claim)
+{
+    uint32_t bits;
+    return read_record_bits(dev, ring, block, page, buf, a, claim, &bits);
 }
 
 /* The first record of a ring block, as read_record answers: 1 (in *a, its
@@ -259,6 +269,7 @@ struct mirror_find {
     int found;               /* a record is in *a */
     struct lfs_anchor a;
     uint32_t cur, page;      /* its logical block and page */
+    uint32_t bits;           /* the worst codeword of its read */
     int resumable;           /* a clean unmount's record, nothing after it */
     int next_erased;         /* the logical block after cur reads erased */
     uint64_t newest;         /* the newest seq evidence says was programmed */
@@ -322,7 +333,8 @@ static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m
      * programmed page torn, so this loop reads one or two pages unless the
      * medium damaged more; it stops at the first record at the latest */
     for (uint32_t p = lo + 1; p-- > best_first;) {
-        if ((rc = read_record(dev, ring, block, p, buf, &a, &cl)) < -1)
+        uint32_t bits;
+        if ((rc = read_record_bits(dev, ring, block, p, buf, &a, &cl, &bits)) < -1)
             return rc;
         if (rc != 1)
             continue;
@@ -331,6 +343,7 @@ static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m
         f->a = a;
         f->cur = (uint32_t)best;
         f->page = p;
+        f->bits = bits;
         f->resumable = (a.flags & LFS_ANCHOR_CLEAN) && p == lo;
         f->next_erased = next != (uint32_t)best && (erased >> next & 1);
         /* newer than the record: the programmed pages after it in its
@@ -370,6 +383,12 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     ring->found_seq = b->a.seq;
     ring->lost = newest > b->a.seq ? (uint32_t)(newest - b->a.seq) : 0;
     ring->cur = b->cur;
+    ring->last_page = b->page;
+    ring->found_bits = 0;
+    for (uint32_t m = 0; m < nm; m++) {
+        uint32_t bits = f[m].found && f[m].a.seq == b->a.seq ? f[m].bits : UINT32_MAX;
+        ring->found_bits = bits > ring->found_bits ? bits : ring->found_bits;
+    }
     /* after a clean unmount nothing follows the record: go on in its
      * block, or, if it filled the block, in the next one, which
      * lfs_ring_write erased before writing it (a mount then costs no
@@ -384,6 +403,14 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     ring->next_page = resume ? b->page + 1 : ppb;
     ring->next_erased = resume && b->page + 1 == ppb && next_erased;
     return 0;
+}
+
+int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block)
+{
+    for (uint32_t m = 0; m < ring_mirrors(ring); m++)
+        if (ring->cur < ring_len(ring) && ring_block(ring, m, ring->cur) == block)
+            return (int)m;
+    return -1;
 }
 
 static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
@@ -438,6 +465,7 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
         rc = lfs_errno(nand_program(dev, block, ring->next_page, buf, NULL, NULL));
         ring->pages++;
     }
+    ring->last_page = ring->next_page;
     ring->next_page++; /* a failed page is never retried */
 out:
     free(buf);

@@ -154,12 +154,18 @@ struct lfs_ring {
     uint32_t next_page;  /* next page to program in it; pages_per_block = full */
     int next_erased;     /* the block after it is erased already */
     uint64_t pages, erases; /* programmed and erased since mount */
+    uint32_t last_page;  /* page of the newest record, in block cur */
     /* set by lfs_ring_find: the seq of the record found, and how many ring
      * pages newer than it are programmed but hold no valid record (0 =
      * the newest record programmed is the one found) */
     uint64_t found_seq;
     uint32_t lost;
+    /* the worst ECC codeword of the reads that gave the record found, in
+     * either mirror (UINT32_MAX: a mirror did not give it) */
+    uint32_t found_bits;
 };
+/* Which mirror's current block `block` is, or -1 if it is none. */
+int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block);
 /* Find the newest valid anchor in the ring (a bounded number of reads:
  * anchor_count + log2(pages_per_block) + 2 on a clean ring, at most
  * (anchor_count + 1) * pages_per_block + log2(pages_per_block) when every

@@ -259,6 +259,10 @@ struct logfs_stats {
      * cleaner's copies), before and after compression (equal without) */
     uint64_t data_raw_bytes, data_stored_bytes;
     uint64_t compress;         /* LOGFS_COMPRESS_* this mount writes with */
+    /* scrubbing, since mount: superblock copies rewritten, and commits
+     * that moved the anchor ring to a fresh block, because their reads met
+     * the threshold (docs/scrubbing.md) */
+    uint64_t scrub_super, scrub_anchor;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0
