@@ -155,6 +155,10 @@ struct lfs_ring {
     int next_erased;     /* the block after it is erased already */
     uint64_t pages, erases; /* programmed and erased since mount */
     uint32_t last_page;  /* page of the newest record, in block cur */
+    /* logical blocks left out since mount: a block of one of their
+     * mirrors failed a program or erase (bit i: logical block i), and how
+     * many are */
+    uint32_t unusable, bad;
     /* set by lfs_ring_find: the seq of the record found, and how many ring
      * pages newer than it are programmed but hold no valid record (0 =
      * the newest record programmed is the one found) */
@@ -164,6 +168,8 @@ struct lfs_ring {
      * either mirror (UINT32_MAX: a mirror did not give it) */
     uint32_t found_bits;
 };
+/* Logical ring blocks (anchor_count, or half of it with two mirrors). */
+uint32_t lfs_ring_len(const struct lfs_ring *ring);
 /* Which mirror's current block `block` is, or -1 if it is none. */
 int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block);
 /* Find the newest valid anchor in the ring (a bounded number of reads:
@@ -175,7 +181,10 @@ int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block);
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
 /* Program the record as the next page of the ring.  erase_ahead: a
  * record that fills its block first erases the next one (commits; not the
- * mount's record, so that a mount never erases). */
+ * mount's record, so that a mount never erases).  A ring block that fails
+ * a program or an erase is marked bad and its logical block skipped: the
+ * record goes to the next one, whole in both mirrors.  -EROFS when no
+ * logical block with a good block in every mirror is left. */
 int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
                    int erase_ahead);
 

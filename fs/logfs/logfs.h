@@ -263,6 +263,11 @@ struct logfs_stats {
      * that moved the anchor ring to a fresh block, because their reads met
      * the threshold (docs/scrubbing.md) */
     uint64_t scrub_super, scrub_anchor;
+    /* anchor ring blocks that failed a program or erase since mount: their
+     * logical ring blocks are skipped (anchor_bad of them); anchor_left:
+     * the logical ring blocks still written, each in both mirrors.  0
+     * left: the fs turned read-only at its next commit. */
+    uint64_t anchor_bad, anchor_left;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

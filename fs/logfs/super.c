@@ -493,6 +493,8 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->scrub_pages = (fs->ctr.scrub_bytes + fs->g.page_size - 1) / fs->g.page_size;
     st->scrub_super = fs->ctr.scrub_super;
     st->scrub_anchor = fs->ctr.scrub_anchor;
+    st->anchor_bad = fs->ring.bad;
+    st->anchor_left = lfs_ring_len(&fs->ring) - fs->ring.bad;
     st->data_raw_bytes = fs->ctr.data_raw;
     st->data_stored_bytes = fs->ctr.data_stored;
     st->compress = LOGFS_COMPRESS_NONE + fs->compress;
