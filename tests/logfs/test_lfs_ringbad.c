@@ -2,11 +2,13 @@
  * test_lfs_ringbad.c -- a grown bad block in the anchor ring (issue #21):
  * the ring skips it and goes on in the logical blocks whose blocks are good
  * in both mirrors, commit after commit, and the next mount finds the newest
- * record with every file intact; only when no such logical block is left
- * does the fs turn read-only, and what it committed before stays.
+ * record with every file intact and fsck clean; only when no such logical
+ * block is left does the fs turn read-only, and what it committed before
+ * stays.
  */
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
+#include "fsck.h"
 #include "fixture.h"
 
 #include <errno.h>
@@ -101,6 +103,11 @@ TEST(ring_skips_a_grown_bad_block)
         for (int i = 0; i < n + 2 * PAGES; i++)
             CHECK(intact(fs, i));
         CHECK_EQ_INT(logfs_unmount(fs), 0);
+        /* and fsck finds the image as it should be */
+        char msg[512] = "";
+        CHECK_EQ_INT(fsck_verdict(d, msg, sizeof msg), FSCK_CLEAN);
+        if (msg[0])
+            fprintf(stderr, "ring block %u bad: fsck: %s\n", k, msg);
         nand_close(d);
     }
 }
