@@ -312,8 +312,10 @@ int logfs_idle(logfs *fs, uint64_t ns);
 /* The idle-time scrubber: read up to budget pages of written segments,
  * round-robin from where the last call stopped, and move the live data of
  * every segment whose read met scrub_threshold (or failed ECC), with what
- * reads had already scheduled.  Returns the segments moved, or a negative
- * errno; 0 and no flash operation when scrub_threshold is 0. */
+ * reads had already scheduled.  On its way it reads the superblock copies
+ * and the newest anchor record (one page each) and refreshes those that
+ * met the threshold (docs/scrubbing.md).  Returns the segments moved, or
+ * a negative errno; 0 and no flash operation when scrub_threshold is 0. */
 int logfs_scrub(logfs *fs, uint64_t budget);
 
 #pragma GCC visibility pop
