@@ -16,8 +16,9 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* Schema version 1.  A later version adds a migration step in create_or
- * _migrate; rows of earlier runs are never rewritten. */
+/* The tables of schema version 1; version 2 adds the faults and
+ * retention tables below (create_schema migrates version 1 files: it adds
+ * them and sets the version); rows of earlier runs are never rewritten. */
 static const char schema_v1[] =
     "CREATE TABLE experiments ("
     " id INTEGER PRIMARY KEY, name TEXT NOT NULL, config_path TEXT,"
@@ -91,8 +92,7 @@ static const char final_view[] =
     "  AND s.seq = (SELECT max(seq) FROM samples WHERE samples.run_id = r.id);";
 
 /* The `retention` table (docs/results-schema.md): one row per check of a
- * retention phase.  Added as the view is, with IF NOT EXISTS, so that
- * version 1 files made before it get it when next opened for writing. */
+ * retention phase.  Version 2, as the faults table. */
 static const char retention_table[] =
     "CREATE TABLE IF NOT EXISTS retention ("
     " run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
@@ -194,8 +194,8 @@ int res_check_header(struct results *r, sqlite3 *db, int64_t *version)
     return 0;
 }
 
-/* Added to version 1 (a table of its own, so files written before it
- * gain it on open, with no migration). */
+/* Version 2 (first added to version 1 without a version change: version
+ * 1 files may or may not have it; they gain it when opened for writing). */
 static const char faults_table[] =
     "CREATE TABLE IF NOT EXISTS faults ("
     " run_id INTEGER NOT NULL REFERENCES runs(id), point INTEGER, fault TEXT, class TEXT,"
@@ -221,7 +221,11 @@ static int create_schema(struct results *r)
         rc = res_fail(r, "creating the final view");
     if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)
         rc = res_fail(r, "creating the retention table");
-    /* Migrations from v to RESULTS_SCHEMA_VERSION go here when v > 1 exists. */
+    /* version 1 -> 2: the tables above, then the version */
+    if (!rc && v == 1 &&
+        sqlite3_exec(r->db, "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION), NULL, NULL,
+                     NULL) != SQLITE_OK)
+        rc = res_fail(r, "migrating to schema version " STR(RESULTS_SCHEMA_VERSION));
     return res_end(r, rc);
 }
 

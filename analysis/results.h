@@ -25,7 +25,7 @@
 #pragma GCC visibility push(default)
 
 
-#define RESULTS_SCHEMA_VERSION 1 /* PRAGMA user_version of the files we write */
+#define RESULTS_SCHEMA_VERSION 2 /* PRAGMA user_version of the files we write */
 #define RESULTS_BATCH_ROWS 1000  /* queued rows per write transaction */
 
 struct results;

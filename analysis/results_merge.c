@@ -10,7 +10,8 @@
 
 /* Tables whose rows belong to a run (run_id first, no id of their own). */
 static const char *const run_tables[] = {"samples", "erase_counts", "mounts", "gc_events",
-                                         "latency", "powercuts", "kv", "retention"};
+                                         "latency", "powercuts", "kv", "retention",
+                                         "faults"};
 
 static const char *const merge_sql[] = {
     "CREATE TEMP TABLE merge_exp (src_id INTEGER PRIMARY KEY, dst_id INTEGER)",
@@ -68,7 +69,9 @@ static int copy_run_table(struct results *r, const char *table)
     return rc;
 }
 
-/* src must be an existing results file of this schema version, and not dst. */
+/* src must be an existing results file, of this schema version or an
+ * older one (version 1 files may lack the tables version 2 added: those
+ * are skipped), and not dst. */
 static int check_src(struct results *r, const char *src_path)
 {
     sqlite3 *db = NULL;
@@ -81,8 +84,7 @@ static int check_src(struct results *r, const char *src_path)
     sqlite3_close(db);
     if (!rc && v == 0)
         rc = res_failf(r, "an empty file, no results in it");
-    else if (!rc && v != RESULTS_SCHEMA_VERSION) /* older ones: open (migrate) them first */
-        rc = res_failf(r, "schema version %lld, not %d", (long long)v, RESULTS_SCHEMA_VERSION);
+
     struct stat a, b;
     const char *dst_path = sqlite3_db_filename(r->db, "main");
     if (!rc && dst_path && *dst_path && !stat(src_path, &a) && !stat(dst_path, &b) &&
@@ -115,7 +117,7 @@ static int merge_attached(struct results *r, struct results_merge_stats *st)
             st->runs_copied = sqlite3_changes(r->db);
     }
     for (size_t k = 0; !rc && k < sizeof run_tables / sizeof run_tables[0]; k++) {
-        /* a file made before a table was added (retention) lacks it */
+        /* a version 1 file may lack a table version 2 added */
         char sql[160];
         int64_t has = 0;
         snprintf(sql, sizeof sql, "SELECT count(*) FROM msrc.sqlite_master"

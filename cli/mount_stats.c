@@ -96,6 +96,10 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("fs.scrub_reads", fs.scrub_reads);
     U("fs.scrub_segments", fs.scrub_segments);
     U("fs.scrub_pages", fs.scrub_pages);
+    U("fs.scrub_super", fs.scrub_super);
+    U("fs.scrub_anchor", fs.scrub_anchor);
+    U("fs.anchor_bad", fs.anchor_bad);
+    U("fs.anchor_left", fs.anchor_left);
     U("fs.compress", fs.compress);
     U("fs.data_raw_bytes", fs.data_raw_bytes);
     U("fs.data_stored_bytes", fs.data_stored_bytes);

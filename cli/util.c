@@ -70,8 +70,14 @@ int cli_anchor_warning(const char *image, struct logfs *fs)
 {
     struct logfs_stats st;
     logfs_get_stats(fs, &st);
+    if (st.anchor_bad)
+        fprintf(stderr, "%s: warning: %" PRIu64 " anchor ring block%s went bad; %s\n", image,
+                st.anchor_bad, st.anchor_bad == 1 ? "" : "s",
+                st.anchor_left ? "the ring goes on in the others"
+                               : "no pair of good ring blocks is left for the two copies of "
+                                 "each anchor record: the file system is read-only");
     if (!st.anchor_fallback)
-        return 0;
+        return st.anchor_bad != 0;
     fprintf(stderr, "%s: warning: the newest anchor record is damaged; mounted "
             "commit %" PRIu64 ", the newest readable one (%" PRIu64 " newer "
             "anchor page%s unreadable or corrupt: media damage, or a commit "

@@ -179,6 +179,11 @@ static uint32_t ring_len(const struct lfs_ring *r)
     return r->count / ring_mirrors(r);
 }
 
+uint32_t lfs_ring_len(const struct lfs_ring *ring)
+{
+    return ring_len(ring);
+}
+
 static uint32_t ring_block(const struct lfs_ring *r, uint32_t m, uint32_t i)
 {
     return r->blocks[m * ring_len(r) + i];
@@ -190,9 +195,9 @@ static uint32_t ring_block(const struct lfs_ring *r, uint32_t m, uint32_t i)
  * reads without an ECC error and whose magic and length are right, the
  * seq its header claims (a record the medium damaged after it was
  * written); else 0. */
-static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
-                       uint32_t page, uint8_t *buf, struct lfs_anchor *a,
-                       uint64_t *claim)
+static int read_record_bits(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                            uint32_t page, uint8_t *buf, struct lfs_anchor *a,
+                            uint64_t *claim, uint32_t *bits)
 {
     const struct nand_config *c = nand_get_config(dev);
     /* An uncorrectable read is retried (as a controller's read retry
@@ -200,9 +205,11 @@ static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t bloc
      * unreadable and is then taken for what it is.  Giving up on a page
      * that only read badly once would mount an older commit. */
     int rc = NAND_E_ECC;
+    struct nand_result res = {0};
     *claim = 0;
     for (int tries = 0; rc == NAND_E_ECC && tries < RECORD_READ_TRIES; tries++)
-        rc = nand_read(dev, block, page, buf, NULL, NULL);
+        rc = nand_read(dev, block, page, buf, NULL, &res);
+    *bits = rc == NAND_OK ? res.max_cw_bits : UINT32_MAX;
     if (rc == NAND_E_POWER || rc == NAND_E_NOMEM)
         return lfs_errno(rc);
     if (rc == NAND_OK && page_erased(buf, c->geo.page_size))
@@ -213,6 +220,14 @@ static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t bloc
         le32_get(buf + 4) == lfs_anchor_bytes(ring->version))
         *claim = le64_get(buf + 8);
     return -1; /* programmed but not a record */
+}
+
+static int read_record(nand_dev *dev, const struct lfs_ring *ring, uint32_t block,
+                       uint32_t page, uint8_t *buf, struct lfs_anchor *a,
+                       uint64_t *claim)
+{
+    uint32_t bits;
+    return read_record_bits(dev, ring, block, page, buf, a, claim, &bits);
 }
 
 /* The first record of a ring block, as read_record answers: 1 (in *a, its
@@ -259,6 +274,7 @@ struct mirror_find {
     int found;               /* a record is in *a */
     struct lfs_anchor a;
     uint32_t cur, page;      /* its logical block and page */
+    uint32_t bits;           /* the worst codeword of its read */
     int resumable;           /* a clean unmount's record, nothing after it */
     int next_erased;         /* the logical block after cur reads erased */
     uint64_t newest;         /* the newest seq evidence says was programmed */
@@ -322,7 +338,8 @@ static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m
      * programmed page torn, so this loop reads one or two pages unless the
      * medium damaged more; it stops at the first record at the latest */
     for (uint32_t p = lo + 1; p-- > best_first;) {
-        if ((rc = read_record(dev, ring, block, p, buf, &a, &cl)) < -1)
+        uint32_t bits;
+        if ((rc = read_record_bits(dev, ring, block, p, buf, &a, &cl, &bits)) < -1)
             return rc;
         if (rc != 1)
             continue;
@@ -331,6 +348,7 @@ static int find_in_mirror(nand_dev *dev, const struct lfs_ring *ring, uint32_t m
         f->a = a;
         f->cur = (uint32_t)best;
         f->page = p;
+        f->bits = bits;
         f->resumable = (a.flags & LFS_ANCHOR_CLEAN) && p == lo;
         f->next_erased = next != (uint32_t)best && (erased >> next & 1);
         /* newer than the record: the programmed pages after it in its
@@ -370,6 +388,12 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     ring->found_seq = b->a.seq;
     ring->lost = newest > b->a.seq ? (uint32_t)(newest - b->a.seq) : 0;
     ring->cur = b->cur;
+    ring->last_page = b->page;
+    ring->found_bits = 0;
+    for (uint32_t m = 0; m < nm; m++) {
+        uint32_t bits = f[m].found && f[m].a.seq == b->a.seq ? f[m].bits : UINT32_MAX;
+        ring->found_bits = bits > ring->found_bits ? bits : ring->found_bits;
+    }
     /* after a clean unmount nothing follows the record: go on in its
      * block, or, if it filled the block, in the next one, which
      * lfs_ring_write erased before writing it (a mount then costs no
@@ -386,34 +410,81 @@ int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *out)
     return 0;
 }
 
-static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
+int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block)
 {
-    int rc = 0;
-    for (uint32_t m = 0; m < ring_mirrors(ring) && !rc; m++) {
-        ring->erases++;
-        rc = lfs_errno(nand_erase(dev, ring_block(ring, m, i), NULL));
-    }
-    return rc;
+    for (uint32_t m = 0; m < ring_mirrors(ring); m++)
+        if (ring->cur < ring_len(ring) && ring_block(ring, m, ring->cur) == block)
+            return (int)m;
+    return -1;
 }
 
-int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
-                   int erase_ahead)
+/* A ring block that failed a program or an erase: marked bad on flash, as
+ * the segments' are, and its logical block left out of the ring until the
+ * next mount (which finds out again by trying: see lfs_ring_write). */
+static void drop(nand_dev *dev, struct lfs_ring *ring, uint32_t i, uint32_t block)
+{
+    nand_mark_bad(dev, block); /* best effort: a failing block may refuse it */
+    if (!(ring->unusable >> i & 1))
+        ring->bad++;
+    ring->unusable |= 1u << i;
+}
+
+/* The next logical block after i that the ring may use (i itself when it
+ * is the only one left), or UINT32_MAX when none is. */
+static uint32_t next_usable(const struct lfs_ring *ring, uint32_t i)
+{
+    uint32_t len = ring_len(ring);
+    for (uint32_t k = 1; k <= len; k++) {
+        uint32_t j = (i + k) % len;
+        if (!(ring->unusable >> j & 1))
+            return j;
+    }
+    return UINT32_MAX;
+}
+
+/* A flash failure that is about the block (it goes bad), not the device
+ * (power, memory): the record is then written elsewhere. */
+static int block_failed(int nrc)
+{
+    return nrc == NAND_E_PROGRAM_FAIL || nrc == NAND_E_ERASE_FAIL;
+}
+
+/* Erase logical block i in both mirrors (the erase ahead); a mirror's
+ * block that fails is dropped and so is i. */
+static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
+{
+    for (uint32_t m = 0; m < ring_mirrors(ring); m++) {
+        uint32_t block = ring_block(ring, m, i);
+        ring->erases++;
+        int nrc = nand_erase(dev, block, NULL);
+        if (block_failed(nrc)) {
+            drop(dev, ring, i, block);
+            return 0;
+        }
+        if (nrc)
+            return lfs_errno(nrc);
+    }
+    return 0;
+}
+
+/* One try at programming the record (in buf) as the next page: 0, 1 when
+ * a ring block failed (it is dropped; the caller tries again in a fresh
+ * block), or an errno. */
+static int write_once(nand_dev *dev, struct lfs_ring *ring, const uint8_t *buf,
+                      int erase_ahead)
 {
     const struct nand_config *c = nand_get_config(dev);
-    uint8_t *buf = malloc(c->geo.page_size);
-    uint32_t ppb = c->geo.pages_per_block, len = ring_len(ring);
-    int rc = 0;
-    if (!buf)
-        return -ENOMEM;
-    memset(buf, 0xff, c->geo.page_size);
-    lfs_anchor_encode(a, buf, ring->version);
-    uint32_t next = (ring->cur + 1) % len;
+    uint32_t ppb = c->geo.pages_per_block;
     int erase_cur = 0;
     if (ring->next_page >= ppb) {
-        ring->cur = next;
-        next = (ring->cur + 1) % len;
+        uint32_t n = next_usable(ring, ring->cur);
+        if (n == UINT32_MAX)
+            return -EROFS;
+        /* the erase ahead was of the block after cur, which n is unless
+         * that one was dropped since */
+        erase_cur = !ring->next_erased || n != (ring->cur + 1) % ring_len(ring);
+        ring->cur = n;
         ring->next_page = 0;
-        erase_cur = !ring->next_erased;
         ring->next_erased = 0;
     }
     /* a commit's record that fills the block: erase the next one first,
@@ -421,25 +492,57 @@ int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor
      * unmount) costs no erase; a crash in this erase leaves the older
      * records there torn, and this block still holds the newest.  A
      * mount's record leaves that erase to the next commit. */
-    if (erase_ahead && ring->next_page == ppb - 1 && next != ring->cur) {
-        if ((rc = erase(dev, ring, next)))
-            goto out;
-        ring->next_erased = 1;
+    uint32_t next = next_usable(ring, ring->cur);
+    if (erase_ahead && ring->next_page == ppb - 1 && next != ring->cur && next != UINT32_MAX) {
+        int rc = erase(dev, ring, next);
+        if (rc)
+            return rc;
+        ring->next_erased = !(ring->unusable >> next & 1) && next == (ring->cur + 1) % ring_len(ring);
     }
     /* mirror by mirror, so that a cut while one is erased or torn leaves
      * the other whole -- with one block per mirror too */
-    for (uint32_t m = 0; m < ring_mirrors(ring) && !rc; m++) {
+    for (uint32_t m = 0; m < ring_mirrors(ring); m++) {
         uint32_t block = ring_block(ring, m, ring->cur);
+        int nrc = NAND_OK;
         if (erase_cur) {
             ring->erases++;
-            if ((rc = lfs_errno(nand_erase(dev, block, NULL))))
-                break;
+            nrc = nand_erase(dev, block, NULL);
         }
-        rc = lfs_errno(nand_program(dev, block, ring->next_page, buf, NULL, NULL));
-        ring->pages++;
+        if (!nrc) {
+            nrc = nand_program(dev, block, ring->next_page, buf, NULL, NULL);
+            ring->pages++;
+        }
+        if (block_failed(nrc)) {
+            /* the record goes to a fresh block, whole in both mirrors; a
+             * copy already programmed here is the same record */
+            drop(dev, ring, ring->cur, block);
+            ring->next_page = ppb;
+            ring->next_erased = 0;
+            return 1;
+        }
+        if (nrc) {
+            ring->next_page++; /* a failed page is never retried */
+            return lfs_errno(nrc);
+        }
     }
-    ring->next_page++; /* a failed page is never retried */
-out:
+    ring->last_page = ring->next_page;
+    ring->next_page++;
+    return 0;
+}
+
+int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
+                   int erase_ahead)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint8_t *buf = malloc(c->geo.page_size);
+    int rc = 1;
+    if (!buf)
+        return -ENOMEM;
+    memset(buf, 0xff, c->geo.page_size);
+    lfs_anchor_encode(a, buf, ring->version);
+    /* each failure drops a logical block: at most ring_len tries */
+    for (uint32_t tries = 0; rc == 1 && tries <= ring_len(ring); tries++)
+        rc = write_once(dev, ring, buf, erase_ahead);
     free(buf);
-    return rc;
+    return rc == 1 ? -EROFS : rc;
 }

@@ -168,8 +168,11 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
     fs->an.free_segments += fs->nfreed;
     for (unsigned i = 0; i < LFS_NAREAS; i++)
         fs->an.area[i] = (struct lfs_area_pos){fs->area[i].seg, fs->area[i].off};
-    if ((rc = lfs_ring_write(fs->dev, &fs->ring, &fs->an, 1)))
+    if ((rc = lfs_ring_write(fs->dev, &fs->ring, &fs->an, 1))) {
+        if (rc == -EROFS) /* too few good ring blocks left for two copies */
+            fs->readonly = 1;
         goto fail;
+    }
     lfs_seg_commit_done(fs);
     return 0;
 fail:

@@ -154,12 +154,24 @@ struct lfs_ring {
     uint32_t next_page;  /* next page to program in it; pages_per_block = full */
     int next_erased;     /* the block after it is erased already */
     uint64_t pages, erases; /* programmed and erased since mount */
+    uint32_t last_page;  /* page of the newest record, in block cur */
+    /* logical blocks left out since mount: a block of one of their
+     * mirrors failed a program or erase (bit i: logical block i), and how
+     * many are */
+    uint32_t unusable, bad;
     /* set by lfs_ring_find: the seq of the record found, and how many ring
      * pages newer than it are programmed but hold no valid record (0 =
      * the newest record programmed is the one found) */
     uint64_t found_seq;
     uint32_t lost;
+    /* the worst ECC codeword of the reads that gave the record found, in
+     * either mirror (UINT32_MAX: a mirror did not give it) */
+    uint32_t found_bits;
 };
+/* Logical ring blocks (anchor_count, or half of it with two mirrors). */
+uint32_t lfs_ring_len(const struct lfs_ring *ring);
+/* Which mirror's current block `block` is, or -1 if it is none. */
+int lfs_ring_current_mirror(const struct lfs_ring *ring, uint32_t block);
 /* Find the newest valid anchor in the ring (a bounded number of reads:
  * anchor_count + log2(pages_per_block) + 2 on a clean ring, at most
  * (anchor_count + 1) * pages_per_block + log2(pages_per_block) when every
@@ -169,7 +181,10 @@ struct lfs_ring {
 int lfs_ring_find(nand_dev *dev, struct lfs_ring *ring, struct lfs_anchor *a);
 /* Program the record as the next page of the ring.  erase_ahead: a
  * record that fills its block first erases the next one (commits; not the
- * mount's record, so that a mount never erases). */
+ * mount's record, so that a mount never erases).  A ring block that fails
+ * a program or an erase is marked bad and its logical block skipped: the
+ * record goes to the next one, whole in both mirrors.  -EROFS when no
+ * logical block with a good block in every mirror is left. */
 int lfs_ring_write(nand_dev *dev, struct lfs_ring *ring, const struct lfs_anchor *a,
                    int erase_ahead);
 

@@ -259,6 +259,15 @@ struct logfs_stats {
      * cleaner's copies), before and after compression (equal without) */
     uint64_t data_raw_bytes, data_stored_bytes;
     uint64_t compress;         /* LOGFS_COMPRESS_* this mount writes with */
+    /* scrubbing, since mount: superblock copies rewritten, and commits
+     * that moved the anchor ring to a fresh block, because their reads met
+     * the threshold (docs/scrubbing.md) */
+    uint64_t scrub_super, scrub_anchor;
+    /* anchor ring blocks that failed a program or erase since mount: their
+     * logical ring blocks are skipped (anchor_bad of them); anchor_left:
+     * the logical ring blocks still written, each in both mirrors.  0
+     * left: the fs turned read-only at its next commit. */
+    uint64_t anchor_bad, anchor_left;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0
@@ -303,8 +312,10 @@ int logfs_idle(logfs *fs, uint64_t ns);
 /* The idle-time scrubber: read up to budget pages of written segments,
  * round-robin from where the last call stopped, and move the live data of
  * every segment whose read met scrub_threshold (or failed ECC), with what
- * reads had already scheduled.  Returns the segments moved, or a negative
- * errno; 0 and no flash operation when scrub_threshold is 0. */
+ * reads had already scheduled.  On its way it reads the superblock copies
+ * and the newest anchor record (one page each) and refreshes those that
+ * met the threshold (docs/scrubbing.md).  Returns the segments moved, or
+ * a negative errno; 0 and no flash operation when scrub_threshold is 0. */
 int logfs_scrub(logfs *fs, uint64_t budget);
 
 #pragma GCC visibility pop

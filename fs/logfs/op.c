@@ -47,8 +47,9 @@ int64_t lfs_op_end(struct logfs *fs, int64_t rc)
         crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
     if (!crc && !fs->failed && !fs->readonly)
         crc = lfs_wear_level(fs);
-    /* segments reads scheduled for scrubbing (none when it is off) */
-    if (!crc && fs->scrub.nqueue) {
+    /* segments reads scheduled for scrubbing, superblock and ring
+     * refreshes (none when it is off) */
+    if (!crc && (fs->scrub.nqueue || fs->scrub.super_due || fs->scrub.ring_due)) {
         int src = lfs_scrub_pending(fs);
         crc = src < 0 ? src : 0;
     }

@@ -41,9 +41,10 @@ static int queued(const struct logfs *fs, uint32_t seg)
 
 int lfs_scrub_pending(struct logfs *fs)
 {
-    if (!fs->scrub.nqueue || fs->readonly || fs->failed)
-        return 0;
-    int rc = lfs_segtab_build(fs);
+    int rc = lfs_scrub_fixed(fs); /* superblock, anchor ring: few pages */
+    if (rc || !fs->scrub.nqueue || fs->readonly || fs->failed)
+        return rc;
+    rc = lfs_segtab_build(fs);
     if (rc)
         return rc;
     uint32_t batch[SCRUB_BATCH], n = 0, keep = 0;
@@ -105,6 +106,8 @@ int lfs_scrub_scan(struct logfs *fs, uint64_t budget)
             }
             if (found)
                 lfs_scrub_queue(fs, s);
+        } else if ((rc = lfs_scrub_fixed_read(fs, s, &reads))) {
+            return rc; /* superblock and ring blocks: page 0, newest record */
         }
         if (!found && p < end) {
             fs->scrub.page = p; /* the budget ran out inside s */

@@ -144,6 +144,7 @@ struct logfs {
         uint64_t gc_unreadable, segfile_unreadable;
         uint64_t pair_skipped;  /* upper pages left erased at commits (pair.c) */
         uint64_t scrub_flagged, scrub_reads, scrub_segments, scrub_bytes;
+        uint64_t scrub_super, scrub_anchor; /* refreshes (scrubfixed.c) */
         /* payload bytes of the data objects written for files (not the
          * cleaner's copies), before and after compression */
         uint64_t data_raw, data_stored;
@@ -153,6 +154,12 @@ struct logfs {
         uint32_t *queue;        /* segments scheduled, not yet moved */
         uint32_t nqueue, cap;
         uint32_t seg, page;     /* where logfs_scrub goes on reading */
+        /* the blocks that are no segments (scrubfixed.c): the superblock
+         * copies are to be rewritten, super_first first; the anchor ring
+         * is to go on in a fresh block; super_off: a rewrite failed, no
+         * more this mount */
+        int super_due, ring_due, super_off;
+        uint32_t super_first;
     } scrub;
     int wear_leveling;          /* LOGFS_WL_* */
     int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */

@@ -300,22 +300,34 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     return rc;
 }
 
-/* The superblock from block 0, or the copy in the last good block. */
-int lfs_super_find(nand_dev *dev, struct lfs_super *sb)
+/* The superblock from block 0, or the copy in the last good block.
+ * *bits: the worst ECC codeword of block 0's read when it gave the
+ * superblock, else UINT32_MAX (block 0 is damaged: the copy was used). */
+static int super_find(nand_dev *dev, struct lfs_super *sb, uint32_t *bits)
 {
     const struct nand_config *c = nand_get_config(dev);
     uint8_t buf[LFS_SB_SIZE];
     uint64_t n = nand_blocks(c);
     int rc = -EINVAL;
+    *bits = UINT32_MAX;
     for (uint64_t k = 0; k <= SB_BACKUP_SEARCH && k < n; k++) {
         uint64_t b = k == 0 ? 0 : n - k;
-        int nrc = nand_read_col(dev, (nand_block_t)b, 0, 0, buf, LFS_SB_SIZE, NULL);
+        struct nand_result res = {0};
+        int nrc = nand_read_col(dev, (nand_block_t)b, 0, 0, buf, LFS_SB_SIZE, &res);
         if (nrc == NAND_E_POWER)
             return -EIO;
-        if (nrc == NAND_OK && (rc = lfs_super_decode(buf, sb)) != -EINVAL)
+        if (nrc == NAND_OK && (rc = lfs_super_decode(buf, sb)) != -EINVAL) {
+            *bits = k == 0 ? res.max_cw_bits : UINT32_MAX;
             return rc;
+        }
     }
     return rc;
+}
+
+int lfs_super_find(nand_dev *dev, struct lfs_super *sb)
+{
+    uint32_t bits;
+    return super_find(dev, sb, &bits);
 }
 
 /* Files unlinked while open when the power went: delete them now.  The
@@ -358,7 +370,8 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
     struct lfs_super sb;
     struct lfs_geo g;
     options_default(opt, &o);
-    int rc = lfs_super_find(dev, &sb), readonly = rc == -EROFS || o.readonly;
+    uint32_t sb_bits;
+    int rc = super_find(dev, &sb, &sb_bits), readonly = rc == -EROFS || o.readonly;
     if (rc && !readonly)
         return rc == -EINVAL ? -EINVAL : rc;
     if (geo_from(dev, sb.block_size, &g) || sb.page_size != g.page_size ||
@@ -388,6 +401,14 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
         fs->an.segfile.ino != LFS_INO_SEGFILE) {
         fs_free(fs);
         return -EINVAL;
+    }
+    /* the reads mount made, judged as any read when scrubbing is on: a
+     * damaged or ageing superblock or newest record is refreshed by the
+     * next call that may write (scrubfixed.c) */
+    if (fs->scrub.threshold && !readonly) {
+        if (sb_bits >= fs->scrub.threshold)
+            lfs_scrub_super_due(fs, 0);
+        fs->scrub.ring_due = fs->ring.found_bits >= fs->scrub.threshold;
     }
     /* after a clean unmount nothing follows the recorded positions: go on
      * filling the open segments; after a crash, pages past them may hold
@@ -470,6 +491,10 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->scrub_reads = fs->ctr.scrub_reads;
     st->scrub_segments = fs->ctr.scrub_segments;
     st->scrub_pages = (fs->ctr.scrub_bytes + fs->g.page_size - 1) / fs->g.page_size;
+    st->scrub_super = fs->ctr.scrub_super;
+    st->scrub_anchor = fs->ctr.scrub_anchor;
+    st->anchor_bad = fs->ring.bad;
+    st->anchor_left = lfs_ring_len(&fs->ring) - fs->ring.bad;
     st->data_raw_bytes = fs->ctr.data_raw;
     st->data_stored_bytes = fs->ctr.data_stored;
     st->compress = LOGFS_COMPRESS_NONE + fs->compress;

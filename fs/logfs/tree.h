@@ -109,6 +109,15 @@ int lfs_scrub_pending(struct logfs *fs);
  * Returns the segments moved, or a negative errno. */
 int lfs_scrub_scan(struct logfs *fs, uint64_t budget);
 
+/* scrubfixed.c: the superblock copies and the anchor ring.  super_due:
+ * a read of copy `block` met the threshold (or failed): rewrite both, it
+ * first.  fixed_read: the idle scrubber's read of a block that is no
+ * segment (*reads counted), flagging what is due.  fixed: the refreshes
+ * due (with pending). */
+void lfs_scrub_super_due(struct logfs *fs, uint32_t block);
+int lfs_scrub_fixed_read(struct logfs *fs, uint32_t block, uint64_t *reads);
+int lfs_scrub_fixed(struct logfs *fs);
+
 /* Static wear leveling's check (a no-op unless LOGFS_WL_STATIC). */
 int lfs_wear_level(struct logfs *fs);
 /* Bytes the fs will hold for users: what the cleaner can always sustain. */

@@ -279,6 +279,7 @@ class LogfsStats(Structure):
         "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
         "scrub_flagged", "scrub_reads", "scrub_segments", "scrub_pages",
         "data_raw_bytes", "data_stored_bytes", "compress",
+        "scrub_super", "scrub_anchor", "anchor_bad", "anchor_left",
     )]
 
 

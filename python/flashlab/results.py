@@ -20,7 +20,7 @@ import urllib.parse
 
 __all__ = ["Results", "open_results", "SCHEMA_VERSION", "APPLICATION_ID"]
 
-SCHEMA_VERSION = 1          # RESULTS_SCHEMA_VERSION this reader knows
+SCHEMA_VERSION = 2          # RESULTS_SCHEMA_VERSION this reader knows
 APPLICATION_ID = 0x464C4142  # "FLAB"
 
 class ResultsError(Exception):

@@ -4,7 +4,9 @@
 # records -- an older record of that block -- and every command still
 # mounts the newest commit, silently as it should; the newest record
 # damaged, and the commands mount the one before it and say so on stderr,
-# and fsck reports it.
+# and fsck reports it.  A grown bad block in the ring is skipped with a
+# warning, and when no pair of good ring blocks is left the fs is
+# read-only, also with a warning.
 . "$(dirname "$0")/lib.sh"
 DEV=configs/devices/test-64m.yaml
 I="$T/a.img"
@@ -85,6 +87,21 @@ expect 0 "ls warns" "a.img: warning: the newest anchor record is damaged; mounte
 # the newest record was put f5's unmount; the one before, its mount's
 expect 0 "files of the commit before it" "hello" -- $FL cat "$I:/f4"
 expect 1 "not the newest commit's" "no such file" -- $FL cat "$I:/f5"
+
+# ---- a grown bad block in the ring: skipped, with a warning ----------------------
+# block 2 (mirror 0) holds the newest records: the next command's mount
+# record fails there, and the ring goes on in blocks 1 and 3
+cp "$T/clean.img" "$I"
+expect 0 "ring block 2 goes bad" "" -- $FL sim corrupt "$I" --block 2 bad
+expect 0 "put warns and goes on" "a.img: warning: 1 anchor ring block went bad; the ring goes on in the others" \
+    -- $FL put "$T/f" "$I:/f6"
+expect 0 "the file is there" "hello" -- $FL cat "$I:/f6"
+expect 0 "fsck: clean" "" -- $FL fsck "$I"
+# block 3 (mirror 1 of the logical block the ring moved to) goes bad too:
+# no logical block has two good copies left, read-only, said so
+expect 0 "ring block 3 goes bad" "" -- $FL sim corrupt "$I" --block 3 bad
+expect 1 "put refused, read-only" "no pair of good ring blocks is left" -- $FL put "$T/f" "$I:/f7"
+expect 0 "what was committed stays" "hello" -- $FL cat "$I:/f6"
 
 echo "test_anchor_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

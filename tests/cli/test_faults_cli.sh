@@ -3,8 +3,9 @@
 # another directory, has no crash, wrong bytes, lost files or silent
 # rollback, and its rows are in the database; a baseline's bad point
 # prints a reproducer line that, pasted, gives the same outcome; the plot
-# is drawn; --help has examples; a bad faults: section is named by file
-# and line.
+# is drawn; flashlab merge copies the faults rows (results schema 2, and a
+# version 1 file); --help has examples; a bad faults: section is named by
+# file and line.
 . "$(dirname "$0")/lib.sh"
 FLA=$(cd "$(dirname "$FL")" && pwd)/$(basename "$FL")
 CFG=$(pwd)/configs/faults-logfs.yaml
@@ -75,6 +76,32 @@ if [ -n "$line" ]; then
 else
     bad "no reproducer line in: $out"
 fi
+
+# ---- merged: the faults rows follow their runs ---------------------------------------------
+nl=$(q "$T/l.db" "select count(*) from faults"); nj=$(q "$T/j.db" "select count(*) from faults")
+expect 0 "merge two campaigns" "runs copied" -- $FL merge "$T/m.db" "$T/l.db" "$T/j.db"
+[ "$(q "$T/m.db" "select count(*) from faults")" = "$((nl + nj))" ] && ok ||
+    bad "merged faults rows: $(q "$T/m.db" "select count(*) from faults"), expected $nl + $nj"
+# run ids mapped: each run's rows under the run of its fs kind, outcomes kept
+[ "$(q "$T/m.db" "select count(*) from faults f join runs r on r.id = f.run_id
+    where json_extract(r.params, '$.fs.kind') = 'jffs2-summary'")" = "$nj" ] && ok || bad "merged run ids"
+[ "$(q "$T/m.db" "select group_concat(outcome || point, ',') from (select outcome, point from faults f
+    join runs r on r.id = f.run_id where json_extract(r.params, '$.fs.kind') = 'jffs2-summary' order by point)")" = \
+  "$(q "$T/j.db" "select group_concat(outcome || point, ',') from (select outcome, point from faults order by point)")" ] &&
+    ok || bad "merged rows differ from the source's"
+[ "$(q "$T/m.db" "pragma user_version")" = 2 ] && ok || bad "merged schema version"
+expect 0 "merge again adds nothing" "0 runs copied" -- $FL merge "$T/m.db" "$T/j.db"
+[ "$(q "$T/m.db" "select count(*) from faults")" = "$((nl + nj))" ] && ok || bad "faults rows copied twice"
+expect 0 "plot --kind faults, merged" "" -- $FL plot "$T/m.db" --kind faults --data "$T/m.dat"
+grep -q '^"logfs/file-data"' "$T/m.dat" && grep -q '^"jffs2-summary/inode-node"' "$T/m.dat" && ok || bad "merged plot data: $(cat "$T/m.dat")"
+# a version 1 file (before faults rows were versioned): merged as a source,
+# migrated to version 2 when written
+cp "$T/j.db" "$T/v1.db"
+q "$T/v1.db" "drop table faults; pragma user_version = 1" >/dev/null
+expect 0 "merge a version 1 source" "1 runs copied" -- $FL merge "$T/v1m.db" "$T/v1.db"
+expect 0 "merge into a version 1 file" "runs copied" -- $FL merge "$T/v1.db" "$T/l.db"
+[ "$(q "$T/v1.db" "pragma user_version")" = 2 ] && [ "$(q "$T/v1.db" "select count(*) from faults")" = "$nl" ] &&
+    ok || bad "version 1 file not migrated: $(q "$T/v1.db" "pragma user_version")"
 
 # ---- errors ------------------------------------------------------------------------------
 printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\n" > "$T/nof.yaml"

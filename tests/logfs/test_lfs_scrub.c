@@ -188,8 +188,8 @@ static nand_dev *ageing_device(uint64_t seed)
 
 /* Files written, then `days` of idle time in steps of 12 h, a scrub of
  * every page at each when scrub_threshold is set; the files that still
- * read afterwards. */
-static int age_and_count(uint32_t threshold, int days, struct logfs_stats *st)
+ * read afterwards.  *remount: whether the fs mounts again then. */
+static int age_and_count(uint32_t threshold, int days, struct logfs_stats *st, int *remount)
 {
     nand_dev *d = ageing_device(9);
     struct logfs_options o = base;
@@ -208,6 +208,9 @@ static int age_and_count(uint32_t threshold, int days, struct logfs_stats *st)
         ok += intact(fs, i);
     logfs_get_stats(fs, st);
     logfs_unmount(fs); /* may fail: the unscrubbed metadata is lost too */
+    *remount = logfs_mount(d, &o, &fs) == 0;
+    if (*remount)
+        logfs_unmount(fs);
     nand_close(d);
     return ok;
 }
@@ -215,14 +218,182 @@ static int age_and_count(uint32_t threshold, int days, struct logfs_stats *st)
 TEST(idle_scrubber_keeps_ageing_data_readable)
 {
     struct logfs_stats with, without;
-    int kept = age_and_count(4, 20, &with);
-    int lost = NF - age_and_count(0, 20, &without);
+    int mounts_with, mounts_without;
+    int kept = age_and_count(4, 20, &with, &mounts_with);
+    int lost = NF - age_and_count(0, 20, &without, &mounts_without);
     CHECK_EQ_INT(kept, NF);
     CHECK(lost > 0); /* the same ageing without scrubbing: EIO */
+    /* the superblock ages as the data does: scrubbed, it was rewritten
+     * and the fs mounts after the 20 days; not scrubbed, it does not */
+    CHECK(mounts_with);
+    CHECK(!mounts_without);
+    CHECK(with.scrub_super >= 2);
+    CHECK_EQ_INT(without.scrub_super + without.scrub_anchor, 0);
     CHECK(with.scrub_segments > 0);
     CHECK(with.scrub_pages > 0);
     CHECK(with.scrub_reads > 0);
     CHECK_EQ_INT(without.scrub_segments + without.scrub_reads + without.scrub_flagged, 0);
+}
+
+/* ---- the superblock and the anchor ring ---------------------------------- */
+
+/* 2 weak cells in page `page` of `block` (at the threshold of 2). */
+static void weaken(nand_dev *d, uint32_t block, uint32_t page)
+{
+    char err[256];
+    struct nand_corrupt c = {.mode = NAND_CORRUPT_FLIP, .block = block, .page = page,
+                             .bits = 2, .offset = 1, .seed = 1};
+    REQUIRE(nand_corrupt(d, &c, err, sizeof err) == 0);
+}
+
+/* The worst codeword of a read of the superblock copy in `block`. */
+static uint32_t super_bits(nand_dev *d, uint32_t block)
+{
+    uint8_t buf[LFS_SB_SIZE];
+    struct nand_result res = {0};
+    return nand_read_col(d, block, 0, 0, buf, sizeof buf, &res) ? UINT32_MAX : res.max_cw_bits;
+}
+
+TEST(scrub_refreshes_superblock_and_anchor_ring)
+{
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 32, .quiet = 1, .ecc_bits = 4, .seed = 5);
+    REQUIRE(d);
+    struct logfs_options o = base;
+    logfs *fs;
+    struct logfs_stats st;
+    REQUIRE(logfs_mkfs(d, &o) == 0 && logfs_mount(d, &o, &fs) == 0);
+    REQUIRE(populate(fs) == 0);
+    uint32_t backup = fs->sb.backup_block;
+    REQUIRE(logfs_unmount(fs) == 0);
+
+    /* block 0, as mount reads it: below the threshold nothing is due */
+    weaken(d, 0, 0);
+    CHECK_EQ_INT(super_bits(d, 0), 2);
+    o.scrub_threshold = 3;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    CHECK_EQ_INT(logfs_idle(fs, 0), 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.scrub_super, 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    /* at it: both copies rewritten by the next call that may write */
+    o.scrub_threshold = 2;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    CHECK_EQ_INT(fs->scrub.super_due, 1);
+    CHECK_EQ_INT(logfs_idle(fs, 0), 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.scrub_super, 2);
+    CHECK_EQ_INT(super_bits(d, 0), 0);
+    CHECK_EQ_INT(super_bits(d, backup), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+
+    /* the copy, which only the idle scrubber reads */
+    weaken(d, backup, 0);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    CHECK_EQ_INT(fs->scrub.super_due, 0);
+    CHECK(logfs_scrub(fs, UINT64_MAX) >= 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.scrub_super, 2);
+    CHECK_EQ_INT(super_bits(d, backup), 0);
+
+    /* the newest anchor record, in the second mirror: the idle scrubber
+     * reads it, and a commit goes on in a fresh ring block */
+    uint32_t len = fs->ring.count / 2, cur = fs->ring.cur;
+    weaken(d, fs->ring.blocks[len + cur], fs->ring.last_page);
+    CHECK(logfs_scrub(fs, UINT64_MAX) >= 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.scrub_anchor, 1);
+    CHECK(fs->ring.cur != cur || len == 1);
+    CHECK_EQ_INT(fs->ring.last_page, 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+
+    /* the record the mount finds, in the first mirror (where it is: a
+     * read-only mount writes nothing) */
+    struct logfs_options ro = o;
+    ro.readonly = 1;
+    REQUIRE(logfs_mount(d, &ro, &fs) == 0);
+    cur = fs->ring.cur;
+    uint32_t page = fs->ring.last_page, block = fs->ring.blocks[cur];
+    REQUIRE(logfs_unmount(fs) == 0);
+    weaken(d, block, page);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    CHECK_EQ_INT(fs->ring.found_bits, 2);
+    CHECK_EQ_INT(fs->scrub.ring_due, 1);
+    CHECK_EQ_INT(logfs_idle(fs, 0), 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.scrub_anchor, 1);
+    CHECK(fs->ring.cur != cur || len == 1);
+    uint64_t seq = fs->an.seq;
+    REQUIRE(logfs_unmount(fs) == 0);
+    /* the newest record is found, with no bits to correct, the files read */
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    logfs_get_stats(fs, &st);
+    CHECK_EQ_INT(st.anchor_seq, seq + 1); /* the unmount's record */
+    CHECK_EQ_INT(st.anchor_fallback, 0);
+    CHECK_EQ_INT(fs->scrub.ring_due, 0);
+    CHECK_EQ_INT(fs->scrub.super_due, 0);
+    for (int i = 0; i < NF; i++)
+        CHECK(intact(fs, i));
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+/* A power cut at each flash operation of a superblock refresh, torn early
+ * and late: the fs mounts with the same superblock and files, and the
+ * next scrubbing mount finishes the refresh. */
+TEST(scrub_superblock_refresh_survives_a_cut)
+{
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 32, .quiet = 1, .ecc_bits = 4, .seed = 6);
+    REQUIRE(d);
+    struct logfs_options o = base;
+    logfs *fs;
+    REQUIRE(logfs_mkfs(d, &o) == 0 && logfs_mount(d, &o, &fs) == 0);
+    REQUIRE(populate(fs) == 0);
+    struct lfs_super sb = fs->sb;
+    REQUIRE(logfs_unmount(fs) == 0);
+    weaken(d, 0, 0);
+    nand_snapshot *start;
+    REQUIRE(nand_snapshot_take(d, &start) == 0);
+    o.scrub_threshold = 2;
+    /* the operations of the refresh, uncut */
+    struct nand_stats a, b;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    nand_get_stats(d, &a);
+    CHECK_EQ_INT(logfs_idle(fs, 0), 0);
+    nand_get_stats(d, &b);
+    REQUIRE(logfs_unmount(fs) == 0);
+    uint64_t ops = b.programs + b.erases - a.programs - a.erases;
+    CHECK_EQ_INT(ops, 4); /* erase and program, per copy */
+    const double fracs[] = {0.1, 0.9};
+    int cuts = 0;
+    for (uint64_t cut = 0; cut < ops; cut++)
+        for (unsigned f = 0; f < 2; f++) {
+            REQUIRE(nand_snapshot_restore(d, start) == 0);
+            REQUIRE(logfs_mount(d, &o, &fs) == 0);
+            nand_cut_after_ops(d, cut, fracs[f]);
+            CHECK(logfs_idle(fs, 0) != 0); /* the power went */
+            cuts += !nand_is_powered(d);
+            logfs_unmount(fs); /* fails: the power is off; frees the fs */
+            nand_cut_disarm(d);
+            nand_power_on(d);
+            int rc = logfs_mount(d, NULL, &fs);
+            CHECK_EQ_INT(rc, 0);
+            if (rc)
+                continue;
+            CHECK(fs->sb.fs_id == sb.fs_id && fs->sb.backup_block == sb.backup_block);
+            for (int i = 0; i < NF; i++)
+                CHECK(intact(fs, i));
+            REQUIRE(logfs_unmount(fs) == 0);
+            /* scrubbing again: both copies whole (a torn block 0 is seen
+             * by the mount, a torn copy by the idle scrubber) */
+            REQUIRE(logfs_mount(d, &o, &fs) == 0);
+            CHECK(logfs_scrub(fs, UINT64_MAX) >= 0);
+            REQUIRE(logfs_unmount(fs) == 0);
+            CHECK_EQ_INT(super_bits(d, 0), 0);
+            CHECK_EQ_INT(super_bits(d, sb.backup_block), 0);
+        }
+    CHECK_EQ_INT(cuts, 2 * (int)ops);
+    nand_snapshot_free(start);
+    nand_close(d);
 }
 
 /* ---- off: nothing changes ------------------------------------------------ */
@@ -274,6 +445,8 @@ int main(int argc, char **argv)
     test_init(argc, argv);
     RUN(scrub_read_above_threshold_moves_the_segment);
     RUN(idle_scrubber_keeps_ageing_data_readable);
+    RUN(scrub_refreshes_superblock_and_anchor_ring);
+    RUN(scrub_superblock_refresh_survives_a_cut);
     RUN(scrubbing_off_changes_nothing);
     return test_summary(argv[0]);
 }

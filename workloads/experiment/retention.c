@@ -230,6 +230,17 @@ int retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
 int retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                       struct results *db, int64_t run_id, char *err, size_t errlen)
 {
+    /* LogFS: what scrubbing rewrote that is no segment (superblock copies,
+     * ring moves to a fresh block) */
+    if (m->lfs) {
+        struct logfs_stats ls;
+        logfs_get_stats(m->lfs, &ls);
+        if (results_set_kv(db, run_id, "scrub_super", (double)ls.scrub_super) ||
+            results_set_kv(db, run_id, "scrub_anchor", (double)ls.scrub_anchor)) {
+            snprintf(err, errlen, "results: %s", results_error(db));
+            return -1;
+        }
+    }
     exp_run_unmount(m); /* lost metadata may fail it: the mount says the rest */
     nand_wait(dev);
     int ok = exp_run_mount(r, dev, m) == 0;
