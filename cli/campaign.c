@@ -17,7 +17,6 @@ int campaign_open(struct campaign *c, const char *cmd, const char *point_opt,
         {"run", required_argument, 0, 'r'}, {point_opt, required_argument, 0, 'p'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
-    c->cmd = cmd;
     c->jobs = 1;
     c->only = -1;
     c->point = -1;

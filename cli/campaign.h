@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 struct campaign {
-    const char *cmd;        /* "powercut": named in messages */
     const char *path;       /* CAMPAIGN.yaml */
     const char *out;        /* the database (NULL when checking one point) */
     long jobs;              /* -j */
