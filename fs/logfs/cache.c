@@ -222,6 +222,7 @@ void lfs_cache_remove(struct logfs *fs, struct lfs_node *n)
 void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)
 {
     n->moved = 0; /* the cleaner marks its own after this */
+    n->pcrc.ok = 0; /* the bytes change */
     if (n->dirty)
         return;
     list_of(fs, n)->count--;
@@ -229,6 +230,14 @@ void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)
     n->dirty = 1;
     list_append(list_of(fs, n), n);
     fs->cache.dirty_bytes += fs->g.block_size;
+}
+
+void lfs_node_move(struct logfs *fs, struct lfs_node *n)
+{
+    struct lfs_objcrc keep = n->pcrc;
+    lfs_node_dirty(fs, n);
+    n->moved = 1;
+    n->pcrc = keep;
 }
 
 void lfs_node_clean(struct logfs *fs, struct lfs_node *n)

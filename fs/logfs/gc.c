@@ -144,8 +144,7 @@ static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
     if ((rc = lfs_tree_get(fs, in, o->level, o->bix, 0, &n)))
         return rc;
     if (n && !n->dirty) { /* a dirty one is rewritten anyway */
-        lfs_node_dirty(fs, n);
-        n->moved = 1; /* after dirtying, which clears it */
+        lfs_node_move(fs, n);
         fs->ctr.gc_objects++;
         fs->ctr.gc_bytes += lfs_ptr_len(p);
     }

@@ -155,7 +155,7 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
     } else {
         fs->cache.misses++;
         rc = lfs_obj_read(fs, p, node_type(in->ino, level), in->ino, level, bix,
-                          n->data, &n->len);
+                          n->data, &n->len, &n->pcrc);
         if (rc) {
             lfs_cache_remove(fs, n);
             return rc;
