@@ -128,6 +128,7 @@ struct logfs {
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
+    uint32_t *gc_cw;            /* per page of it: the read's max_cw_bits */
     unsigned compress;          /* enum lfs_compr for the data blocks written */
     uint8_t *cbuf;              /* a compressed block (compress set) */
     struct lfs_packer *packer;  /* the compressor (compress set) */
