@@ -118,20 +118,23 @@ int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
 }
 
 /* Fill node n (level, bix of in) from its object at p: from held's copy
- * when that is the object and checks, else from flash. */
+ * when that is the object and checks, else from flash; the rest of the
+ * block is zero. */
 static int fill(struct logfs *fs, struct lfs_inode *in, struct lfs_node *n, lfs_ptr p,
                 struct lfs_held *held)
 {
     uint8_t type = node_type(in->ino, n->level);
+    int rc = -EIO;
     if (held && held->p == p &&
-        !lfs_obj_check(fs, held->obj, lfs_ptr_len(p), type, in->ino, n->level, n->bix,
-                       n->data, &n->len, &n->pcrc)) {
+        !(rc = lfs_obj_check(fs, held->obj, lfs_ptr_len(p), type, in->ino, n->level,
+                             n->bix, n->data, &n->len, &n->pcrc)))
         held->filled = 1;
-        return 0;
-    }
-    if (held) /* a failed decompression may have left bytes behind */
-        memset(n->data, 0, fs->g.block_size);
-    return lfs_obj_read(fs, p, type, in->ino, n->level, n->bix, n->data, &n->len, &n->pcrc);
+    if (rc)
+        rc = lfs_obj_read(fs, p, type, in->ino, n->level, n->bix, n->data, &n->len,
+                          &n->pcrc);
+    if (!rc)
+        memset(n->data + n->len, 0, fs->g.block_size - n->len);
+    return rc;
 }
 
 static int get_node(struct logfs *fs, struct lfs_inode *in, uint8_t level, uint64_t bix,
@@ -156,9 +159,9 @@ static int get_node(struct logfs *fs, struct lfs_inode *in, uint8_t level, uint6
     if (!p && level == 0 && (rc = grow(fs, in, bix)))
         return rc;
     /* a block the caller overwrites whole needs neither its old copy
-     * read nor its buffer zeroed */
+     * read nor its buffer zeroed; one read is zeroed past its bytes */
     int whole = create == LFS_TREE_OVERWRITE && level == 0;
-    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !whole)))
+    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !p)))
         return -ENOMEM;
     n->len = level ? fs->g.block_size : 0;
     if (!p) {
