@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t lfs_capacity(const struct logfs *fs)
 {
@@ -171,10 +172,18 @@ static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p,
     return 0;
 }
 
+/* Eight bytes at a time: every commit pads a page with 0xFF in each area
+ * it wrote, and byte by byte this scan was 5% of the steady state. */
 static int all_ff(const uint8_t *p, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (p[i] != 0xff)
+    uint64_t w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        if (w != UINT64_MAX)
+            return 0;
+    }
+    for (; n; p++, n--)
+        if (*p != 0xff)
             return 0;
     return 1;
 }
