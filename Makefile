@@ -32,6 +32,9 @@ ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
 LIBS    := $(PKG_LIBS) -lz -llzo2 -lm  # zlib, lzo: JFFS2 node compression
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Checks only the test builds afford: LogFS recomputes every payload CRC it
+# reuses (fs/logfs/area.c) and aborts on a mismatch.
+CHECKS  := -DLFS_CRC_CHECK
 # The library exports only what its public headers declare: they wrap their
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
 LIB_VIS := -fvisibility=hidden
@@ -61,7 +64,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(call incs_of,$<) -O1 $(SAN) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(call incs_of,$<) -O1 $(SAN) $(CHECKS) -c $< -o $@
 
 $(BUILD)/libflashlab.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -208,7 +211,7 @@ VERSION_STAMP := $(BUILD)/version.stamp
 VERSION_USERS := $(shell grep -l FLASHLAB_VERSION $(LIB_SRC) $(CLI_SRC) $(TEST_SRC) 2>/dev/null)
 stamp = @mkdir -p $(dir $@); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
 $(FLAGS_STAMP): FORCE
-	$(call stamp,$(CC) $(CSTD) $(WARN) $(CFLAGS) $(LIB_VIS) $(SAN) $(PKG_CFLAGS))
+	$(call stamp,$(CC) $(CSTD) $(WARN) $(CFLAGS) $(LIB_VIS) $(SAN) $(CHECKS) $(PKG_CFLAGS))
 $(VERSION_STAMP): FORCE
 	$(call stamp,$(VERSION))
 $(LIB_OBJ) $(SAN_LIB_OBJ) $(CLI_OBJ): $(FLAGS_STAMP)

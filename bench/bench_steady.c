@@ -61,6 +61,9 @@ static const struct variant all_variants[] = {
 
 struct result {
     double host_wps, flash_ops_ps, host_wpcs, flash_ops_pcs, wa, raw_ops_ps, memcpy_pps, rss_mib, setup_s, sim_wps;
+    /* the window's flash operations: a change that must not alter what
+     * the fs writes is checked against these */
+    uint64_t programs, erases, reads, bytes_read;
 };
 
 /* CPU seconds of this process: on a machine shared with other jobs the
@@ -307,6 +310,10 @@ static int run_variant(struct experiment *e, const struct variant *v, int quick,
     res->wa = (double)progs * page / (double)(host - host_w0);
     res->sim_wps = (double)(total - start) / ((double)(nand_now(dev) - sim_w0) / 1e9);
     res->rss_mib = (double)peak_rss_kib() / 1024;
+    res->programs = progs;
+    res->erases = erases;
+    res->reads = st.reads - st_w0.reads;
+    res->bytes_read = st.bytes_read - st_w0.bytes_read;
     wl_exec_free(x);
     workload_free(w);
     if ((rc = exp_run_unmount(&m))) {
@@ -393,6 +400,9 @@ int main(int argc, char **argv)
                "memcpy %.0f pages/s; setup %.1f s; peak RSS %.0f MiB\n",
                v->name, res.host_wps, res.flash_ops_ps, res.wa, res.sim_wps, res.raw_ops_ps,
                res.memcpy_pps, res.setup_s, res.rss_mib);
+        printf("  %-15s window: %" PRIu64 " programs, %" PRIu64 " erases, %" PRIu64
+               " reads (%.0f MiB)\n", v->name, res.programs, res.erases, res.reads,
+               (double)res.bytes_read / (1 << 20));
         if (off_wps > 0 && strcmp(v->name, "off"))
             printf("  %-15s %.2fx of off's host writes/s (goal >= 0.8)\n", v->name,
                    res.host_wps / off_wps);

@@ -21,6 +21,7 @@
 #include "storage.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p)
 {
@@ -158,11 +159,26 @@ static int area_open(struct logfs *fs, struct lfs_areaw *a, unsigned area)
     return 0;
 }
 
-/* Append an object; its payload CRC is computed here, after a new
- * segment is opened, because opening one changes the segment file, and
- * the payload may be a block of the segment file. */
+/* The payload CRC of o: known's when it covers these very bytes, raw. */
+static uint32_t payload_crc(const struct lfs_obj *o, const uint8_t *payload,
+                            const struct lfs_objcrc *known)
+{
+    if (!known || !known->ok || known->len != o->len || o->compr)
+        return lfs_crc(payload, o->len);
+#ifdef LFS_CRC_CHECK /* test builds: a reused CRC is recomputed */
+    if (lfs_crc(payload, o->len) != known->crc)
+        abort();
+#endif
+    return known->crc;
+}
+
+/* Append an object; its payload CRC is taken here, after a new segment is
+ * opened, because opening one changes the segment file, and the payload
+ * may be a block of the segment file (whose node's known CRC the change
+ * clears). */
 int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
-                   const uint8_t *payload, lfs_ptr *out)
+                   const uint8_t *payload, const struct lfs_objcrc *known,
+                   lfs_ptr *out)
 {
     struct lfs_areaw *a = lfs_lane_pick(fs, area);
     uint32_t ps = fs->g.page_size, total = LFS_OBJ_HDR + o->len;
@@ -173,7 +189,7 @@ again:
             return rc;
     uint32_t seg = a->seg;
     uint8_t hdr[LFS_OBJ_HDR];
-    o->payload_crc = lfs_crc(payload, o->len);
+    o->payload_crc = payload_crc(o, payload, known);
     lfs_obj_encode(o, hdr);
     uint64_t addr = (uint64_t)a->seg * fs->g.seg_bytes + a->off;
     *out = lfs_ptr_make(addr, total);
@@ -233,8 +249,35 @@ static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t le
     return 0;
 }
 
+int lfs_obj_check(struct logfs *fs, const uint8_t *obj, uint32_t total, uint8_t type,
+                  uint64_t ino, uint8_t level, uint64_t bix, uint8_t *payload,
+                  uint32_t *len, struct lfs_objcrc *pcrc)
+{
+    struct lfs_obj o;
+    if (pcrc)
+        pcrc->ok = 0;
+    if (total < LFS_OBJ_HDR || total - LFS_OBJ_HDR > fs->g.block_size ||
+        lfs_obj_decode(obj, &o) || o.type != type || o.ino != ino ||
+        o.level != level || o.bix != bix || o.len != total - LFS_OBJ_HDR ||
+        lfs_crc(obj + LFS_OBJ_HDR, o.len) != o.payload_crc)
+        return -EIO;
+    if (o.compr) { /* the CRC is of what is stored: now the stream itself */
+        if (o.raw_len > fs->g.block_size ||
+            lfs_decompress(o.compr, obj + LFS_OBJ_HDR, o.len, payload, o.raw_len))
+            return -EIO;
+        *len = o.raw_len;
+        return 0;
+    }
+    memcpy(payload, obj + LFS_OBJ_HDR, o.len);
+    *len = o.len;
+    if (pcrc)
+        *pcrc = (struct lfs_objcrc){.crc = o.payload_crc, .len = o.len, .ok = 1};
+    return 0;
+}
+
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
-                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len)
+                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len,
+                 struct lfs_objcrc *pcrc)
 {
     uint32_t total = lfs_ptr_len(p);
     uint64_t addr = lfs_ptr_addr(p);
@@ -246,19 +289,5 @@ int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
     int rc = read_bytes(fs, addr, buf, total);
     if (rc)
         return rc;
-    struct lfs_obj o;
-    if (lfs_obj_decode(buf, &o) || o.type != type || o.ino != ino ||
-        o.level != level || o.bix != bix || o.len != total - LFS_OBJ_HDR ||
-        lfs_crc(buf + LFS_OBJ_HDR, o.len) != o.payload_crc)
-        return -EIO;
-    if (o.compr) { /* the CRC is of what is stored: now the stream itself */
-        if (o.raw_len > fs->g.block_size ||
-            lfs_decompress(o.compr, buf + LFS_OBJ_HDR, o.len, payload, o.raw_len))
-            return -EIO;
-        *len = o.raw_len;
-        return 0;
-    }
-    memcpy(payload, buf + LFS_OBJ_HDR, o.len);
-    *len = o.len;
-    return 0;
+    return lfs_obj_check(fs, buf, total, type, ino, level, bix, payload, len, pcrc);
 }

@@ -75,8 +75,10 @@ static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
         const uint8_t *payload = n->data;
         if (cls == LFS_WC_FILE && n->level == 0)
             payload = compress_data(fs, n, &o);
-        if ((rc = lfs_area_write(fs, area, &o, payload, &p)))
+        /* a moved node's bytes are those read: their CRC is known */
+        if ((rc = lfs_area_write(fs, area, &o, payload, n->moved ? &n->pcrc : NULL, &p)))
             return rc;
+        n->pcrc = (struct lfs_objcrc){.crc = o.payload_crc, .len = o.len, .ok = !o.compr};
         n->ptr = p;
         lfs_node_clean(fs, n);
     }

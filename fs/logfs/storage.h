@@ -27,6 +27,14 @@ enum lfs_wclass {
     LFS_WCLASSES = 3,
 };
 
+/* The payload CRC of a node's bytes as a raw (uncompressed) object of len
+ * bytes, when known: verified on a read or computed on a write.  A node the
+ * cleaner moves unchanged is written with it instead of a new CRC. */
+struct lfs_objcrc {
+    uint32_t crc, len;
+    uint8_t ok;
+};
+
 /* A cached block of a file: data (level 0) or indirect (level >= 1). The
  * inode file's level-0 blocks hold encoded inodes. */
 struct lfs_node {
@@ -34,6 +42,7 @@ struct lfs_node {
     uint8_t level, dirty;
     uint8_t moved;             /* dirtied by the cleaner, not by a write */
     uint32_t len;              /* payload bytes that matter */
+    struct lfs_objcrc pcrc;    /* cleared by lfs_node_dirty: bytes changed */
     lfs_ptr ptr;               /* where it is on flash; 0 = not yet */
     uint8_t *data;             /* block_size bytes */
     struct lfs_node *hnext;    /* hash chain */
@@ -119,6 +128,7 @@ struct logfs {
     uint64_t mem_bytes;         /* counted allocations */
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
+    uint32_t *gc_cw;            /* per page of it: the read's max_cw_bits */
     unsigned compress;          /* enum lfs_compr for the data blocks written */
     uint8_t *cbuf;              /* a compressed block (compress set) */
     struct lfs_packer *packer;  /* the compressor (compress set) */
@@ -196,21 +206,34 @@ struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
                                uint64_t bix, int zero);
 void lfs_cache_remove(struct logfs *fs, struct lfs_node *n);
 void lfs_node_dirty(struct logfs *fs, struct lfs_node *n);
+/* The cleaner's dirtying: the node is written again as it is (moved set,
+ * its known CRC kept). */
+void lfs_node_move(struct logfs *fs, struct lfs_node *n);
 void lfs_node_clean(struct logfs *fs, struct lfs_node *n);
 void lfs_cache_touch(struct logfs *fs, struct lfs_node *n);
 void lfs_cache_trim(struct logfs *fs);
 enum lfs_wclass lfs_node_class(uint64_t ino);
 
 /* area.c */
+/* known: the payload's CRC if the caller knows it (may be NULL); it is
+ * looked at only after a segment is opened (see area.c). */
 int lfs_area_write(struct logfs *fs, unsigned area, struct lfs_obj *o,
-                   const uint8_t *payload, lfs_ptr *out);
+                   const uint8_t *payload, const struct lfs_objcrc *known,
+                   lfs_ptr *out);
 int lfs_area_flush(struct logfs *fs, unsigned area);
 int lfs_area_flush_all(struct logfs *fs);
 /* Go on writing seg at off (after a CLEAN anchor record). */
 void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off);
-/* Read the object at p, check that it is what the tree says it is. */
+/* Read the object at p, check that it is what the tree says it is; its
+ * payload to payload (decompressed), *len bytes.  pcrc (may be NULL): the
+ * verified CRC, when the object is raw. */
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
-                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len);
+                 uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len,
+                 struct lfs_objcrc *pcrc);
+/* The same check of an object of total bytes already in memory at obj. */
+int lfs_obj_check(struct logfs *fs, const uint8_t *obj, uint32_t total, uint8_t type,
+                  uint64_t ino, uint8_t level, uint64_t bix, uint8_t *payload,
+                  uint32_t *len, struct lfs_objcrc *pcrc);
 uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
 
 /* lanes.c: parallel dies; with parallel 1 all of it is the synchronous

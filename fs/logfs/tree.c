@@ -13,6 +13,7 @@
 #include "tree.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* Height a tree needs so that level-0 block bix fits. */
 static unsigned height_for(const struct logfs *fs, uint64_t bix)
@@ -116,8 +117,28 @@ int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
     return 0;
 }
 
-int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
-                 uint64_t bix, int create, struct lfs_node **out)
+/* Fill node n (level, bix of in) from its object at p: from held's copy
+ * when that is the object and checks, else from flash; the rest of the
+ * block is zero. */
+static int fill(struct logfs *fs, struct lfs_inode *in, struct lfs_node *n, lfs_ptr p,
+                struct lfs_held *held)
+{
+    uint8_t type = node_type(in->ino, n->level);
+    int rc = -EIO;
+    if (held && held->p == p &&
+        !(rc = lfs_obj_check(fs, held->obj, lfs_ptr_len(p), type, in->ino, n->level,
+                             n->bix, n->data, &n->len, &n->pcrc)))
+        held->filled = 1;
+    if (rc)
+        rc = lfs_obj_read(fs, p, type, in->ino, n->level, n->bix, n->data, &n->len,
+                          &n->pcrc);
+    if (!rc)
+        memset(n->data + n->len, 0, fs->g.block_size - n->len);
+    return rc;
+}
+
+static int get_node(struct logfs *fs, struct lfs_inode *in, uint8_t level, uint64_t bix,
+                    int create, struct lfs_held *held, struct lfs_node **out)
 {
     struct lfs_node *n = lfs_cache_find(fs, in->ino, level, bix);
     *out = NULL;
@@ -138,9 +159,9 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
     if (!p && level == 0 && (rc = grow(fs, in, bix)))
         return rc;
     /* a block the caller overwrites whole needs neither its old copy
-     * read nor its buffer zeroed */
+     * read nor its buffer zeroed; one read is zeroed past its bytes */
     int whole = create == LFS_TREE_OVERWRITE && level == 0;
-    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !whole)))
+    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !p)))
         return -ENOMEM;
     n->len = level ? fs->g.block_size : 0;
     if (!p) {
@@ -154,9 +175,7 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
         n->ptr = p; /* its bytes stop being live when the new copy lands */
     } else {
         fs->cache.misses++;
-        rc = lfs_obj_read(fs, p, node_type(in->ino, level), in->ino, level, bix,
-                          n->data, &n->len);
-        if (rc) {
+        if ((rc = fill(fs, in, n, p, held))) {
             lfs_cache_remove(fs, n);
             return rc;
         }
@@ -166,6 +185,19 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
     }
     *out = n;
     return 0;
+}
+
+int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                 uint64_t bix, int create, struct lfs_node **out)
+{
+    return get_node(fs, in, level, bix, create, NULL, out);
+}
+
+int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                      uint64_t bix, struct lfs_held *held, struct lfs_node **out)
+{
+    held->filled = 0;
+    return get_node(fs, in, level, bix, 0, held, out);
 }
 
 int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,

@@ -53,6 +53,17 @@ int lfs_xattr_drop(struct logfs *fs, struct lfs_inode *owner);
 #define LFS_TREE_OVERWRITE 2
 int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t bix, int create, struct lfs_node **out);
+/* A copy of the object at p the caller already holds (the cleaner's
+ * segment buffer): lfs_tree_get_held fills a miss of the node at p from
+ * it, checked as a read is (filled set), and reads the object from flash
+ * only when the copy does not check (a page the copy's read lost). */
+struct lfs_held {
+    lfs_ptr p;
+    const uint8_t *obj;         /* lfs_ptr_len(p) bytes */
+    int filled;
+};
+int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                      uint64_t bix, struct lfs_held *held, struct lfs_node **out);
 int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
 /* The pointer to node (level, n): 0 for a hole, LFS_PTR_PENDING for a
  * node only in RAM. */

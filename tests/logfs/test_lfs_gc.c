@@ -410,6 +410,54 @@ TEST(idle_time_cleans_in_the_background)
     nand_close(d);
 }
 
+/* The cleaner reads each victim once: a live object it moves is checked
+ * (header and payload CRC) and copied from its read of the whole segment,
+ * not read again; and what it moved reads back right after a remount. */
+TEST(cleaner_moves_objects_from_its_segment_read)
+{
+    nand_dev *d = dev_of(BLOCKS, 13);
+    struct logfs_options o = {.reserve_segments = 4, .dirty_bytes = 256 << 10,
+                              .gc_idle_free = 40};
+    REQUIRE(d && logfs_mkfs(d, &o) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    static uint32_t ver[800];
+    memset(ver, 0, sizeof ver);
+    uint64_t x = 31;
+    for (uint32_t c = 0; c < 800; c++)
+        REQUIRE(write_chunk(fs, "/f", 0, c, 0) == 0);
+    for (uint32_t i = 0; i < 4000; i++) {
+        uint32_t c = (uint32_t)(xorshift(&x) % 800);
+        REQUIRE(write_chunk(fs, "/f", 0, c, ++ver[c]) == 0);
+    }
+    /* a fresh mount: no object of the file is cached */
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    struct logfs_stats a, b;
+    struct nand_stats s0, s1;
+    logfs_get_stats(fs, &a);
+    nand_get_stats(d, &s0);
+    CHECK_EQ_INT(logfs_idle(fs, 30ull * 1000000000), 0);
+    logfs_get_stats(fs, &b);
+    nand_get_stats(d, &s1);
+    uint64_t rounds = b.gc_rounds - a.gc_rounds, objects = b.gc_objects - a.gc_objects;
+    uint64_t reads = s1.reads - s0.reads;
+    fprintf(stderr, "cleaning: %" PRIu64 " victims, %" PRIu64 " objects moved, %" PRIu64
+            " reads\n", rounds, objects, reads);
+    CHECK(rounds >= 4 && objects >= 100);
+    /* a victim's 32 pages, and a few tree blocks (the file's inode and
+     * indirect blocks, the segment file's) besides: before, every object
+     * moved was read once more */
+    CHECK(reads >= rounds * 32);
+    CHECK(reads - rounds * 32 < objects / 4);
+    CHECK_EQ_INT(check_chunks(fs, "/f", 0, ver, 800), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    CHECK_EQ_INT(check_chunks(fs, "/f", 0, ver, 800), 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 /* The greedy victim comes from an index over the segment table
  * (fs/logfs/gcidx.c); with check_index every pick is compared with the scan it
  * replaced (collect + gcp_min_live over all segments).  Random overwrites
@@ -483,6 +531,7 @@ int main(int argc, char **argv)
     RUN(latency_histogram_against_sorted_samples);
     RUN(write_latency_matches_the_clock_and_shows_cleaning);
     RUN(idle_time_cleans_in_the_background);
+    RUN(cleaner_moves_objects_from_its_segment_read);
     RUN(greedy_index_picks_what_the_scan_picks);
     return test_summary(argv[0]);
 }
