@@ -29,7 +29,7 @@ struct pbuf {
     uint32_t in_dedup : 1; /* registered in the dedup table */
     uint32_t clen : 31;    /* 0: bytes is the page in full; else compact */
     uint64_t hash;
-    struct pbuf *dnext;    /* the page-buffer pool's chain (store.c) */
+    struct pbuf *dnext;    /* the arena's free list (arena.c) */
     uint8_t bytes[];
 };
 
@@ -112,11 +112,14 @@ struct nand_dev {
      * buffer and its hash, so a probe reads no buffer but a match's */
     struct dslot { uint64_t hash; struct pbuf *pg; } *dtab;
     uint64_t dtab_size, dtab_count;
-    /* full-page buffers freed and kept for the next program (store.c),
-     * chained through dnext: erases and programs recycle them instead of
-     * going through malloc and free each time */
-    struct pbuf *pool;
-    uint64_t pool_count;
+    /* full-page buffers (arena.c): slots of large mappings, the free
+     * ones chained through dnext */
+    struct page_arena {
+        struct pbuf *free;
+        uint64_t nfree, held;
+        size_t next_bytes;        /* the next chunk's size */
+        struct arena_chunk *chunks;
+    } arena;
 
     /* the image journal (journal.c), set up by nand_open and nand_save:
      * what changed since the last save or sync of the image at jpath */
@@ -170,6 +173,10 @@ int dev_alloc(const struct nand_config *cfg, nand_dev **out);
 /* store.c -- sparse COW storage */
 int store_init(nand_dev *dev);
 void store_free(nand_dev *dev);
+/* arena.c -- full-page buffers (NULL when memory is short) */
+struct pbuf *arena_get(nand_dev *dev);
+void arena_put(nand_dev *dev, struct pbuf *pg);
+void arena_free(nand_dev *dev);
 struct pbuf *pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
 struct pbuf *pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
 /* compress, then dedup: what a program stores (pg is the caller's) */

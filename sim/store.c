@@ -12,17 +12,13 @@
 
 /* ---- page buffers ------------------------------------------------------ */
 
-/* A buffer holding n bytes (the page, or its run-length form). */
+/* A buffer holding n bytes (the page, or its run-length form).  Full
+ * pages come from the arena (arena.c), run-length forms from malloc. */
 static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
 {
-    struct pbuf *pg;
-    if (n == dev->page_bytes && dev->pool) {
-        pg = dev->pool;
-        dev->pool = pg->dnext;
-        dev->pool_count--;
-    } else if (!(pg = malloc(sizeof *pg + n))) {
+    struct pbuf *pg = n == dev->page_bytes ? arena_get(dev) : malloc(sizeof *pg + n);
+    if (!pg)
         return NULL;
-    }
     pg->refs = 1;
     pg->in_dedup = 0;
     pg->clen = 0;
@@ -33,29 +29,13 @@ static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
     return pg;
 }
 
-/* Free a buffer nobody holds: a full-page one goes to the pool (at most
- * POOL_MAX of them, a few MiB: the pool evens out erases and programs, it
- * does not hold on to what a shrinking device gave back). */
-#define POOL_MAX 1024u
+/* Free a buffer nobody holds. */
 static void pbuf_release(nand_dev *dev, struct pbuf *pg)
 {
-    if (!pg->clen && dev->pool_count < POOL_MAX) {
-        pg->dnext = dev->pool;
-        dev->pool = pg;
-        dev->pool_count++;
-        return;
-    }
-    free(pg);
-}
-
-static void pool_free(nand_dev *dev)
-{
-    while (dev->pool) {
-        struct pbuf *next = dev->pool->dnext;
-        free(dev->pool);
-        dev->pool = next;
-    }
-    dev->pool_count = 0;
+    if (pg->clen)
+        free(pg);
+    else
+        arena_put(dev, pg);
 }
 
 struct pbuf *pbuf_new(nand_dev *dev)
@@ -408,8 +388,13 @@ void bpages_unref(nand_dev *dev, struct bpages *bp)
 {
     if (!bp || --bp->refs)
         return;
-    for (uint32_t p = 0; p < dev->cfg.geo.pages_per_block; p++)
+    uint32_t n = dev->cfg.geo.pages_per_block;
+    for (uint32_t p = 0; p < n; p++) {
+        /* each buffer's count is a cache miss: overlap a few of them */
+        if (p + 8 < n && bp->slot[p + 8].pg)
+            __builtin_prefetch(bp->slot[p + 8].pg, 1, 3);
         pbuf_unref(dev, bp->slot[p].pg);
+    }
     free(bp);
 }
 
@@ -512,7 +497,7 @@ void store_free(nand_dev *dev)
     free(dev->die_free);
     bus_free_all(dev);
     free(dev->dtab);
-    pool_free(dev);
+    arena_free(dev);
 }
 
 /* ---- snapshots --------------------------------------------------------- */
