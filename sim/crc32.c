@@ -61,17 +61,15 @@ __attribute__((target("pclmul,sse2"))) static __m128i fold(__m128i x, __m128i k)
     return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
-__attribute__((target("pclmul,sse2"))) static uint32_t crc_clmul(uint32_t crc, const uint8_t *p,
-                                                               size_t len)
+/* Fold the 64 bytes x0..x3 stand for, and len >= 0 more at p, into the
+ * CRC of everything (raw register). */
+__attribute__((target("pclmul,sse2"))) static uint32_t fold_finish(__m128i x0, __m128i x1,
+                                                                 __m128i x2, __m128i x3,
+                                                                 const uint8_t *p, size_t len)
 {
     const __m128i k512 = _mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL);
     const __m128i k128 = _mm_set_epi64x(0x0ccaa009eLL, 0x1751997d0LL);
-    __m128i x0 = _mm_loadu_si128((const __m128i *)p);
-    __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-    __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-    __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-    x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)crc));
-    for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+    for (; len >= 64; p += 64, len -= 64) {
         x0 = _mm_xor_si128(fold(x0, k512), _mm_loadu_si128((const __m128i *)p));
         x1 = _mm_xor_si128(fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
         x2 = _mm_xor_si128(fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
@@ -87,11 +85,59 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc_clmul(uint32_t crc, c
     return crc_tables(crc_tables(0, rest, 16), p, len);
 }
 
-static int use_clmul;
+__attribute__((target("pclmul,sse2"))) static uint32_t crc_clmul(uint32_t crc, const uint8_t *p,
+                                                               size_t len)
+{
+    __m128i x0 = _mm_loadu_si128((const __m128i *)p);
+    x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)crc));
+    return fold_finish(x0, _mm_loadu_si128((const __m128i *)(p + 16)),
+                       _mm_loadu_si128((const __m128i *)(p + 32)),
+                       _mm_loadu_si128((const __m128i *)(p + 48)), p + 64, len - 64);
+}
+
+/* The same folding four lanes to an instruction (AVX-512 VPCLMULQDQ):
+ * each 128-bit lane of a 512-bit register is one of x0..x3 above, and
+ * two registers (k1024 between them) keep two multiplies in flight.
+ * x^(1024+32) and x^(1024-32) mod P, reflected, fold across 1024 bits. */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"))) static __m512i
+fold4(__m512i x, __m512i k)
+{
+    return _mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00),
+                            _mm512_clmulepi64_epi128(x, k, 0x11));
+}
+
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"))) static uint32_t
+crc_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+    if (len < 256)
+        return crc_clmul(crc, p, len);
+    const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL));
+    const __m512i k1024 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x14a7fe880LL, 0x1e88ef372LL));
+    __m512i a = _mm512_loadu_si512((const void *)p);
+    __m512i b = _mm512_loadu_si512((const void *)(p + 64));
+    a = _mm512_xor_si512(a, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+    for (p += 128, len -= 128; len >= 128; p += 128, len -= 128) {
+        a = _mm512_xor_si512(fold4(a, k1024), _mm512_loadu_si512((const void *)p));
+        b = _mm512_xor_si512(fold4(b, k1024), _mm512_loadu_si512((const void *)(p + 64)));
+    }
+    a = _mm512_xor_si512(fold4(a, k512), b);
+    return fold_finish(_mm512_extracti32x4_epi32(a, 0), _mm512_extracti32x4_epi32(a, 1),
+                       _mm512_extracti32x4_epi32(a, 2), _mm512_extracti32x4_epi32(a, 3), p,
+                       len);
+}
+
+/* 0: tables, 1: 128-bit folding, 2: 512-bit folding */
+static int path;
+static int path_max;
 __attribute__((constructor)) static void detect(void)
 {
     __builtin_cpu_init();
-    use_clmul = __builtin_cpu_supports("pclmul") && !getenv("FLASHLAB_CRC_TABLES");
+    if (__builtin_cpu_supports("pclmul"))
+        path_max = 1;
+    if (path_max && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("vpclmulqdq"))
+        path_max = 2;
+    path = getenv("FLASHLAB_CRC_TABLES") ? 0 : path_max;
 }
 #endif
 
@@ -99,7 +145,9 @@ uint32_t flashlab_crc32(uint32_t crc, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
 #ifdef HAVE_CLMUL_PATH
-    if (use_clmul && len >= 64)
+    if (path == 2 && len >= 64)
+        return ~crc_vpclmul(~crc, p, len);
+    if (path == 1 && len >= 64)
         return ~crc_clmul(~crc, p, len);
 #endif
     return ~crc_tables(~crc, p, len);
@@ -108,8 +156,19 @@ uint32_t flashlab_crc32(uint32_t crc, const void *buf, size_t len)
 int flashlab_crc32_accelerated(void)
 {
 #ifdef HAVE_CLMUL_PATH
-    return use_clmul;
+    return path;
 #else
+    return 0;
+#endif
+}
+
+int flashlab_crc32_use(int level)
+{
+#ifdef HAVE_CLMUL_PATH
+    path = level < 0 ? 0 : level > path_max ? path_max : level;
+    return path;
+#else
+    (void)level;
     return 0;
 #endif
 }

@@ -5,6 +5,10 @@
 #include <stdint.h>
 /* Continue a CRC: start with crc = 0. */
 uint32_t flashlab_crc32(uint32_t crc, const void *buf, size_t len);
-/* 1 if the carry-less multiply path is in use (for tests and benches). */
+/* The path in use (for tests and benches): 0 tables, 1 carry-less
+ * multiply on 128 bits, 2 on 512 bits (AVX-512 VPCLMULQDQ). */
 int flashlab_crc32_accelerated(void);
+/* Use path `level` or the best below it the CPU has; returns the one
+ * now in use.  For tests, which check every path. */
+int flashlab_crc32_use(int level);
 #endif

@@ -1,7 +1,8 @@
 /*
  * test_crc32.c -- the CRC every on-flash object and image carries: known
  * check values, and the fast path against a bit-at-a-time reference on
- * every length up to 1 KiB at every alignment, plus continuation.
+ * every length up to 1 KiB at every alignment, plus continuation, on each
+ * path the CPU has (tables, 128-bit and 512-bit carry-less multiply).
  */
 #include "crc32.h"
 #include "rng.h"
@@ -26,23 +27,31 @@ TEST(check_values)
     CHECK_EQ_INT(flashlab_crc32(0, "", 0), 0);
     static uint8_t zeros[4096];
     CHECK_EQ_INT(flashlab_crc32(0, zeros, sizeof zeros), crc_bitwise(0, zeros, sizeof zeros));
-    fprintf(stderr, "  (carry-less multiply path %s)\n",
-            flashlab_crc32_accelerated() ? "in use" : "off or not available");
+    static const char *names[] = {"tables", "carry-less multiply, 128 bits",
+                                  "carry-less multiply, 512 bits"};
+    fprintf(stderr, "  (path in use: %s)\n", names[flashlab_crc32_accelerated()]);
 }
 
+/* Every path the CPU has, each against the definition. */
 TEST(every_length_and_alignment)
 {
     static uint8_t buf[1024 + 16];
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (uint8_t)rng_key(7, 1, i, 0, 0, 0);
-    int bad = 0;
-    for (size_t align = 0; align < 16; align++)
-        for (size_t len = 0; len <= 1024; len++) {
-            uint32_t seed = (uint32_t)rng_key(7, 2, align, len, 0, 0);
-            if (flashlab_crc32(seed, buf + align, len) != crc_bitwise(seed, buf + align, len) &&
-                bad++ < 5)
-                fprintf(stderr, "  mismatch at align %zu len %zu\n", align, len);
-        }
+    int best = flashlab_crc32_accelerated(), bad = 0;
+    for (int level = 0; level <= best; level++) {
+        CHECK_EQ_INT(flashlab_crc32_use(level), level);
+        for (size_t align = 0; align < 16; align++)
+            for (size_t len = 0; len <= 1024; len++) {
+                uint32_t seed = (uint32_t)rng_key(7, 2, align, len, 0, 0);
+                if (flashlab_crc32(seed, buf + align, len) !=
+                        crc_bitwise(seed, buf + align, len) &&
+                    bad++ < 5)
+                    fprintf(stderr, "  path %d: mismatch at align %zu len %zu\n", level, align,
+                            len);
+            }
+    }
+    flashlab_crc32_use(best);
     CHECK_EQ_INT(bad, 0);
 }
 
@@ -51,10 +60,16 @@ TEST(continuation_equals_whole)
     static uint8_t buf[70000];
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (uint8_t)rng_key(9, 1, i, 0, 0, 0);
-    uint32_t whole = flashlab_crc32(0, buf, sizeof buf);
-    CHECK_EQ_INT(whole, crc_bitwise(0, buf, sizeof buf));
-    for (size_t cut = 0; cut < sizeof buf; cut += 4099)
-        CHECK_EQ_INT(flashlab_crc32(flashlab_crc32(0, buf, cut), buf + cut, sizeof buf - cut), whole);
+    uint32_t whole = crc_bitwise(0, buf, sizeof buf);
+    int best = flashlab_crc32_accelerated();
+    for (int level = 0; level <= best; level++) {
+        flashlab_crc32_use(level);
+        CHECK_EQ_INT(flashlab_crc32(0, buf, sizeof buf), whole);
+        for (size_t cut = 0; cut < sizeof buf; cut += 4099)
+            CHECK_EQ_INT(flashlab_crc32(flashlab_crc32(0, buf, cut), buf + cut, sizeof buf - cut),
+                         whole);
+    }
+    flashlab_crc32_use(best);
 }
 
 int main(int argc, char **argv)
