@@ -131,9 +131,10 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
     /* the Poisson mean and P(0) for data and spare codewords */
     double lam[2] = {rber * dev->cfg.ecc.codeword_bytes * 8,
                      rber * dev->cfg.geo.oob_size * 8};
-    double p0[2] = {exp(-lam[0]), exp(-lam[1])};
+    double p0[2] = {exp(-lam[0]), -1.0}; /* the spare's when it is read */
     int failed = 0;
     uint32_t last = ~0u;
+    uint64_t count_key = rng_key_prefix(dev->cfg.seed, RNG_BITERR_COUNT, b, p, s->pe);
 
     for (int i = 0; i < nseg; i++) {
         if (!segs[i].len)
@@ -146,9 +147,10 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                 continue; /* a codeword is decoded once per read */
             last = cw;
             uint64_t key = s->reads * 64 + cw;
-            uint64_t h = rng_key(dev->cfg.seed, RNG_BITERR_COUNT, b, p,
-                                 s->pe, key);
+            uint64_t h = rng_key_last(count_key, key);
             int spare = cw == dev->cw_per_page;
+            if (spare && p0[1] < 0)
+                p0[1] = exp(-lam[1]);
             uint32_t k = poisson_quantile(lam[spare], p0[spare], rng_unit(h),
                                           rng_mix(h), cl * 8);
             int damaged = (sl->damaged >> cw) & 1;

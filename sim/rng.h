@@ -40,16 +40,27 @@ static inline uint64_t rng_mix(uint64_t x)
     return x;
 }
 
-/* A 64-bit value keyed by seed, domain and four counters. */
-static inline uint64_t rng_key(uint64_t seed, uint32_t domain, uint64_t a,
-                               uint64_t b, uint64_t c, uint64_t d)
+/* rng_key in two steps, for many keys that share the first three
+ * counters (the codewords of one page): the prefix, then the last one. */
+static inline uint64_t rng_key_prefix(uint64_t seed, uint32_t domain, uint64_t a,
+                                      uint64_t b, uint64_t c)
 {
     uint64_t h = rng_mix(seed ^ (0x9e3779b97f4a7c15ULL * (domain + 1)));
     h = rng_mix(h ^ a);
     h = rng_mix(h + b);
-    h = rng_mix(h ^ c);
-    h = rng_mix(h + d);
-    return h;
+    return rng_mix(h ^ c);
+}
+
+static inline uint64_t rng_key_last(uint64_t prefix, uint64_t d)
+{
+    return rng_mix(prefix + d);
+}
+
+/* A 64-bit value keyed by seed, domain and four counters. */
+static inline uint64_t rng_key(uint64_t seed, uint32_t domain, uint64_t a,
+                               uint64_t b, uint64_t c, uint64_t d)
+{
+    return rng_key_last(rng_key_prefix(seed, domain, a, b, c), d);
 }
 
 /* Uniform in [0, 1) from 53 bits of h. */
