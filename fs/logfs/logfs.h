@@ -46,7 +46,7 @@ struct logfs_options {
     uint32_t anchor_blocks;    /* erase blocks in the anchor ring, 2..16 (4) */
     uint32_t reserve_segments; /* kept back for the cleaner (8); mkfs only:
                                   mount uses what mkfs recorded */
-    uint64_t cache_bytes;      /* node cache bound (4 MiB) */
+    uint64_t cache_bytes;      /* node cache bound (4 MiB, or 1/256 of the device) */
     uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
     int readonly;              /* mount without writing anything */
     /* Cleaning and wear leveling: chosen at each mount, nothing on flash. */
