@@ -94,10 +94,42 @@ int lfs_cache_init(struct logfs *fs, uint64_t max_bytes)
     return 0;
 }
 
+/* Node structs come from chunks of NODE_CHUNK, kept until unmount: each
+ * malloc'd on its own, beside its 4 KiB block, every node of a 32 MiB
+ * cache sat on a different page, and the hash chains' and LRU list's
+ * walks missed the TLB and the caches at every step (lfs_cache_find was
+ * 11 % of the steady state).  Together they fit in the L2 cache. */
+#define NODE_CHUNK 256u
+struct lfs_node_chunk {
+    struct lfs_node_chunk *next;
+    struct lfs_node nodes[NODE_CHUNK];
+};
+
+static struct lfs_node *node_struct_get(struct logfs *fs)
+{
+    struct lfs_cache *c = &fs->cache;
+    if (!c->free_structs) {
+        struct lfs_node_chunk *k = lfs_alloc(fs, sizeof *k);
+        if (!k)
+            return NULL;
+        k->next = c->chunks;
+        c->chunks = k;
+        for (uint32_t i = NODE_CHUNK; i-- > 0;) {
+            k->nodes[i].hnext = c->free_structs;
+            c->free_structs = &k->nodes[i];
+        }
+    }
+    struct lfs_node *n = c->free_structs;
+    c->free_structs = n->hnext;
+    memset(n, 0, sizeof *n);
+    return n;
+}
+
 static void node_free(struct logfs *fs, struct lfs_node *n)
 {
     lfs_free(fs, n->data, fs->g.block_size);
-    lfs_free(fs, n, sizeof *n);
+    n->hnext = fs->cache.free_structs;
+    fs->cache.free_structs = n;
 }
 
 /* How many dropped nodes are kept for reuse: a segment's worth of blocks
@@ -140,6 +172,12 @@ void lfs_cache_destroy(struct logfs *fs)
     }
     lfs_free(fs, c->tab, c->size * sizeof *c->tab);
     c->tab = NULL;
+    while (c->chunks) {
+        struct lfs_node_chunk *k = c->chunks;
+        c->chunks = k->next;
+        lfs_free(fs, k, sizeof *k);
+    }
+    c->free_structs = NULL;
 }
 
 struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
@@ -188,11 +226,12 @@ struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
         if (zero)
             memset(data, 0, fs->g.block_size);
     } else {
-        if (!(n = lfs_zalloc(fs, sizeof *n)))
+        if (!(n = node_struct_get(fs)))
             return NULL;
         n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
         if (!n->data) {
-            lfs_free(fs, n, sizeof *n);
+            n->hnext = c->free_structs;
+            c->free_structs = n;
             return NULL;
         }
     }

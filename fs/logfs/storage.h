@@ -63,6 +63,10 @@ struct lfs_cache {
      * of a node and its block was a tenth of the run's time */
     struct lfs_node *spare;
     uint32_t nspare;
+    /* node structs: allocated in chunks (cache.c), the unused chained
+     * through hnext */
+    struct lfs_node_chunk *chunks;
+    struct lfs_node *free_structs;
 };
 
 struct lfs_imem; /* tree.h */
