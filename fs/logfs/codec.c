@@ -3,10 +3,28 @@
 #include "crc32.h"
 
 #include <errno.h>
+#include <string.h>
 
 uint32_t lfs_crc(const void *buf, size_t len)
 {
     return flashlab_crc32(0, buf, len);
+}
+
+/* Eight bytes at a time: the cleaner checks every padded page tail with
+ * it, and the commit every indirect block it writes; byte by byte, each
+ * loop was about 5 % of the steady state. */
+int lfs_all_bytes(const uint8_t *p, uint32_t n, uint8_t v)
+{
+    uint64_t w, want = 0x0101010101010101ULL * v;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        if (w != want)
+            return 0;
+    }
+    for (; n; p++, n--)
+        if (*p != v)
+            return 0;
+    return 1;
 }
 
 int lfs_errno(int nand_err)

@@ -21,14 +21,6 @@
 #define COMMIT_MAX_PASSES 16
 #define SEGFILE_MAX_ROUNDS 64
 
-static int all_zero(const uint8_t *p, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
-
 /* The payload of a file's data block as stored: compressed into
  * fs->cbuf when that is shorter (o says so), else the block itself. */
 static const uint8_t *compress_data(struct logfs *fs, const struct lfs_node *n,
@@ -55,7 +47,7 @@ static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
 {
     lfs_ptr old = n->ptr, p = 0;
     int rc;
-    if (n->level && all_zero(n->data, fs->g.block_size)) {
+    if (n->level && lfs_all_bytes(n->data, fs->g.block_size, 0)) {
         lfs_cache_remove(fs, n);
     } else {
         uint32_t len = n->len;

@@ -172,22 +172,6 @@ static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p,
     return 0;
 }
 
-/* Eight bytes at a time: every commit pads a page with 0xFF in each area
- * it wrote, and byte by byte this scan was 5% of the steady state. */
-static int all_ff(const uint8_t *p, uint32_t n)
-{
-    uint64_t w;
-    for (; n >= 8; p += 8, n -= 8) {
-        memcpy(&w, p, 8);
-        if (w != UINT64_MAX)
-            return 0;
-    }
-    for (; n; p++, n--)
-        if (*p != 0xff)
-            return 0;
-    return 1;
-}
-
 static int clean_segment(struct logfs *fs, uint32_t seg)
 {
     uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
@@ -220,7 +204,7 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
              * anywhere, its header is looked for byte by byte (magic and
              * header CRC must match) */
             uint32_t end = (off / ps + 1) * ps;
-            off = all_ff(buf + off, end - off) ? end : off + 1;
+            off = lfs_all_bytes(buf + off, end - off, 0xff) ? end : off + 1;
             continue;
         }
         uint32_t total = LFS_OBJ_HDR + o.len;
