@@ -347,9 +347,12 @@ struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
     pg->hash = content_hash(pg->bytes, n);
     uint64_t mask = dev->dtab_size - 1, i = pg->hash & mask;
     for (; dev->dtab[i].pg; i = (i + 1) & mask) {
+        /* a probe must not touch the buffer unless the hash matches: each
+         * is a cache miss, and compilers load q->clen early otherwise */
+        if (__builtin_expect(dev->dtab[i].hash != pg->hash, 1))
+            continue;
         struct pbuf *q = dev->dtab[i].pg;
-        if (dev->dtab[i].hash == pg->hash && q->clen == pg->clen &&
-            !memcmp(q->bytes, pg->bytes, n)) {
+        if (q->clen == pg->clen && !memcmp(q->bytes, pg->bytes, n)) {
             q->refs++;
             pbuf_unref(dev, pg);
             return q;
