@@ -125,11 +125,16 @@ static struct lfs_node *node_struct_get(struct logfs *fs)
     return n;
 }
 
+static void node_struct_put(struct logfs *fs, struct lfs_node *n)
+{
+    n->hnext = fs->cache.free_structs;
+    fs->cache.free_structs = n;
+}
+
 static void node_free(struct logfs *fs, struct lfs_node *n)
 {
     lfs_free(fs, n->data, fs->g.block_size);
-    n->hnext = fs->cache.free_structs;
-    fs->cache.free_structs = n;
+    node_struct_put(fs, n);
 }
 
 /* How many dropped nodes are kept for reuse: a segment's worth of blocks
@@ -230,8 +235,7 @@ struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
             return NULL;
         n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
         if (!n->data) {
-            n->hnext = c->free_structs;
-            c->free_structs = n;
+            node_struct_put(fs, n);
             return NULL;
         }
     }
