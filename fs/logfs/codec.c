@@ -10,21 +10,15 @@ uint32_t lfs_crc(const void *buf, size_t len)
     return flashlab_crc32(0, buf, len);
 }
 
-/* Eight bytes at a time: the cleaner checks every padded page tail with
- * it, and the commit every indirect block it writes; byte by byte, each
- * loop was about 5 % of the steady state. */
+/* All n bytes equal v: the first is v and every byte equals the next,
+ * which memcmp checks with vector compares.  The cleaner checks every
+ * padded page tail with it (commits leave pages of higher tree levels
+ * mostly padding: 3.5 KiB a call on 4 KiB pages), the commit every
+ * indirect block it writes; byte by byte, each was about 5 % of the
+ * steady state, and eight bytes at a time still 2-5 %. */
 int lfs_all_bytes(const uint8_t *p, uint32_t n, uint8_t v)
 {
-    uint64_t w, want = 0x0101010101010101ULL * v;
-    for (; n >= 8; p += 8, n -= 8) {
-        memcpy(&w, p, 8);
-        if (w != want)
-            return 0;
-    }
-    for (; n; p++, n--)
-        if (*p != v)
-            return 0;
-    return 1;
+    return !n || (p[0] == v && !memcmp(p, p + 1, n - 1));
 }
 
 int lfs_errno(int nand_err)
