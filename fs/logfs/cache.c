@@ -94,11 +94,12 @@ int lfs_cache_init(struct logfs *fs, uint64_t max_bytes)
     return 0;
 }
 
-/* Node structs come from chunks of NODE_CHUNK, kept until unmount: each
- * malloc'd on its own, beside its 4 KiB block, every node of a 32 MiB
- * cache sat on a different page, and the hash chains' and LRU list's
- * walks missed the TLB and the caches at every step (lfs_cache_find was
- * 11 % of the steady state).  Together they fit in the L2 cache. */
+/* Node structs come from chunks of NODE_CHUNK, kept until unmount.  When
+ * each was malloc'd on its own, beside its 4 KiB block, every node of a
+ * 32 MiB cache sat on a different page, and the hash chains' and LRU
+ * list's walks missed the TLB and the caches at every step
+ * (lfs_cache_find was 11 % of the steady state).  Together they fit in
+ * the L2 cache. */
 #define NODE_CHUNK 256u
 struct lfs_node_chunk {
     struct lfs_node_chunk *next;
