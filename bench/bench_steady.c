@@ -98,14 +98,7 @@ static void perf_ctl(const char *cmd)
  * (ru_maxrss cannot); getrusage where there is no /proc. */
 static long peak_rss_kib(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
+    long kib = proc_status_kib("VmHWM");
     if (kib >= 0)
         return kib;
     struct rusage ru;
