@@ -7,9 +7,10 @@
  * the TLB twice or three times and walked page tables that did not fit
  * in the caches either.  Here buffers are fixed-size slots in chunks that
  * double from 64 slots up to 32 MiB; a chunk of 2 MiB or more is mapped
- * on a 2 MiB boundary and asked for transparent huge pages.  A freed slot
- * goes on a free list (last freed, first reused: it is still in the
- * caches) and stays there until the device is closed.
+ * on a 2 MiB boundary and asked for transparent huge pages.  Slots are
+ * carved from the newest chunk as pages need them; a freed slot goes on a
+ * free list (last freed, first reused: it is still in the caches) and
+ * stays there until the device is closed.
  *
  * Each slot is placed so that the page bytes start on a cache line.  ASan
  * builds poison the free slots, and closing a device with slots still
@@ -35,7 +36,7 @@
 #define FIRST_SLOTS 64u
 #define CHUNK_MAX (32u << 20)
 
-struct arena_chunk {
+struct arena_chunk { /* malloc'd: writing it would touch the mapping */
     struct arena_chunk *next;
     void *map;        /* what munmap takes back */
     size_t map_len;
@@ -54,33 +55,31 @@ static size_t slot_size(const nand_dev *dev)
     return (n + LINE - 1) / LINE * LINE;
 }
 
-/* Map a chunk of about `want` bytes and put its slots on the free list. */
+/* Map a chunk of about `want` bytes; its slots are carved as they are
+ * needed, so that memory no page has used yet is never touched (not even
+ * for a free list: that made whole chunks resident at once). */
 static int arena_grow(nand_dev *dev)
 {
     struct page_arena *a = &dev->arena;
     size_t ss = slot_size(dev);
     size_t want = a->next_bytes ? a->next_bytes : FIRST_SLOTS * ss;
     size_t align = want >= HUGE_PAGE ? HUGE_PAGE : LINE;
-    size_t len = want + align + sizeof(struct arena_chunk) + LINE;
-    uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED)
+    size_t len = want + align;
+    struct arena_chunk *c = malloc(sizeof *c);
+    uint8_t *map = c ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                     : MAP_FAILED;
+    if (map == MAP_FAILED) {
+        free(c);
         return -1;
+    }
     uint8_t *base = (uint8_t *)(((uintptr_t)map + align - 1) & ~(uintptr_t)(align - 1));
     if (align == HUGE_PAGE)
         (void)madvise(base, want, MADV_HUGEPAGE); /* a hint: without it, small pages */
-    size_t nslots = want / ss;
-    struct arena_chunk *c = (struct arena_chunk *)(base + nslots * ss);
-    c->next = a->chunks;
-    c->map = map;
-    c->map_len = len;
+    *c = (struct arena_chunk){.next = a->chunks, .map = map, .map_len = len};
     a->chunks = c;
-    for (size_t i = nslots; i-- > 0;) {
-        struct pbuf *pg = (struct pbuf *)(base + i * ss + hdr_pad());
-        pg->dnext = a->free;
-        a->free = pg;
-        POISON(pg->bytes, dev->page_bytes);
-    }
-    a->nfree += nslots;
+    a->carve = base;
+    a->carve_end = base + want / ss * ss;
+    POISON(a->carve, (size_t)(a->carve_end - a->carve));
     a->next_bytes = want * 2 > CHUNK_MAX ? CHUNK_MAX : want * 2;
     return 0;
 }
@@ -88,14 +87,20 @@ static int arena_grow(nand_dev *dev)
 struct pbuf *arena_get(nand_dev *dev)
 {
     struct page_arena *a = &dev->arena;
-    if (!a->free && arena_grow(dev))
-        return NULL;
     struct pbuf *pg = a->free;
+    if (pg) {
+        a->free = pg->dnext;
+        a->nfree--;
+        if (a->free) /* freed by an erase long ago: its header is cold */
+            __builtin_prefetch(a->free, 0, 3);
+    } else {
+        if (a->carve == a->carve_end && arena_grow(dev))
+            return NULL;
+        pg = (struct pbuf *)(a->carve + hdr_pad());
+        a->carve += slot_size(dev);
+        UNPOISON(pg, sizeof *pg);
+    }
     UNPOISON(pg->bytes, dev->page_bytes);
-    a->free = pg->dnext;
-    if (a->free) /* freed by an erase long ago: its header is cold */
-        __builtin_prefetch(a->free, 0, 3);
-    a->nfree--;
     a->held++;
     return pg;
 }
@@ -127,6 +132,7 @@ void arena_free(nand_dev *dev)
         a->chunks = c->next;
         UNPOISON(c->map, c->map_len);
         munmap(c->map, c->map_len);
+        free(c);
     }
     *a = (struct page_arena){0};
 }

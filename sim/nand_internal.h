@@ -117,6 +117,7 @@ struct nand_dev {
     struct page_arena {
         struct pbuf *free;
         uint64_t nfree, held;
+        uint8_t *carve, *carve_end; /* the newest chunk's slots not used yet */
         size_t next_bytes;        /* the next chunk's size */
         struct arena_chunk *chunks;
     } arena;
