@@ -1,7 +1,7 @@
 /* cmd_faults.c -- `flashlab faults CAMPAIGN.yaml`: for every run of the
  * campaign's sweep, one media fault at each chosen location of the
  * post-workload device, and what the fs made of it
- * (workloads/experiment/faults.c, docs/faults.md).  Every point goes to the
+ * (experiment/faults.c, docs/faults.md).  Every point goes to the
  * results database; each bad one prints the command that reproduces it. */
 #include "campaign.h"
 #include "cli.h"

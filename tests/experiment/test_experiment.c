@@ -1,5 +1,5 @@
 /*
- * test_experiment.c -- the experiment loader (workloads/experiment/experiment.c):
+ * test_experiment.c -- the experiment loader (experiment/experiment.c):
  * sweep expansion and run numbering, seeds and repetitions, the settings
  * each run sees, the params JSON, and errors naming file, line, column and
  * key for every kind of mistake, before anything runs.

@@ -1,5 +1,5 @@
 /*
- * test_faults.c -- media-fault campaigns (workloads/experiment/faults.c)
+ * test_faults.c -- media-fault campaigns (experiment/faults.c)
  * and LogFS's page map (fsck/pagemap.c): after a workload every page is
  * classified, every class the workload makes is found, the classes agree
  * with LogFS's own block roles, and a fault on a page does what its class
