@@ -159,9 +159,9 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left),
 };
 
-static const struct flashlab_field fields_logfs_latency[] = {
-    F(logfs_latency, count), F(logfs_latency, p50_ns), F(logfs_latency, p99_ns),
-    F(logfs_latency, p999_ns), F(logfs_latency, max_ns), F(logfs_latency, mean_ns),
+static const struct flashlab_field fields_fs_latency[] = {
+    F(fs_latency, count), F(fs_latency, p50_ns), F(fs_latency, p99_ns),
+    F(fs_latency, p999_ns), F(fs_latency, max_ns), F(fs_latency, mean_ns),
 };
 
 /* ---- analysis/results.h ------------------------------------------------- */
@@ -219,7 +219,7 @@ static const struct flashlab_struct structs[] = {
     ENTRY(nand_config), ENTRY(nand_result), ENTRY(nand_op), ENTRY(nand_block_info),
     ENTRY(nand_stats), ENTRY(nand_corrupt),
     ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
-    ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(logfs_latency),
+    ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(fs_latency),
     ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
     ENTRY(results_fault),
     ENTRY(flashlab_field), ENTRY(flashlab_struct), ENTRY(flashlab_enum),

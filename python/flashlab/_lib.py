@@ -284,7 +284,7 @@ class LogfsStats(Structure):
 
 
 class LogfsLatency(Structure):
-    _c_struct_ = "logfs_latency"
+    _c_struct_ = "fs_latency"
     _fields_ = [
         ("count", c_uint64),
         ("p50_ns", c_uint64),

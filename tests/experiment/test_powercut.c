@@ -9,6 +9,7 @@
  * compressed data blocks (zlib, lzo) every point passes, fsck included.
  */
 #include "experiment.h"
+#include "logfs/logfs.h"
 #include "powercut.h"
 #include "results.h"
 #include "fsck.h"
