@@ -115,8 +115,7 @@ int cmd_faults(int argc, char **argv)
         progress_begin(&prog, label, "points", 0, c.point >= 0);
         struct fault_options fo = {.jobs = (int)c.jobs, .point = c.point, .map = fsck_map,
                                    .fsck = r.faults.fsck ? fsck_verdict : NULL, .log = stderr,
-                                   .repro_cmd = cmd, .progress = prog.on ? progress_points : NULL,
-                                   .progress_ctx = &prog};
+                                   .repro_cmd = cmd, .progress = progress_sink(&prog)};
         struct fault_summary *sum = calloc(1, sizeof *sum);
         int64_t run_id = 0;
         if (!sum || (c.db && results_begin_run(c.db, c.exp_id, k, r.params_json, r.seed, NULL,

@@ -69,8 +69,7 @@ int cmd_powercut(int argc, char **argv)
         struct progress prog;
         progress_begin(&prog, label, "cut points", 0, c.point >= 0);
         struct pc_options po = {.jobs = (int)c.jobs, .repro = c.point, .fsck = r.pc.fsck ? fsck_verdict : NULL,
-                                .log = stderr, .repro_cmd = cmd,
-                                .progress = prog.on ? progress_points : NULL, .progress_ctx = &prog};
+                                .log = stderr, .repro_cmd = cmd, .progress = progress_sink(&prog)};
         struct pc_summary sum;
         int64_t run_id = 0;
         if (c.db && results_begin_run(c.db, c.exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
