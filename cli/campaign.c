@@ -137,7 +137,7 @@ int campaign_run_all(struct campaign *c, const struct campaign_kind *kind, void 
         progress_end(&prog); /* the summary replaces it */
         if (rc)
             cli_error("run %u: %s", k, err);
-        kind->report(ctx, c, k, &r, run_id, rc);
+        kind->report(ctx, c, k, &r, run_id);
         if (c->db)
             results_end_run(c->db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE, rc ? err : NULL);
         failed |= rc != 0;

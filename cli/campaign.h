@@ -43,10 +43,10 @@ struct campaign_kind {
      * repro_cmd and the point with each failure.  0, or -1 with err. */
     int (*run)(void *ctx, const struct campaign *c, const struct exp_run *r, int64_t run_id,
                const char *repro_cmd, struct exp_progress progress, char *err, size_t errlen);
-    /* After run k (rc: its run's result): its kv rows into c->db (if
-     * open), its summary on stdout, its counts into ctx. */
+    /* After run k: its kv rows into c->db (if open), its summary on
+     * stdout, its counts into ctx. */
     void (*report)(void *ctx, const struct campaign *c, uint32_t k, const struct exp_run *r,
-                   int64_t run_id, int rc);
+                   int64_t run_id);
     /* After the last run: the totals line (when the runs went to the
      * database c->out: c->point < 0); 1 if what the points found fails
      * the command. */

@@ -106,11 +106,10 @@ static int run_faults(void *ctx, const struct campaign *c, const struct exp_run 
 }
 
 static void report_faults(void *ctx, const struct campaign *c, uint32_t k,
-                          const struct exp_run *r, int64_t run_id, int rc)
+                          const struct exp_run *r, int64_t run_id)
 {
     struct faults_ctx *x = ctx;
     const struct fault_summary *sum = &x->sum;
-    (void)rc;
     if (c->db) {
         results_set_kv(c->db, run_id, "fault_points", (double)sum->points);
         results_set_kv(c->db, run_id, "fault_points_bad", (double)sum->bad);

@@ -60,12 +60,11 @@ static int run_powercut(void *ctx, const struct campaign *c, const struct exp_ru
 }
 
 static void report_powercut(void *ctx, const struct campaign *c, uint32_t k,
-                            const struct exp_run *r, int64_t run_id, int rc)
+                            const struct exp_run *r, int64_t run_id)
 {
     struct powercut_ctx *x = ctx;
     const struct pc_summary *sum = &x->sum;
     (void)r;
-    (void)rc;
     if (c->db) {
         results_set_kv(c->db, run_id, "flash_ops", (double)sum->flash_ops);
         results_set_kv(c->db, run_id, "cut_points", (double)sum->points);
