@@ -149,13 +149,15 @@ def include_violations(root, inc):
     return bad
 
 
-def read_symbols(objdir):
+def read_symbols(objdir, root=ROOT):
     """({symbol: defining top folder}, {object: (folder, undefined symbols)})
-    from one `nm -A` over every object below objdir."""
+    from one `nm -A` over every object below objdir whose source is still in
+    root (a build tree keeps the objects of moved or deleted files)."""
     objs = []
     for d, dirs, files in os.walk(objdir):
         dirs.sort()
-        objs += [os.path.join(d, f) for f in sorted(files) if f.endswith(".o")]
+        objs += [os.path.join(d, f) for f in sorted(files) if f.endswith(".o") and
+                 os.path.exists(os.path.join(root, os.path.relpath(d, objdir), f[:-2] + ".c"))]
     defined, undefined = {}, {}
     if not objs:
         return defined, undefined
@@ -173,9 +175,9 @@ def read_symbols(objdir):
     return defined, undefined
 
 
-def call_violations(objdir):
+def call_violations(objdir, root=ROOT):
     """Objects that use a symbol defined in a folder theirs may not see."""
-    defined, undefined = read_symbols(objdir)
+    defined, undefined = read_symbols(objdir, root)
     bad = []
     for obj, (folder, syms) in sorted(undefined.items()):
         if folder not in SEES or folder in FREE:
@@ -221,7 +223,7 @@ def check(root=ROOT, objdir=None):
     inc = read_inc(root)
     bad = makefile_violations(root, inc) + include_violations(root, inc)
     if os.path.isdir(objdir):
-        bad += call_violations(objdir)
+        bad += call_violations(objdir, root)
     return bad + python_violations(root)
 
 
