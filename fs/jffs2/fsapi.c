@@ -287,9 +287,13 @@ static const char *j_option_help(unsigned i, const char **help)
         *help = keys[i][1];
     return keys[i][0];
 }
-static int j_check(const char *o, char *err, size_t errlen)
+static int j_check_scan(const char *o, char *err, size_t errlen)
 {
-    return fs_opts_check("jffs2", o, j_parse, j_option_help, err, errlen);
+    return fs_opts_check("jffs2-scan", o, j_parse, j_option_help, err, errlen);
+}
+static int j_check_sum(const char *o, char *err, size_t errlen)
+{
+    return fs_opts_check("jffs2-summary", o, j_parse, j_option_help, err, errlen);
 }
 static int mkfs_scan(nand_dev *d, const char *o)
 {
@@ -347,18 +351,20 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
     .fstat = j_fstat, .mkdir = j_mkdir, .rmdir = j_rmdir, .unlink = j_unlink,      \
     .rename = j_rename, .link = j_link, .symlink = j_symlink,                      \
     .readlink = j_readlink, .readdir = j_readdir, .statfs = j_statfs,              \
-    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check,          \
+    .mem_bytes = j_mem, .mount_work = j_work,                                    \
     .option_help = j_option_help, .features = FSAPI_F_COMPRESS,                    \
     .page_map = jffs_page_map, .page_classes = jffs_page_classes
 
 const struct fsapi fsapi_jffs2_scan = {
     .name = "jffs2-scan",
     .summary = "JFFS2 (Linux's on-flash format); mount scans every used page",
-    .mkfs = mkfs_scan, .probe = probe_scan, .mount = mount_scan, JFFS_OPS,
+    .mkfs = mkfs_scan, .probe = probe_scan, .mount = mount_scan, .check_options = j_check_scan,
+    JFFS_OPS,
 };
 
 const struct fsapi fsapi_jffs2_summary = {
     .name = "jffs2-summary",
     .summary = "JFFS2 with erase-block summaries (as sumtool); mount reads them",
-    .mkfs = mkfs_sum, .probe = probe_sum, .mount = mount_sum, JFFS_OPS,
+    .mkfs = mkfs_sum, .probe = probe_sum, .mount = mount_sum, .check_options = j_check_sum,
+    JFFS_OPS,
 };

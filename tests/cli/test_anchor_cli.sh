@@ -50,7 +50,7 @@ ring_pages() {
 }
 
 expect 0 "sim create" "created" -- $FL sim create --device $DEV "$I"
-expect 0 "mkfs" "LogFS" -- $FL mkfs "$I"
+expect 0 "mkfs" "logfs, block size" -- $FL mkfs "$I"
 echo hello > "$T/f"
 for n in 1 2 3 4 5; do
     expect 0 "put $n" "" -- $FL put "$T/f" "$I:/f$n"

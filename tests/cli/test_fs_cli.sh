@@ -36,9 +36,9 @@ expect 1 "no file system on the image (mkdir)" "no file system found" -- $FL mkd
 expect 1 "missing image" "missing.img: cannot open" -- $FL ls "$T/missing.img"
 expect 1 "missing image (cat)" "missing.img: cannot open" -- $FL cat "$T/missing.img:/a"
 expect 1 "missing image (mkfs)" "cannot open" -- $FL mkfs "$T/missing.img"
-expect 2 "mkfs bad block size" "bad block size" -- $FL mkfs --block-size 1000 "$I"
-expect 2 "mkfs bad anchor blocks" "bad anchor block count" -- $FL mkfs --anchor-blocks 1 "$I"
-expect 2 "mkfs bad reserve" "bad reserve" -- $FL mkfs --reserve x "$I"
+expect 2 "mkfs bad block size" "block_size: 1000 is not a power of two" -- $FL mkfs --block-size 1000 "$I"
+expect 2 "mkfs bad anchor blocks" "anchor_blocks: .1. is not a number in 2..16" -- $FL mkfs --anchor-blocks 1 "$I"
+expect 2 "mkfs bad reserve" "reserve: .x. is not a number" -- $FL mkfs --reserve x "$I"
 # the flags are checked by LogFS's option table: its message names the key
 expect 2 "mkfs flag checked by LogFS" "anchor_blocks: '17' is not a number in 2..16" -- $FL mkfs --anchor-blocks 17 "$I"
 expect 2 "mkfs without image" "expected one IMAGE" -- $FL mkfs
@@ -69,7 +69,7 @@ same "the zlib file reads back" "$T/text.txt" "$T/z.back"
 expect 0 "get the lzo file" "" -- $FL get "$T/z.img:/lzo.txt" "$T/l.back"
 same "the lzo file reads back" "$T/text.txt" "$T/l.back"
 expect 0 "fsck of a compressed image" "clean" -- $FL fsck "$T/z.img"
-expect 2 "an unknown method" "compress=gzip" -- $FL put --fs logfs -o compress=gzip "$T/text.txt" "$T/z.img:/x"
+expect 2 "an unknown method" "compress: .gzip. is not none, zlib or lzo" -- $FL put --fs logfs -o compress=gzip "$T/text.txt" "$T/z.img:/x"
 
 # ---- put / get / cat --------------------------------------------------------
 head -c 307200 /dev/urandom > "$T/rand.bin"
@@ -241,7 +241,7 @@ expect 2 "unknown option (df)" "Try 'flashlab df --help'" -- $FL df --long "$I"
 # ---- no space: a small device, a file bigger than it ------------------------------------
 sed 's/blocks_per_plane: 512/blocks_per_plane: 96/' $DEV > "$T/tiny.yaml"
 expect 0 "tiny device" "created" -- $FL sim create --device "$T/tiny.yaml" "$T/tiny.img"
-expect 0 "mkfs tiny" "LogFS" -- $FL mkfs "$T/tiny.img"
+expect 0 "mkfs tiny" "logfs, block size" -- $FL mkfs "$T/tiny.img"
 head -c 16000000 /dev/zero | tr '\0' 'x' > "$T/big.bin"
 cp "$T/tiny.img" "$T/tiny-before.img"
 expect 1 "put more than fits" "flashlab put: no space left on device: /big" -- $FL put "$T/big.bin" "$T/tiny.img:/big"

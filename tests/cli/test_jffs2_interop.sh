@@ -163,7 +163,7 @@ for c in zlib rtime lzo; do
     a=$(used "$T/jffs2-scan-$c.dump"); b=$(used "$T/jffs2-scan-none.dump")
     [ "$a" -lt "$b" ] && ok || bad "compress=$c stores $a data bytes, none $b"
 done
-expect 2 "an unknown compressor" "bad options for jffs2-scan" -- $FL mkfs --fs jffs2-scan -o compress=rubin "$T/jffs2-scan-none.img"
+expect 2 "an unknown compressor" "jffs2-scan: bad option .compress=rubin." -- $FL mkfs --fs jffs2-scan -o compress=rubin "$T/jffs2-scan-none.img"
 
 echo "test_jffs2_interop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -183,7 +183,7 @@ TEST(mistakes_are_named_with_their_place)
     CHECK(refused(BASE "fs: {kind: jffs2-scan, gc_policy: greedy}\n",
                   "unknown key 'gc_policy' in fs"));
     CHECK(refused(BASE "fs: {kind: jffs2-scan, reserve: 1}\n",
-                  "bad.yaml:7:33: fs.jffs2: bad option 'reserve=1'"));
+                  "bad.yaml:7:33: fs.jffs2-scan: bad option 'reserve=1'"));
     CHECK(refused(BASE "fs: {kind: blockfs, options: \"block_size=4096,colour=red\"}\n",
                   "bad.yaml:7:30: fs.options: \"block_size=4096,colour=red\" is not valid for blockfs"));
     CHECK(refused(BASE "fs: {options: \"x=1\"}\n", "fs.options: \"x=1\" is not valid for logfs: "));

@@ -24,7 +24,7 @@ TEST(every_key_sets_its_field)
                                     "wear_leveling=static,wl_threshold=50,epoch=2024-01-01,"
                                     "scrub_threshold=18,"
                                     "compress=lzo,"
-                                    "parallel=4",
+                                    "parallel=4,clock=host",
                                 err, sizeof err) == 0);
     CHECK_EQ_INT(o.block_size, 8192);
     CHECK_EQ_INT(o.anchor_blocks, 6);
@@ -45,12 +45,17 @@ TEST(every_key_sets_its_field)
     CHECK_EQ_INT(o.scrub_threshold, 18);
     CHECK_EQ_INT(o.compress, LOGFS_COMPRESS_LZO);
     CHECK_EQ_INT(o.parallel, 4);
+    CHECK(o.clock == logfs_host_clock);
     /* every listed key is settable, and the list ends */
     const char *key, *help;
     unsigned n = 0;
     for (; (key = logfs_option_help(n, &help)); n++)
         CHECK(help && *help);
-    CHECK_EQ_INT(n, 19);
+    CHECK_EQ_INT(n, 20);
+    REQUIRE(logfs_option_set(&o, "clock", "sim", err, sizeof err) == 0);
+    CHECK(o.clock == NULL);
+    CHECK(logfs_option_set(&o, "clock", "wall", err, sizeof err) == -EINVAL);
+    CHECK(strstr(err, "clock: 'wall' is not sim or host") != NULL);
     REQUIRE(logfs_option_set(&o, "wear_leveling", "none", err, sizeof err) == 0);
     CHECK_EQ_INT(o.wear_leveling, LOGFS_WL_NONE);
     REQUIRE(logfs_options_parse(&o, "", err, sizeof err) == 0); /* empty list */
