@@ -255,7 +255,8 @@ uint32_t lfs_seg_scan_order(const struct logfs *fs, uint32_t i);
  * segments. */
 uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
                        uint32_t n, uint32_t dflt);
-/* Program a page / erase a segment: queued in parallel mode. */
+/* Program a page / erase a segment: queued in parallel mode.  0, a
+ * negative errno, or LFS_E_RETIRE when the block failed (format.h). */
 int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf);
 int lfs_flash_erase(struct logfs *fs, uint32_t seg);
 /* Everything queued is on flash when this returns (parallel mode). */

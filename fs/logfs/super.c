@@ -208,11 +208,11 @@ static int write_super(nand_dev *dev, const struct lfs_super *sb, uint32_t block
         return -ENOMEM;
     memset(page, 0xff, c->geo.page_size);
     lfs_super_encode(sb, page);
-    int rc = nand_erase(dev, block, NULL);
-    if (!rc)
-        rc = nand_program(dev, block, 0, page, NULL, NULL);
+    int nrc = nand_erase(dev, block, NULL);
+    if (!nrc)
+        nrc = nand_program(dev, block, 0, page, NULL, NULL);
     free(page);
-    return lfs_errno(rc);
+    return lfs_errno(nrc);
 }
 
 int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
@@ -235,16 +235,16 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         .fs_id = rng_mix(nand_get_config(dev)->seed ^ rng_mix(nand_now(dev) + 1)),
         .compress = o.compress ? (uint32_t)(o.compress - LOGFS_COMPRESS_NONE) : LFS_COMPR_NONE,
     };
-    int rc = 0;
+    int nrc = 0;
     uint64_t good = 0;
-    for (uint64_t b = 0; b < g.nblocks && rc >= 0; b++)
-        if ((rc = nand_is_bad(dev, (nand_block_t)b)) > 0)
+    for (uint64_t b = 0; b < g.nblocks && nrc >= 0; b++)
+        if ((nrc = nand_is_bad(dev, (nand_block_t)b)) > 0)
             bad[b] = 1;
-        else if (rc == 0)
+        else if (nrc == 0)
             good++;
-    if (rc < 0 || bad[0] || good < o.anchor_blocks + o.reserve_segments + 8) {
+    if (nrc < 0 || bad[0] || good < o.anchor_blocks + o.reserve_segments + 8) {
         free(bad);
-        return rc < 0 ? lfs_errno(rc) : -ENOSPC;
+        return nrc < 0 ? lfs_errno(nrc) : -ENOSPC;
     }
     uint32_t na = 0;
     for (uint32_t b = 1; b < g.nblocks && na < o.anchor_blocks; b++)
@@ -263,7 +263,8 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     }
 
     struct logfs *fs;
-    if ((rc = fs_new(dev, &g, &o, &fs))) {
+    int rc = fs_new(dev, &g, &o, &fs);
+    if (rc) {
         free(bad);
         return rc;
     }
