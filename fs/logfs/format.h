@@ -2,8 +2,8 @@
  * format.h -- LogFS layer 1, the format: what is on flash and how it is
  * coded (inodes, the superblock, object headers, anchor records and the
  * anchor ring, paired pages), with no mounted file system behind it.
- * Sees only sim/nand.h and lfs_format.h (the on-flash constants).  Files:
- * codec.c, anchor.c, pair.c.  Layers: docs/architecture.md.
+ * Sees only sim/nand.h and lfs_format.h (the on-flash constants).  Its
+ * files: fs/logfs/layers.txt.  Layers: docs/architecture.md.
  */
 #ifndef FLASHLAB_LFS_LAYER_FORMAT_H
 #define FLASHLAB_LFS_LAYER_FORMAT_H

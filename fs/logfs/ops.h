@@ -1,8 +1,7 @@
 /*
  * ops.h -- LogFS layer 5, the operations: the public logfs_* calls of
  * logfs.h, mount and mkfs, options, open files and latency accounting.
- * Sees ns.h and below.  Files: api_file.c, api_ns.c, api_gc.c, super.c,
- * options.c, op.c, lathist.c, fsapi.c.
+ * Sees ns.h and below.  Its files: fs/logfs/layers.txt.
  *
  * Every public call has one shape, so that no path skips the bookkeeping:
  *

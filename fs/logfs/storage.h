@@ -2,8 +2,8 @@
  * storage.h -- LogFS layer 2, storage: the mounted file system's state
  * (struct logfs), the node cache, the write areas that pack objects into
  * pages, the segment file and table, live-byte counts and the cleaner's
- * index.  Sees format.h and the cleaning policies (gc/gc_policy.h).
- * Files: cache.c, area.c, segfile.c, segtab.c, sflive.c, gcidx.c, scrubq.c.
+ * index; parallel dies and the flash calls.  Sees format.h and the
+ * cleaning policies (gc/gc_policy.h).  Its files: fs/logfs/layers.txt.
  *
  * The one call upward: the segment file is a file in the tree layer's
  * wandering tree, and storage keeps its accounting there.  It reaches

@@ -2,8 +2,8 @@
  * tree.h -- LogFS layer 3, the tree: inodes in memory and the inode file,
  * the wandering tree of every file, file ranges, directories, the commit
  * that writes the tree bottom-up and then the anchor, and the cleaner that
- * moves live objects.  Sees storage.h and below.  Files: inode.c, tree.c,
- * file.c, dir.c, xattr.c, commit.c, gc.c, check.c.
+ * moves live objects; the scrubber.  Sees storage.h and below.  Its files:
+ * fs/logfs/layers.txt.
  */
 #ifndef FLASHLAB_LFS_LAYER_TREE_H
 #define FLASHLAB_LFS_LAYER_TREE_H
