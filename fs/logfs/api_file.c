@@ -9,7 +9,7 @@
 static int fd_get(struct logfs *fs, int fd, enum fs_fd_need need, struct fs_fd **f,
                   struct lfs_inode **in)
 {
-    int rc = fs_fd_check(&fs->fds, fd, need, f);
+    int rc = fs_fd_check(&lfs_ops_of(fs)->fds, fd, need, f);
     return rc ? rc : lfs_inode_get(fs, (*f)->ino, in);
 }
 
@@ -50,7 +50,7 @@ static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
 {
     struct lfs_inode *in;
     int rc = open_inode(fs, path, flags, mode, &in);
-    int fd = rc ? rc : fs_fd_alloc(&fs->fds, in->ino, flags);
+    int fd = rc ? rc : fs_fd_alloc(&lfs_ops_of(fs)->fds, in->ino, flags);
     if (fd >= 0)
         lfs_imem_of(in)->opens++;
     return fd;
@@ -61,7 +61,7 @@ static void unopen(struct logfs *fs, int fd)
 {
     struct lfs_inode *in;
     if (!fd_inode(fs, fd, FS_FD_OPEN, &in)) {
-        fs_fd_release(&fs->fds, fd);
+        fs_fd_release(&lfs_ops_of(fs)->fds, fd);
         lfs_imem_of(in)->opens--;
     }
 }
@@ -86,7 +86,7 @@ static int close_fd(struct logfs *fs, int fd, int *deletes)
     int rc = fd_get(fs, fd, FS_FD_OPEN, &f, &in);
     if (rc)
         return rc;
-    fs_fd_release(&fs->fds, fd);
+    fs_fd_release(&lfs_ops_of(fs)->fds, fd);
     *deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
     return lfs_inode_release(fs, in);
 }

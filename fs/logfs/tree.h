@@ -10,6 +10,8 @@
 
 #include "storage.h"
 
+#include <stddef.h>
+
 /* An inode in memory. */
 struct lfs_imem {
     struct lfs_inode d;
@@ -17,6 +19,37 @@ struct lfs_imem {
     struct lfs_imem *hnext;
     struct lfs_imem *dnext;     /* the dirty list, while dirty */
 };
+
+/* The cleaner's state (gc.c). */
+struct lfs_gc {
+    const struct gc_policy *policy;
+    struct gc_ctx ctx;      /* ctx.round counts victims picked */
+    struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
+    uint32_t free_min, idle_free, wl_threshold;
+    int separate;
+    uint64_t wl_checked;    /* seg_clock at the last static WL check */
+    logfs_gc_observer observer;
+    void *observer_ctx;
+    /* tests: every greedy pick from the index is checked against the
+     * scan (collect + gcp_min_live); on by default when built with
+     * -DLFS_GCIDX_CHECK, which also aborts on a mismatch */
+    int check_index;
+    uint64_t index_checks, index_mismatches;
+};
+
+/* The mounted fs as the tree layer holds it: the storage state every
+ * layer passes (struct logfs), then the tree layer's own, so that a
+ * change to it edits no lower header.  lfs_gc_of goes back from the
+ * struct logfs; ops embeds this (struct lfs_ops, ops.h). */
+struct lfs_treefs {
+    struct logfs fs;
+    struct lfs_gc gc;
+};
+
+static inline struct lfs_gc *lfs_gc_of(struct logfs *fs)
+{
+    return &((struct lfs_treefs *)((char *)fs - offsetof(struct lfs_treefs, fs)))->gc;
+}
 
 /* inode.c */
 /* The time stamped on inodes: the device's simulated clock, in ns. */
