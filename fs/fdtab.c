@@ -36,6 +36,15 @@ int fs_fd_get(struct fs_fdtab *t, int fd, struct fs_fd **f)
     return 0;
 }
 
+int fs_fd_check(struct fs_fdtab *t, int fd, enum fs_fd_need need, struct fs_fd **f)
+{
+    int rc = fs_fd_get(t, fd, f);
+    if (!rc && ((need == FS_FD_READ && !fs_fd_readable((*f)->flags)) ||
+                (need == FS_FD_WRITE && !fs_fd_writable((*f)->flags))))
+        rc = -EBADF;
+    return rc;
+}
+
 void fs_fd_release(struct fs_fdtab *t, int fd)
 {
     if (fd >= 0 && (uint32_t)fd < t->n)

@@ -43,6 +43,11 @@ struct fs_fdtab {
 int fs_fd_alloc(struct fs_fdtab *t, uint64_t ino, int flags);
 /* The open fd's slot in *f, or -EBADF. */
 int fs_fd_get(struct fs_fdtab *t, int fd, struct fs_fd **f);
+/* What a call needs of the fd it is given. */
+enum fs_fd_need { FS_FD_OPEN, FS_FD_READ, FS_FD_WRITE };
+/* fs_fd_get, and -EBADF too for an fd not opened for the reading or
+ * writing the call needs (fs_fd_readable, fs_fd_writable). */
+int fs_fd_check(struct fs_fdtab *t, int fd, enum fs_fd_need need, struct fs_fd **f);
 /* Close fd (an fd not open is left alone). */
 void fs_fd_release(struct fs_fdtab *t, int fd);
 /* The first open fd at or after from, or -1: for (fd = fs_fd_next(t, 0);

@@ -7,8 +7,8 @@
  * page-level validation harness (analysis/gc_model.c), where their write
  * amplification is checked against the analytical models.
  *
- * Adding a policy: one file gcp_NAME.c defining a `const struct gc_policy`,
- * plus one line in registry.c.
+ * Adding a policy: one file NAME.c (as greedy.c) defining a
+ * `const struct gc_policy gcp_NAME`, plus its entry in registry.c.
  */
 #ifndef FLASHLAB_GC_POLICY_H
 #define FLASHLAB_GC_POLICY_H

@@ -59,11 +59,9 @@ int64_t bf_pread(void *vfs, int fd, void *buf, uint64_t len, uint64_t off)
 {
     struct blockfs *fs = vfs;
     struct fs_fd *f;
-    int rc = fs_fd_get(&fs->fds, fd, &f);
+    int rc = fs_fd_check(&fs->fds, fd, FS_FD_READ, &f);
     if (rc)
         return rc;
-    if (!fs_fd_readable(f->flags))
-        return -EBADF;
     if (S_ISDIR(fs->itab[f->ino].mode))
         return -EISDIR;
     return bf_file_pread(fs, f->ino, buf, len, off);
@@ -73,11 +71,9 @@ int64_t bf_pwrite(void *vfs, int fd, const void *buf, uint64_t len, uint64_t off
 {
     struct blockfs *fs = vfs;
     struct fs_fd *f;
-    int rc = fs_fd_get(&fs->fds, fd, &f);
+    int rc = fs_fd_check(&fs->fds, fd, FS_FD_WRITE, &f);
     if (rc)
         return rc;
-    if (!fs_fd_writable(f->flags))
-        return -EBADF;
     if (fs->failed)
         return -EIO;
     int64_t n = bf_file_pwrite(fs, f->ino, buf, len, off);
@@ -89,11 +85,9 @@ int bf_ftruncate(void *vfs, int fd, uint64_t size)
 {
     struct blockfs *fs = vfs;
     struct fs_fd *f;
-    int rc = fs_fd_get(&fs->fds, fd, &f);
+    int rc = fs_fd_check(&fs->fds, fd, FS_FD_WRITE, &f);
     if (rc)
         return rc;
-    if (!fs_fd_writable(f->flags))
-        return -EBADF;
     if (S_ISDIR(fs->itab[f->ino].mode))
         return -EISDIR;
     if (fs->failed)
@@ -105,11 +99,9 @@ int bf_punch(void *vfs, int fd, uint64_t off, uint64_t len)
 {
     struct blockfs *fs = vfs;
     struct fs_fd *f;
-    int rc = fs_fd_get(&fs->fds, fd, &f);
+    int rc = fs_fd_check(&fs->fds, fd, FS_FD_WRITE, &f);
     if (rc)
         return rc;
-    if (!fs_fd_writable(f->flags))
-        return -EBADF;
     if (fs->failed)
         return -EIO;
     return bf_op_end(fs, bf_file_punch(fs, f->ino, off, len));

@@ -48,11 +48,13 @@ static int opts(const char *list, int summary, struct jffs_options *o)
 }
 
 /* ---- open files ------------------------------------------------------ */
-/* The inode open as fd, and its fd's slot when f is not NULL. */
-static int fd_get(struct jffs *fs, int fd, struct jffs_inode **in, struct fs_fd **f)
+/* The inode open as fd, as the call needs it (fs_fd_check), and its fd's
+ * slot when f is not NULL. */
+static int fd_get(struct jffs *fs, int fd, enum fs_fd_need need, struct jffs_inode **in,
+                  struct fs_fd **f)
 {
     struct fs_fd *slot;
-    int rc = fs_fd_get(&fs->fds, fd, &slot);
+    int rc = fs_fd_check(&fs->fds, fd, need, &slot);
     if (rc)
         return rc;
     if (f)
@@ -97,7 +99,7 @@ static int j_close(void *v, int fd)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in, NULL);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &in, NULL);
     if (rc)
         return rc;
     fs_fd_release(&fs->fds, fd);
@@ -110,12 +112,9 @@ static int64_t j_pread(void *v, int fd, void *buf, uint64_t len, uint64_t off)
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    struct fs_fd *f;
-    int rc = fd_get(fs, fd, &in, &f);
+    int rc = fd_get(fs, fd, FS_FD_READ, &in, NULL);
     if (rc)
         return rc;
-    if (!fs_fd_readable(f->flags))
-        return -EBADF;
     if (S_ISDIR(in->mode))
         return -EISDIR;
     return jffs_file_pread(fs, in, buf, len, off);
@@ -125,12 +124,9 @@ static int64_t j_pwrite(void *v, int fd, const void *buf, uint64_t len, uint64_t
 {
     struct jffs *fs = v;
     struct jffs_inode *in;
-    struct fs_fd *f;
-    int rc = fd_get(fs, fd, &in, &f);
+    int rc = fd_get(fs, fd, FS_FD_WRITE, &in, NULL);
     if (rc)
         return rc;
-    if (!fs_fd_writable(f->flags))
-        return -EBADF;
     uint64_t grow = off > in->size ? off - in->size : 0;
     if ((rc = jffs_space_check(fs, len + (grow ? JFFS_INODE_HDR : 0))))
         return rc;
@@ -142,7 +138,7 @@ static int j_ftruncate(void *v, int fd, uint64_t size)
     struct jffs *fs = v;
     struct jffs_inode *in;
     struct fs_fd *f;
-    int rc = fd_get(fs, fd, &in, &f);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &in, &f);
     if (rc)
         return rc;
     if (!fs_fd_writable(f->flags) || !S_ISREG(in->mode))
@@ -160,7 +156,7 @@ static int j_punch(void *v, int fd, uint64_t off, uint64_t len)
     struct jffs *fs = v;
     struct jffs_inode *in;
     struct fs_fd *f;
-    int rc = fd_get(fs, fd, &in, &f);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &in, &f);
     if (rc)
         return rc;
     if (!fs_fd_writable(f->flags) || !S_ISREG(in->mode))
@@ -201,7 +197,7 @@ static int j_lstat(void *v, const char *p, struct fs_stat *st) { return do_stat(
 static int j_fstat(void *v, int fd, struct fs_stat *st)
 {
     struct jffs_inode *in;
-    int rc = fd_get(v, fd, &in, NULL);
+    int rc = fd_get(v, fd, FS_FD_OPEN, &in, NULL);
     if (!rc)
         fill_stat(in, st);
     return rc;
@@ -324,7 +320,7 @@ static int j_sync(void *fs) { return jffs_sync(fs); }
 static int j_fsync(void *fs, int fd)
 {
     struct jffs_inode *in;
-    int rc = fd_get(fs, fd, &in, NULL);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &in, NULL);
     return rc ? rc : jffs_flush(fs); /* a node is durable once its page is */
 }
 static int j_mkdir(void *fs, const char *p, uint32_t m) { return jffs_mkdir(fs, p, m); }

@@ -442,13 +442,6 @@ static uint32_t next_usable(const struct lfs_ring *ring, uint32_t i)
     return UINT32_MAX;
 }
 
-/* A flash failure that is about the block (it goes bad), not the device
- * (power, memory): the record is then written elsewhere. */
-static int block_failed(int nrc)
-{
-    return nrc == NAND_E_PROGRAM_FAIL || nrc == NAND_E_ERASE_FAIL;
-}
-
 /* Erase logical block i in both mirrors (the erase ahead); a mirror's
  * block that fails is dropped and so is i. */
 static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
@@ -456,13 +449,14 @@ static int erase(nand_dev *dev, struct lfs_ring *ring, uint32_t i)
     for (uint32_t m = 0; m < ring_mirrors(ring); m++) {
         uint32_t block = ring_block(ring, m, i);
         ring->erases++;
-        int nrc = nand_erase(dev, block, NULL);
-        if (block_failed(nrc)) {
+        /* a failed block is dropped, the device's failures (power) returned */
+        int rc = lfs_flash_rc(nand_erase(dev, block, NULL));
+        if (rc == LFS_E_RETIRE) {
             drop(dev, ring, i, block);
             return 0;
         }
-        if (nrc)
-            return lfs_errno(nrc);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -512,7 +506,8 @@ static int write_once(nand_dev *dev, struct lfs_ring *ring, const uint8_t *buf,
             nrc = nand_program(dev, block, ring->next_page, buf, NULL, NULL);
             ring->pages++;
         }
-        if (block_failed(nrc)) {
+        int rc = lfs_flash_rc(nrc);
+        if (rc == LFS_E_RETIRE) {
             /* the record goes to a fresh block, whole in both mirrors; a
              * copy already programmed here is the same record */
             drop(dev, ring, ring->cur, block);
@@ -520,9 +515,9 @@ static int write_once(nand_dev *dev, struct lfs_ring *ring, const uint8_t *buf,
             ring->next_erased = 0;
             return 1;
         }
-        if (nrc) {
+        if (rc) {
             ring->next_page++; /* a failed page is never retried */
-            return lfs_errno(nrc);
+            return rc;
         }
     }
     ring->last_page = ring->next_page;

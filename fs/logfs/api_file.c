@@ -5,22 +5,16 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-/* What a call needs of the fd it is given (else -EBADF). */
-enum fd_need { FD_OPEN, FD_READ, FD_WRITE };
-
-/* The open file fd and its inode. */
-static int fd_get(struct logfs *fs, int fd, enum fd_need need, struct fs_fd **f,
+/* The open file fd, as the call needs it (fs_fd_check), and its inode. */
+static int fd_get(struct logfs *fs, int fd, enum fs_fd_need need, struct fs_fd **f,
                   struct lfs_inode **in)
 {
-    int rc = fs_fd_get(&fs->fds, fd, f);
-    if (!rc && ((need == FD_READ && !fs_fd_readable((*f)->flags)) ||
-                (need == FD_WRITE && !fs_fd_writable((*f)->flags))))
-        rc = -EBADF;
+    int rc = fs_fd_check(&lfs_ops_of(fs)->fds, fd, need, f);
     return rc ? rc : lfs_inode_get(fs, (*f)->ino, in);
 }
 
 /* fd_get for calls that need only the inode. */
-static int fd_inode(struct logfs *fs, int fd, enum fd_need need, struct lfs_inode **in)
+static int fd_inode(struct logfs *fs, int fd, enum fs_fd_need need, struct lfs_inode **in)
 {
     struct fs_fd *f;
     return fd_get(fs, fd, need, &f, in);
@@ -56,7 +50,7 @@ static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
 {
     struct lfs_inode *in;
     int rc = open_inode(fs, path, flags, mode, &in);
-    int fd = rc ? rc : fs_fd_alloc(&fs->fds, in->ino, flags);
+    int fd = rc ? rc : fs_fd_alloc(&lfs_ops_of(fs)->fds, in->ino, flags);
     if (fd >= 0)
         lfs_imem_of(in)->opens++;
     return fd;
@@ -66,8 +60,8 @@ static int open_fd(struct logfs *fs, const char *path, int flags, uint32_t mode)
 static void unopen(struct logfs *fs, int fd)
 {
     struct lfs_inode *in;
-    if (!fd_inode(fs, fd, FD_OPEN, &in)) {
-        fs_fd_release(&fs->fds, fd);
+    if (!fd_inode(fs, fd, FS_FD_OPEN, &in)) {
+        fs_fd_release(&lfs_ops_of(fs)->fds, fd);
         lfs_imem_of(in)->opens--;
     }
 }
@@ -89,10 +83,10 @@ static int close_fd(struct logfs *fs, int fd, int *deletes)
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, FD_OPEN, &f, &in);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &f, &in);
     if (rc)
         return rc;
-    fs_fd_release(&fs->fds, fd);
+    fs_fd_release(&lfs_ops_of(fs)->fds, fd);
     *deletes = --lfs_imem_of(in)->opens == 0 && in->nlink == 0;
     return lfs_inode_release(fs, in);
 }
@@ -112,7 +106,7 @@ static int64_t read_fd(struct logfs *fs, int fd, void *buf, uint64_t len,
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, FD_READ, &f, &in);
+    int rc = fd_get(fs, fd, FS_FD_READ, &f, &in);
     if (rc)
         return rc;
     if (S_ISDIR(in->mode))
@@ -130,7 +124,7 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, FD_WRITE, &f, &in);
+    int rc = fd_get(fs, fd, FS_FD_WRITE, &f, &in);
     if (rc)
         return rc;
     if ((rc = lfs_cannot_write(fs)) || (rc = lfs_space_check(fs, len)))
@@ -174,7 +168,7 @@ static int64_t seek_fd(struct logfs *fs, int fd, int64_t off, int whence)
 {
     struct fs_fd *f;
     struct lfs_inode *in;
-    int rc = fd_get(fs, fd, FD_OPEN, &f, &in);
+    int rc = fd_get(fs, fd, FS_FD_OPEN, &f, &in);
     if (rc)
         return rc;
     int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)f->pos
@@ -209,7 +203,7 @@ int logfs_ftruncate(logfs *fs, int fd, uint64_t size)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, FD_WRITE, &in);
+    int rc = fd_inode(fs, fd, FS_FD_WRITE, &in);
     return (int)lfs_op_end(fs, rc ? rc : truncate_inode(fs, in, size));
 }
 
@@ -237,7 +231,7 @@ int logfs_truncate(logfs *fs, const char *path, uint64_t size)
 static int punch_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len)
 {
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, FD_WRITE, &in);
+    int rc = fd_inode(fs, fd, FS_FD_WRITE, &in);
     if (rc)
         return rc;
     if (lfs_cannot_write(fs))
@@ -259,7 +253,7 @@ int logfs_fsync(logfs *fs, int fd)
 {
     lfs_op_begin(fs, LOGFS_OP_SYNC);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, FD_OPEN, &in);
+    int rc = fd_inode(fs, fd, FS_FD_OPEN, &in);
     /* one tree: a commit covers every file */
     return (int)lfs_op_end_ro(fs, rc ? rc : lfs_sync_all(fs));
 }
@@ -304,7 +298,7 @@ int logfs_fstat(logfs *fs, int fd, struct fs_stat *st)
 {
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_inode *in;
-    int rc = fd_inode(fs, fd, FD_OPEN, &in);
+    int rc = fd_inode(fs, fd, FS_FD_OPEN, &in);
     if (!rc)
         fill_stat(in, st);
     return (int)lfs_op_end_ro(fs, rc);

@@ -4,8 +4,8 @@
 
 void logfs_set_gc_observer(logfs *fs, fs_gc_observer fn, void *ctx)
 {
-    fs->gc.observer = fn;
-    fs->gc.observer_ctx = ctx;
+    lfs_gc_of(fs)->observer = fn;
+    lfs_gc_of(fs)->observer_ctx = ctx;
 }
 
 /* one victim per round, so that the budget is kept to within one
@@ -15,7 +15,7 @@ static int idle_clean(struct logfs *fs, uint64_t ns)
     nand_time_t end = nand_now(fs->dev) + ns;
     int rc = 0;
     while (!rc && !fs->readonly && !fs->failed && nand_now(fs->dev) < end &&
-           fs->an.free_segments < fs->reserve + fs->gc.idle_free) {
+           fs->an.free_segments < fs->reserve + lfs_gc_of(fs)->idle_free) {
         uint64_t before = fs->an.free_segments;
         rc = lfs_gc(fs, (uint32_t)before + 1, fs->g.seg_bytes / 2);
         if (fs->an.free_segments <= before)

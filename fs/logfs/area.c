@@ -62,7 +62,7 @@ static int program_page(struct logfs *fs, struct lfs_areaw *a, unsigned area,
 {
     int rc = lfs_flash_program(fs, a->seg, page, a->page);
     fs->ctr.pages[area]++;
-    if (rc == NAND_E_PROGRAM_FAIL)
+    if (rc == LFS_E_RETIRE)
         return retire(fs, a);
     uint32_t safe = lfs_pair_exposed_page(nand_get_config(fs->dev), fs->g.pair_span,
                                           page + 1);
@@ -72,7 +72,7 @@ static int program_page(struct logfs *fs, struct lfs_areaw *a, unsigned area,
         if (lfs_ptr_addr(a->pend[i].ptr) + lfs_ptr_len(a->pend[i].ptr) > end)
             a->pend[k++] = a->pend[i];
     a->npend = k;
-    return lfs_errno(rc);
+    return rc;
 }
 
 /* A commit must not rely on a lower page whose upper page is still to be
@@ -237,10 +237,10 @@ static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t le
             memcpy(dst, src + po, part);
         } else {
             struct nand_result res;
-            int rc = nand_read_col(fs->dev, seg, page, po, dst, part, &res);
-            lfs_scrub_seen(fs, seg, rc, &res);
-            if (rc)
-                return rc == NAND_E_ECC ? -EIO : lfs_errno(rc);
+            int nrc = nand_read_col(fs->dev, seg, page, po, dst, part, &res);
+            lfs_scrub_seen(fs, seg, nrc, &res);
+            if (nrc)
+                return lfs_errno(nrc); /* an uncorrectable page too: -EIO */
         }
         dst += part;
         addr += part;

@@ -21,9 +21,9 @@ int lfs_all_bytes(const uint8_t *p, uint32_t n, uint8_t v)
     return !n || (p[0] == v && !memcmp(p, p + 1, n - 1));
 }
 
-int lfs_errno(int nand_err)
+int lfs_errno(int nrc)
 {
-    switch (nand_err) {
+    switch (nrc) {
     case NAND_OK: return 0;
     case NAND_E_NOMEM: return -ENOMEM;
     case NAND_E_POWER: return -EIO;
@@ -31,6 +31,13 @@ int lfs_errno(int nand_err)
     case NAND_E_ADDR: return -EINVAL;
     default: return -EIO;
     }
+}
+
+int lfs_flash_rc(int nrc)
+{
+    if (nrc == NAND_E_PROGRAM_FAIL || nrc == NAND_E_ERASE_FAIL)
+        return LFS_E_RETIRE;
+    return lfs_errno(nrc);
 }
 
 /* ---- object header ------------------------------------------------------

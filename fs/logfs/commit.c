@@ -62,7 +62,7 @@ static int write_node(struct logfs *fs, struct lfs_node *n, enum lfs_wclass cls,
         };
         unsigned area = cls == LFS_WC_SEGFILE ? LFS_AREA_SEGFILE
                       : (cls == LFS_WC_INODEFILE ? LFS_AREA_INODE : LFS_AREA_DATA) + n->level;
-        if (cls == LFS_WC_FILE && n->level == 0 && n->moved && fs->gc.separate)
+        if (cls == LFS_WC_FILE && n->level == 0 && n->moved && lfs_gc_of(fs)->separate)
             area = LFS_AREA_MOVED; /* cold by age: apart from fresh data */
         const uint8_t *payload = n->data;
         if (cls == LFS_WC_FILE && n->level == 0)

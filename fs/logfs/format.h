@@ -2,8 +2,8 @@
  * format.h -- LogFS layer 1, the format: what is on flash and how it is
  * coded (inodes, the superblock, object headers, anchor records and the
  * anchor ring, paired pages), with no mounted file system behind it.
- * Sees only sim/nand.h and lfs_format.h (the on-flash constants).  Files:
- * codec.c, anchor.c, pair.c.  Layers: docs/architecture.md.
+ * Sees only sim/nand.h and lfs_format.h (the on-flash constants).  Its
+ * files: fs/logfs/layers.txt.  Layers: docs/architecture.md.
  */
 #ifndef FLASHLAB_LFS_LAYER_FORMAT_H
 #define FLASHLAB_LFS_LAYER_FORMAT_H
@@ -199,8 +199,17 @@ uint32_t lfs_pair_safe_page(const struct nand_config *c, uint32_t span, uint32_t
  * (still exposed to a torn program); `next` if none. */
 uint32_t lfs_pair_exposed_page(const struct nand_config *c, uint32_t span, uint32_t next);
 
-/* Map a nand error to a negative errno. */
-int lfs_errno(int nand_err);
+/* The one conversion from the simulator's codes (enum nand_err, which
+ * collide with errno's: NAND_E_ADDR is -2, -ENOENT) to LogFS's: every
+ * nand_* result is held in a variable named nrc and passes through one of
+ * these before it goes anywhere as an rc.  lfs_errno: a negative errno. */
+int lfs_errno(int nrc);
+/* A program or erase that failed on a worn block: the caller retires the
+ * block (marks it bad, writes elsewhere).  Below -4095, errno's range
+ * (Linux's MAX_ERRNO), so no errno equals it; it never reaches a user. */
+#define LFS_E_RETIRE (-4096)
+/* lfs_errno for a program or erase: LFS_E_RETIRE when the block failed. */
+int lfs_flash_rc(int nrc);
 
 /* Segment-file entry (LFS_SEGENT_BYTES on flash). */
 #define LFS_SEGENT_BYTES 16u

@@ -25,7 +25,7 @@ uint64_t lfs_capacity(const struct logfs *fs)
     return segs * fs->g.seg_bytes / 100 * 85;
 }
 
-/* Fill fs->gc.cand with every segment the cleaner may take: closed ones
+/* Fill lfs_gc_of(fs)->cand with every segment the cleaner may take: closed ones
  * holding objects, and retired (bad) ones still holding some, in segment
  * order.  Returns the count, or a negative errno. */
 static int64_t collect(struct logfs *fs)
@@ -33,8 +33,8 @@ static int64_t collect(struct logfs *fs)
     int rc = lfs_segtab_build(fs);
     if (rc)
         return rc;
-    if (!fs->gc.cand &&
-        !(fs->gc.cand = lfs_alloc(fs, (size_t)fs->g.nblocks * sizeof *fs->gc.cand)))
+    if (!lfs_gc_of(fs)->cand &&
+        !(lfs_gc_of(fs)->cand = lfs_alloc(fs, (size_t)fs->g.nblocks * sizeof *lfs_gc_of(fs)->cand)))
         return -ENOMEM;
     uint64_t clock = fs->an.seg_clock;
     int64_t n = 0;
@@ -49,7 +49,7 @@ static int64_t collect(struct logfs *fs)
         if (e->state == LFS_SEG_BAD && live == 0)
             continue;
         /* stamps hold the clock mod 2^32: unwrap against the clock */
-        fs->gc.cand[n++] = (struct gc_seg){
+        lfs_gc_of(fs)->cand[n++] = (struct gc_seg){
             .id = s, .live = live, .size = fs->g.seg_bytes,
             .stamp = clock - (uint32_t)((uint32_t)clock - e->stamp),
             .erases = e->erases,
@@ -65,17 +65,17 @@ extern const struct gc_policy gcp_greedy;
 static int pick_greedy(struct logfs *fs, uint32_t *victim, uint32_t *live)
 {
     int rc = lfs_gcidx_min(fs, victim, live);
-    if (fs->gc.check_index && (!rc || rc == -ENOSPC)) {
+    if (lfs_gc_of(fs)->check_index && (!rc || rc == -ENOSPC)) {
         int64_t n = collect(fs);
         if (n < 0)
             return (int)n;
-        size_t i = n ? gcp_min_live(fs->gc.cand, NULL, (size_t)n) : 0;
+        size_t i = n ? gcp_min_live(lfs_gc_of(fs)->cand, NULL, (size_t)n) : 0;
         /* the same victim, and every leaf as the scan sees the segment */
-        int same = (n ? !rc && fs->gc.cand[i].id == *victim && fs->gc.cand[i].live == *live
+        int same = (n ? !rc && lfs_gc_of(fs)->cand[i].id == *victim && lfs_gc_of(fs)->cand[i].live == *live
                       : rc == -ENOSPC) &&
-                   !lfs_gcidx_diff(fs, fs->gc.cand, (size_t)n);
-        fs->gc.index_checks++;
-        fs->gc.index_mismatches += !same;
+                   !lfs_gcidx_diff(fs, lfs_gc_of(fs)->cand, (size_t)n);
+        lfs_gc_of(fs)->index_checks++;
+        lfs_gc_of(fs)->index_mismatches += !same;
 #ifdef LFS_GCIDX_CHECK
         if (!same)
             abort();
@@ -88,26 +88,26 @@ static int pick_greedy(struct logfs *fs, uint32_t *victim, uint32_t *live)
  * `greedy` (see lfs_gc). */
 static int pick_victim(struct logfs *fs, int greedy, uint32_t *victim, uint32_t *live)
 {
-    if (greedy || fs->gc.policy == &gcp_greedy) {
+    if (greedy || lfs_gc_of(fs)->policy == &gcp_greedy) {
         int rc = pick_greedy(fs, victim, live);
         if (!rc) {
-            fs->gc.ctx.now = fs->an.seg_clock;
-            fs->gc.ctx.round++;
+            lfs_gc_of(fs)->ctx.now = fs->an.seg_clock;
+            lfs_gc_of(fs)->ctx.round++;
         }
         return rc;
     }
     int64_t n = collect(fs);
     if (n <= 0)
         return n ? (int)n : -ENOSPC;
-    fs->gc.ctx.now = fs->an.seg_clock;
-    size_t i = fs->gc.policy->pick(&fs->gc.ctx, fs->gc.cand, (size_t)n);
-    fs->gc.ctx.round++;
+    lfs_gc_of(fs)->ctx.now = fs->an.seg_clock;
+    size_t i = lfs_gc_of(fs)->policy->pick(&lfs_gc_of(fs)->ctx, lfs_gc_of(fs)->cand, (size_t)n);
+    lfs_gc_of(fs)->ctx.round++;
     /* a victim that would free less than a page (FIFO's oldest may be
      * full) costs a segment of copying for nothing: take the emptiest */
-    if (fs->gc.cand[i].live >= fs->g.seg_bytes - fs->g.page_size)
-        i = gcp_min_live(fs->gc.cand, NULL, (size_t)n);
-    *victim = fs->gc.cand[i].id;
-    *live = fs->gc.cand[i].live;
+    if (lfs_gc_of(fs)->cand[i].live >= fs->g.seg_bytes - fs->g.page_size)
+        i = gcp_min_live(lfs_gc_of(fs)->cand, NULL, (size_t)n);
+    *victim = lfs_gc_of(fs)->cand[i].id;
+    *live = lfs_gc_of(fs)->cand[i].live;
     return 0;
 }
 
@@ -246,13 +246,13 @@ static int batch_commit(struct logfs *fs, const uint32_t *picked, uint32_t n)
 static void tell_observer(struct logfs *fs, const uint32_t *seg, const uint32_t *live,
                           uint32_t n, nand_time_t at, nand_time_t commit_ns)
 {
-    for (uint32_t i = 0; fs->gc.observer && i < n; i++) {
+    for (uint32_t i = 0; lfs_gc_of(fs)->observer && i < n; i++) {
         struct fs_gc_event ev = {
             .sim_time_ns = at, .segment = seg[i], .live_bytes = live[i],
-            .duration_ns = commit_ns / n, .policy = fs->gc.policy->name,
+            .duration_ns = commit_ns / n, .policy = lfs_gc_of(fs)->policy->name,
             .wear_leveling = 0,
         };
-        fs->gc.observer(fs->gc.observer_ctx, &ev);
+        lfs_gc_of(fs)->observer(lfs_gc_of(fs)->observer_ctx, &ev);
     }
 }
 
@@ -338,9 +338,9 @@ int lfs_gc_relocate(struct logfs *fs, const uint32_t *segs, uint32_t n, uint64_t
 int lfs_wear_level(struct logfs *fs)
 {
     if (fs->wear_leveling != LOGFS_WL_STATIC ||
-        fs->an.seg_clock < fs->gc.wl_checked + 32)
+        fs->an.seg_clock < lfs_gc_of(fs)->wl_checked + 32)
         return 0;
-    fs->gc.wl_checked = fs->an.seg_clock;
+    lfs_gc_of(fs)->wl_checked = fs->an.seg_clock;
     int64_t n = collect(fs);
     int rc;
     if (n <= 0)
@@ -352,24 +352,24 @@ int lfs_wear_level(struct logfs *fs)
             max = fs->segtab.e[s].erases;
     size_t cold = 0;
     for (size_t i = 1; i < (size_t)n; i++)
-        if (fs->gc.cand[i].erases < fs->gc.cand[cold].erases)
+        if (lfs_gc_of(fs)->cand[i].erases < lfs_gc_of(fs)->cand[cold].erases)
             cold = i;
-    if (max - fs->gc.cand[cold].erases <= fs->gc.wl_threshold)
+    if (max - lfs_gc_of(fs)->cand[cold].erases <= lfs_gc_of(fs)->wl_threshold)
         return 0;
     fs->ctr.wl_moves++;
     nand_time_t t0 = nand_now(fs->dev);
-    uint32_t victim = fs->gc.cand[cold].id;
-    uint32_t live = fs->gc.cand[cold].live;
+    uint32_t victim = lfs_gc_of(fs)->cand[cold].id;
+    uint32_t live = lfs_gc_of(fs)->cand[cold].live;
     rc = clean_one(fs, victim, live);
     nand_time_t tb = nand_now(fs->dev);
     int crc = batch_commit(fs, &victim, 1);
-    if (fs->gc.observer) {
+    if (lfs_gc_of(fs)->observer) {
         struct fs_gc_event ev = {
             .sim_time_ns = tb, .segment = victim, .live_bytes = live,
-            .duration_ns = nand_now(fs->dev) - tb, .policy = fs->gc.policy->name,
+            .duration_ns = nand_now(fs->dev) - tb, .policy = lfs_gc_of(fs)->policy->name,
             .wear_leveling = 1,
         };
-        fs->gc.observer(fs->gc.observer_ctx, &ev);
+        lfs_gc_of(fs)->observer(lfs_gc_of(fs)->observer_ctx, &ev);
     }
     fs->ctr.gc_time_ns += nand_now(fs->dev) - t0;
     return rc ? rc : crc;

@@ -123,19 +123,19 @@ uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
 int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf)
 {
     if (fs->parallel == 1)
-        return nand_program(fs->dev, seg, page, buf, NULL, NULL);
+        return lfs_flash_rc(nand_program(fs->dev, seg, page, buf, NULL, NULL));
     /* the simulator takes the bytes at submit: buf may be reused */
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = seg, .page = page,
                          .data = (void *)buf};
-    return nand_submit(fs->dev, &op);
+    return lfs_flash_rc(nand_submit(fs->dev, &op));
 }
 
 int lfs_flash_erase(struct logfs *fs, uint32_t seg)
 {
     if (fs->parallel == 1)
-        return nand_erase(fs->dev, seg, NULL);
+        return lfs_flash_rc(nand_erase(fs->dev, seg, NULL));
     struct nand_op op = {.kind = NAND_OP_ERASE, .block = seg};
-    return nand_submit(fs->dev, &op);
+    return lfs_flash_rc(nand_submit(fs->dev, &op));
 }
 
 void lfs_flash_wait(struct logfs *fs)

@@ -48,7 +48,7 @@ int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
 {
     if (kind < 0 || kind >= LOGFS_OP_KINDS)
         return -EINVAL;
-    const struct lfs_lathist *h = &fs->lat[kind];
+    const struct lfs_lathist *h = &lfs_ops_of_const(fs)->lat[kind];
     *out = (struct fs_latency){
         .count = h->count, .max_ns = h->max,
         .mean_ns = h->count ? (double)h->sum / (double)h->count : 0,
@@ -63,5 +63,5 @@ int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
 
 void logfs_reset_latency(logfs *fs)
 {
-    memset(fs->lat, 0, sizeof fs->lat);
+    memset(lfs_ops_of(fs)->lat, 0, sizeof lfs_ops_of(fs)->lat);
 }

@@ -1,7 +1,7 @@
 /*
  * ns.h -- LogFS layer 4, the namespace: path walk (symbolic links, ".",
  * "..", the host's limits) and the creation of names.  Sees tree.h and
- * below.  Files: path.c, create.c.
+ * below.  Its files: fs/logfs/layers.txt.
  */
 #ifndef FLASHLAB_LFS_LAYER_NS_H
 #define FLASHLAB_LFS_LAYER_NS_H

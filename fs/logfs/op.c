@@ -6,16 +6,18 @@
 
 void lfs_op_begin(struct logfs *fs, int kind)
 {
-    fs->op_kind = kind;
-    fs->op_t0 = nand_now(fs->dev);
+    struct lfs_ops *o = lfs_ops_of(fs);
+    o->op_kind = kind;
+    o->op_t0 = nand_now(fs->dev);
 }
 
 static void record(struct logfs *fs)
 {
-    if (fs->op_kind < 0)
+    struct lfs_ops *o = lfs_ops_of(fs);
+    if (o->op_kind < 0)
         return;
-    lfs_lat_record(&fs->lat[fs->op_kind], nand_now(fs->dev) - fs->op_t0);
-    fs->op_kind = -1;
+    lfs_lat_record(&o->lat[o->op_kind], nand_now(fs->dev) - o->op_t0);
+    o->op_kind = -1;
 }
 
 /* The memory bound: the node cache keeps cache_bytes of clean nodes, and
@@ -43,8 +45,8 @@ int64_t lfs_op_end(struct logfs *fs, int64_t rc)
     /* clean ahead of need, cheaply: half-empty victims only, so that a
      * device near its fill level does not clean on every call */
     if (!crc && !fs->failed && !fs->readonly &&
-        fs->an.free_segments < fs->reserve + fs->gc.free_min)
-        crc = lfs_gc(fs, fs->reserve + fs->gc.free_min, fs->g.seg_bytes / 2);
+        fs->an.free_segments < fs->reserve + lfs_gc_of(fs)->free_min)
+        crc = lfs_gc(fs, fs->reserve + lfs_gc_of(fs)->free_min, fs->g.seg_bytes / 2);
     if (!crc && !fs->failed && !fs->readonly)
         crc = lfs_wear_level(fs);
     /* segments reads scheduled for scrubbing, superblock and ring

@@ -1,8 +1,7 @@
 /*
  * ops.h -- LogFS layer 5, the operations: the public logfs_* calls of
  * logfs.h, mount and mkfs, options, open files and latency accounting.
- * Sees ns.h and below.  Files: api_file.c, api_ns.c, api_gc.c, super.c,
- * options.c, op.c, lathist.c, fsapi.c.
+ * Sees ns.h and below.  Its files: fs/logfs/layers.txt.
  *
  * Every public call has one shape, so that no path skips the bookkeeping:
  *
@@ -20,6 +19,35 @@
 #include "ns.h"
 
 #include <errno.h>
+#include <stddef.h>
+
+/* One call kind's latencies in simulated time (lathist.c). */
+#define LFS_LAT_BUCKETS (16 + 60 * 16)
+struct lfs_lathist {
+    uint64_t n[LFS_LAT_BUCKETS];
+    uint64_t count, sum, max;
+};
+
+/* The mounted fs as this layer holds it: the state of the layers below
+ * (struct lfs_treefs, tree.h, which holds struct logfs), then what only
+ * the ops read, so that a change here edits no lower header.  The public handle (logfs *) is &o->t.fs,
+ * and lfs_ops_of goes back; fs_new (super.c) allocates it whole. */
+struct lfs_ops {
+    struct lfs_treefs t;        /* t.fs: the public handle */
+    int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
+    nand_time_t op_t0;          /* when it began */
+    struct lfs_lathist lat[LOGFS_OP_KINDS];
+    struct fs_fdtab fds;        /* open files (fs/fscommon.h) */
+};
+
+static inline struct lfs_ops *lfs_ops_of(struct logfs *fs)
+{
+    return (struct lfs_ops *)((char *)fs - offsetof(struct lfs_ops, t.fs));
+}
+static inline const struct lfs_ops *lfs_ops_of_const(const struct logfs *fs)
+{
+    return (const struct lfs_ops *)((const char *)fs - offsetof(struct lfs_ops, t.fs));
+}
 
 
 /* op.c.  kind: LOGFS_OP_*, or LFS_OP_BACKGROUND for work that is no

@@ -233,7 +233,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
         e.area = (uint8_t)area;
         rc = lfs_flash_erase(fs, seg);
         fs->ctr.erases++;
-        if (rc == NAND_E_ERASE_FAIL) {
+        if (rc == LFS_E_RETIRE) {
             nand_mark_bad(fs->dev, seg);
             e.state = LFS_SEG_BAD;
             if (a->free_segments) /* it was counted free in the pool */
@@ -243,7 +243,7 @@ int lfs_seg_alloc(struct logfs *fs, unsigned area, uint32_t *out)
             continue;
         }
         if (rc)
-            return lfs_errno(rc);
+            return rc;
         e.state = LFS_SEG_USED;
         e.stamp = (uint32_t)++a->seg_clock;
         if (a->free_segments)

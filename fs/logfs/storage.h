@@ -1,9 +1,10 @@
 /*
- * storage.h -- LogFS layer 2, storage: the mounted file system's state
- * (struct logfs), the node cache, the write areas that pack objects into
+ * storage.h -- LogFS layer 2, storage: the state the layers share (struct
+ * logfs; the tree's and the ops' own embed it, docs/architecture.md
+ * "LogFS in layers"), the node cache, the write areas that pack objects into
  * pages, the segment file and table, live-byte counts and the cleaner's
- * index.  Sees format.h and the cleaning policies (gc/gc_policy.h).
- * Files: cache.c, area.c, segfile.c, segtab.c, sflive.c, gcidx.c, scrubq.c.
+ * index; parallel dies and the flash calls.  Sees format.h and the
+ * cleaning policies (gc/gc_policy.h).  Its files: fs/logfs/layers.txt.
  *
  * The one call upward: the segment file is a file in the tree layer's
  * wandering tree, and storage keeps its accounting there.  It reaches
@@ -136,21 +137,6 @@ struct logfs {
     unsigned compress;          /* enum lfs_compr for the data blocks written */
     uint8_t *cbuf;              /* a compressed block (compress set) */
     struct lfs_packer *packer;  /* the compressor (compress set) */
-    struct lfs_gc {             /* see gc.c */
-        const struct gc_policy *policy;
-        struct gc_ctx ctx;      /* ctx.round counts victims picked */
-        struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
-        uint32_t free_min, idle_free, wl_threshold;
-        int separate;
-        uint64_t wl_checked;    /* seg_clock at the last static WL check */
-        fs_gc_observer observer;
-        void *observer_ctx;
-        /* tests: every greedy pick from the index is checked against the
-         * scan (collect + gcp_min_live); on by default when built with
-         * -DLFS_GCIDX_CHECK, which also aborts on a mismatch */
-        int check_index;
-        uint64_t index_checks, index_mismatches;
-    } gc;
     struct lfs_counters {       /* since mount, for logfs_get_stats */
         uint64_t pages[LFS_NAREAS]; /* programmed per area */
         uint64_t erases;        /* segment erases */
@@ -176,13 +162,6 @@ struct logfs {
         uint32_t super_first;
     } scrub;
     int wear_leveling;          /* LOGFS_WL_* */
-    int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
-    nand_time_t op_t0;          /* when it began */
-    struct lfs_lathist {        /* see lathist.c */
-#define LFS_LAT_BUCKETS (16 + 60 * 16)
-        uint64_t n[LFS_LAT_BUCKETS];
-        uint64_t count, sum, max;
-    } lat[LOGFS_OP_KINDS];
     int readonly;
     int failed;                 /* an I/O error stopped a commit */
     int orphan_scan;            /* orphans overflowed the anchor's list */
@@ -192,7 +171,9 @@ struct logfs {
     int64_t (*clock)(void *ctx); /* timestamps: logfs_options.clock, */
     void *clock_ctx;
     int64_t epoch_ns;           /* or the simulated clock plus this */
-    struct fs_fdtab fds;        /* open files (fs/fscommon.h) */
+    /* the layers above keep their own state after this struct: the
+     * cleaner's in struct lfs_treefs (tree.h), the calls' in struct
+     * lfs_ops (ops.h) */
 };
 
 /* Counting allocator: every allocation of the fs goes through these. */
@@ -255,7 +236,8 @@ uint32_t lfs_seg_scan_order(const struct logfs *fs, uint32_t i);
  * segments. */
 uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
                        uint32_t n, uint32_t dflt);
-/* Program a page / erase a segment: queued in parallel mode. */
+/* Program a page / erase a segment: queued in parallel mode.  0, a
+ * negative errno, or LFS_E_RETIRE when the block failed (format.h). */
 int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf);
 int lfs_flash_erase(struct logfs *fs, uint32_t seg);
 /* Everything queued is on flash when this returns (parallel mode). */

@@ -58,21 +58,21 @@ static uint64_t default_cache(const struct lfs_geo *g)
 /* The cleaning and wear-leveling choices of one mount. */
 static int gc_options(const struct logfs_options *o, struct logfs *fs)
 {
-    if (!(fs->gc.policy = gc_policy_find(o->gc_policy)) ||
+    if (!(lfs_gc_of(fs)->policy = gc_policy_find(o->gc_policy)) ||
         (o->wear_leveling != LOGFS_WL_DYNAMIC && o->wear_leveling != LOGFS_WL_NONE &&
          o->wear_leveling != LOGFS_WL_STATIC))
         return -EINVAL;
-    fs->gc.ctx = (struct gc_ctx){.seed = o->gc_seed, .window = o->gc_window,
+    lfs_gc_of(fs)->ctx = (struct gc_ctx){.seed = o->gc_seed, .window = o->gc_window,
                                  .choices = o->gc_choices};
-    fs->gc.free_min = o->gc_free_min;
-    fs->gc.idle_free = o->gc_idle_free;
+    lfs_gc_of(fs)->free_min = o->gc_free_min;
+    lfs_gc_of(fs)->idle_free = o->gc_idle_free;
 #ifdef LFS_GCIDX_CHECK
-    fs->gc.check_index = 1;
+    lfs_gc_of(fs)->check_index = 1;
 #endif
-    fs->op_kind = LFS_OP_BACKGROUND; /* no call under way */
-    fs->gc.separate = o->gc_separate != 0;
+    lfs_ops_of(fs)->op_kind = LFS_OP_BACKGROUND; /* no call under way */
+    lfs_gc_of(fs)->separate = o->gc_separate != 0;
     fs->wear_leveling = o->wear_leveling;
-    fs->gc.wl_threshold = o->wl_threshold;
+    lfs_gc_of(fs)->wl_threshold = o->wl_threshold;
     fs->scrub.threshold = o->scrub_threshold;
     return 0;
 }
@@ -100,11 +100,12 @@ static void set_reserve(struct logfs *fs, uint32_t reserve_segments)
 static int fs_new(nand_dev *dev, const struct lfs_geo *g,
                   const struct logfs_options *o, struct logfs **out)
 {
-    struct logfs *fs = calloc(1, sizeof *fs);
-    if (!fs)
+    struct lfs_ops *ops = calloc(1, sizeof *ops);
+    if (!ops)
         return -ENOMEM;
-    fs->mem_bytes = sizeof *fs;
-    fs->fds.mem = &fs->mem_bytes; /* the fd table counts what it holds */
+    struct logfs *fs = &ops->t.fs;
+    fs->mem_bytes = sizeof *ops;
+    ops->fds.mem = &fs->mem_bytes; /* the fd table counts what it holds */
     fs->dev = dev;
     fs->tree = &lfs_tree_hooks;
     fs->g = *g;
@@ -114,7 +115,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->clock_ctx = o->clock_ctx;
     fs->epoch_ns = o->epoch_ns;
     if (gc_options(o, fs)) {
-        free(fs);
+        free(ops);
         return -EINVAL;
     }
     int ok = !lfs_cache_init(fs, o->cache_bytes ? o->cache_bytes : default_cache(g));
@@ -170,11 +171,11 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
     fs->mem_bytes -= lfs_packer_bytes(fs->packer);
     lfs_packer_free(fs->packer);
-    lfs_free(fs, fs->gc.cand, (size_t)fs->g.nblocks * sizeof *fs->gc.cand);
+    lfs_free(fs, lfs_gc_of(fs)->cand, (size_t)fs->g.nblocks * sizeof *lfs_gc_of(fs)->cand);
     lfs_free(fs, fs->freed, fs->freed_cap * sizeof *fs->freed);
     lfs_scrub_free(fs);
-    fs_fdtab_free(&fs->fds);
-    free(fs);
+    fs_fdtab_free(&lfs_ops_of(fs)->fds);
+    free(lfs_ops_of(fs));
 }
 
 static int geo_from(nand_dev *dev, uint32_t block_size, struct lfs_geo *g)
@@ -208,11 +209,11 @@ static int write_super(nand_dev *dev, const struct lfs_super *sb, uint32_t block
         return -ENOMEM;
     memset(page, 0xff, c->geo.page_size);
     lfs_super_encode(sb, page);
-    int rc = nand_erase(dev, block, NULL);
-    if (!rc)
-        rc = nand_program(dev, block, 0, page, NULL, NULL);
+    int nrc = nand_erase(dev, block, NULL);
+    if (!nrc)
+        nrc = nand_program(dev, block, 0, page, NULL, NULL);
     free(page);
-    return lfs_errno(rc);
+    return lfs_errno(nrc);
 }
 
 int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
@@ -235,16 +236,16 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
         .fs_id = rng_mix(nand_get_config(dev)->seed ^ rng_mix(nand_now(dev) + 1)),
         .compress = o.compress ? (uint32_t)(o.compress - LOGFS_COMPRESS_NONE) : LFS_COMPR_NONE,
     };
-    int rc = 0;
+    int nrc = 0;
     uint64_t good = 0;
-    for (uint64_t b = 0; b < g.nblocks && rc >= 0; b++)
-        if ((rc = nand_is_bad(dev, (nand_block_t)b)) > 0)
+    for (uint64_t b = 0; b < g.nblocks && nrc >= 0; b++)
+        if ((nrc = nand_is_bad(dev, (nand_block_t)b)) > 0)
             bad[b] = 1;
-        else if (rc == 0)
+        else if (nrc == 0)
             good++;
-    if (rc < 0 || bad[0] || good < o.anchor_blocks + o.reserve_segments + 8) {
+    if (nrc < 0 || bad[0] || good < o.anchor_blocks + o.reserve_segments + 8) {
         free(bad);
-        return rc < 0 ? lfs_errno(rc) : -ENOSPC;
+        return nrc < 0 ? lfs_errno(nrc) : -ENOSPC;
     }
     uint32_t na = 0;
     for (uint32_t b = 1; b < g.nblocks && na < o.anchor_blocks; b++)
@@ -263,7 +264,8 @@ int logfs_mkfs(nand_dev *dev, const struct logfs_options *opt)
     }
 
     struct logfs *fs;
-    if ((rc = fs_new(dev, &g, &o, &fs))) {
+    int rc = fs_new(dev, &g, &o, &fs);
+    if (rc) {
         free(bad);
         return rc;
     }

@@ -2,13 +2,15 @@
  * tree.h -- LogFS layer 3, the tree: inodes in memory and the inode file,
  * the wandering tree of every file, file ranges, directories, the commit
  * that writes the tree bottom-up and then the anchor, and the cleaner that
- * moves live objects.  Sees storage.h and below.  Files: inode.c, tree.c,
- * file.c, dir.c, xattr.c, commit.c, gc.c, check.c.
+ * moves live objects; the scrubber.  Sees storage.h and below.  Its files:
+ * fs/logfs/layers.txt.
  */
 #ifndef FLASHLAB_LFS_LAYER_TREE_H
 #define FLASHLAB_LFS_LAYER_TREE_H
 
 #include "storage.h"
+
+#include <stddef.h>
 
 /* An inode in memory. */
 struct lfs_imem {
@@ -17,6 +19,37 @@ struct lfs_imem {
     struct lfs_imem *hnext;
     struct lfs_imem *dnext;     /* the dirty list, while dirty */
 };
+
+/* The cleaner's state (gc.c). */
+struct lfs_gc {
+    const struct gc_policy *policy;
+    struct gc_ctx ctx;      /* ctx.round counts victims picked */
+    struct gc_seg *cand;    /* nblocks candidates, allocated on first use */
+    uint32_t free_min, idle_free, wl_threshold;
+    int separate;
+    uint64_t wl_checked;    /* seg_clock at the last static WL check */
+    fs_gc_observer observer;
+    void *observer_ctx;
+    /* tests: every greedy pick from the index is checked against the
+     * scan (collect + gcp_min_live); on by default when built with
+     * -DLFS_GCIDX_CHECK, which also aborts on a mismatch */
+    int check_index;
+    uint64_t index_checks, index_mismatches;
+};
+
+/* The mounted fs as the tree layer holds it: the storage state every
+ * layer passes (struct logfs), then the tree layer's own, so that a
+ * change to it edits no lower header.  lfs_gc_of goes back from the
+ * struct logfs; ops embeds this (struct lfs_ops, ops.h). */
+struct lfs_treefs {
+    struct logfs fs;
+    struct lfs_gc gc;
+};
+
+static inline struct lfs_gc *lfs_gc_of(struct logfs *fs)
+{
+    return &((struct lfs_treefs *)((char *)fs - offsetof(struct lfs_treefs, fs)))->gc;
+}
 
 /* inode.c */
 /* The time stamped on inodes: the device's simulated clock, in ns. */

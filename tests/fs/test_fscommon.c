@@ -45,6 +45,27 @@ TEST(fd_lowest_free_and_ebadf)
     fs_fdtab_free(&t);
 }
 
+/* The one check every fs makes of an fd (issue #28): open, and opened for
+ * the reading or writing the call needs, else -EBADF. */
+TEST(fd_check_needs)
+{
+    struct fs_fdtab t = {0};
+    struct fs_fd *f;
+    REQUIRE(fs_fd_alloc(&t, 7, O_RDONLY) == 0 && fs_fd_alloc(&t, 8, O_WRONLY) == 1 &&
+            fs_fd_alloc(&t, 9, O_RDWR) == 2);
+    CHECK_EQ_INT(fs_fd_check(&t, 0, FS_FD_READ, &f), 0);
+    CHECK_EQ_INT(f->ino, 7);
+    CHECK_EQ_INT(fs_fd_check(&t, 0, FS_FD_WRITE, &f), -EBADF);
+    CHECK_EQ_INT(fs_fd_check(&t, 1, FS_FD_READ, &f), -EBADF);
+    CHECK_EQ_INT(fs_fd_check(&t, 1, FS_FD_WRITE, &f), 0);
+    CHECK_EQ_INT(fs_fd_check(&t, 2, FS_FD_READ, &f), 0);
+    CHECK_EQ_INT(fs_fd_check(&t, 2, FS_FD_WRITE, &f), 0);
+    CHECK_EQ_INT(fs_fd_check(&t, 1, FS_FD_OPEN, &f), 0);
+    CHECK_EQ_INT(fs_fd_check(&t, 3, FS_FD_OPEN, &f), -EBADF);
+    CHECK_EQ_INT(fs_fd_check(&t, -1, FS_FD_READ, &f), -EBADF);
+    fs_fdtab_free(&t);
+}
+
 TEST(fd_grows_to_the_limit)
 {
     struct fs_fdtab t = {0};
@@ -248,6 +269,7 @@ int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(fd_lowest_free_and_ebadf);
+    RUN(fd_check_needs);
     RUN(fd_grows_to_the_limit);
     RUN(fd_iteration);
     RUN(path_components);

@@ -291,7 +291,7 @@ TEST(latency_histogram_against_sorted_samples)
     for (size_t i = 0; i < N; i++) { /* heavy-tailed, 0 .. 2^40 */
         uint64_t r = xorshift(&x);
         v[i] = (r >> 24) >> (r % 40);
-        lfs_lat_record(&fs->lat[LOGFS_OP_META], v[i]);
+        lfs_lat_record(&lfs_ops_of(fs)->lat[LOGFS_OP_META], v[i]);
     }
     qsort(v, N, sizeof v[0], cmp_u64);
     struct fs_latency l;
@@ -486,12 +486,12 @@ static void index_run(const char *policy, uint32_t blocks, uint32_t endurance, i
         failed = write_chunk(fs, "/f", 0, (uint32_t)ch, 0) != 0;
     for (uint64_t w = 0; w < writes && !failed; w++) {
         if (w == writes / 2) {
-            *checks += fs->gc.index_checks;
-            CHECK_EQ_INT(fs->gc.index_mismatches, 0);
+            *checks += lfs_gc_of(fs)->index_checks;
+            CHECK_EQ_INT(lfs_gc_of(fs)->index_mismatches, 0);
             REQUIRE(logfs_unmount(fs) == 0);
             REQUIRE(logfs_mount(d, &o, &fs) == 0);
         }
-        fs->gc.check_index = 1;
+        lfs_gc_of(fs)->check_index = 1;
         uint64_t r = xorshift(&x);
         failed = write_chunk(fs, "/f", 0, (uint32_t)((r >> 8) % nchunks), (uint32_t)w) != 0;
         if (!failed && w % 64 == 63)
@@ -499,8 +499,8 @@ static void index_run(const char *policy, uint32_t blocks, uint32_t endurance, i
     }
     if (endurance >= 1000000)
         CHECK(!failed);
-    *checks += fs->gc.index_checks;
-    CHECK_EQ_INT(fs->gc.index_mismatches, 0);
+    *checks += lfs_gc_of(fs)->index_checks;
+    CHECK_EQ_INT(lfs_gc_of(fs)->index_mismatches, 0);
     logfs_unmount(fs);
     nand_close(d);
 }

@@ -53,6 +53,56 @@ class Checker(unittest.TestCase):
         self.assertIsNone(table["lfs.h"])
 
 
+NAMES = {"low.h": "low", "low.c": "low", "high.c": "high"}
+DESIGN = """## Layers
+
+    low      low.h      low.c         the low layer's file
+    high                high.c        the high layer's file
+
+## Next
+"""
+
+
+class Documents(unittest.TestCase):
+    """The documents that repeat layers.txt, on made-up text."""
+
+    def rows(self, text):
+        return layercheck.read_design_table(text, {"low", "high"})
+
+    def test_design_table_passes(self):
+        self.assertEqual(layercheck.design_violations(NAMES, self.rows(DESIGN)), [])
+
+    def test_design_table_missing_and_misplaced_fail(self):
+        text = DESIGN.replace("    low      low.h      low.c", "    low      low.h       ")
+        text = text.replace("high.c", "low.c ")
+        bad = layercheck.design_violations(NAMES, self.rows(text))
+        self.assertEqual(bad, ["design table: low.c under high, layers.txt says low",
+                               "design table: high.c missing"])
+
+    def test_design_table_unknown_file_fails(self):
+        bad = layercheck.design_violations(NAMES, self.rows(DESIGN + "    extra.c  x\n"))
+        self.assertEqual(bad, [])  # outside the section: not read
+        text = DESIGN.replace("## Next", "                    new.c         new\n## Next")
+        bad = layercheck.design_violations(NAMES, self.rows(text))
+        self.assertEqual(bad, ["design table: new.c is not in layers.txt"])
+
+    def test_trace_refs_are_read(self):
+        text = "## One write\n`area.c: lfs_area_write` (storage) and\n`sim/ops.c`, (x)\n## Next\n`op.c`"
+        self.assertEqual(layercheck.read_trace(text),
+                         [("area.c", "lfs_area_write", "storage"), ("sim/ops.c", None, None)])
+
+    def test_trace_checks_files_functions_layers(self):
+        names = layercheck.layer_of(os.path.join(ROOT, "fs", "logfs", "layers.txt"))
+        refs = [("area.c", "lfs_area_write", "storage"), ("sim/ops.c", "nand_program", None),
+                ("nosuch.c", None, None), ("area.c", "nand_program", None),
+                ("area.c", None, "ops"), ("sim/ops.c", None, "storage")]
+        self.assertEqual(layercheck.trace_violations(names, refs, ROOT), [
+            "write trace: nosuch.c: no such file",
+            "write trace: area.c: no nand_program in it",
+            "write trace: area.c is not in the ops layer",
+            "write trace: sim/ops.c is not in the storage layer"])
+
+
 class LogFS(unittest.TestCase):
     """The real sources and objects."""
 
@@ -60,6 +110,9 @@ class LogFS(unittest.TestCase):
         if not os.path.isdir(OBJDIR):
             self.skipTest(f"{OBJDIR}: not built")
         self.assertEqual(layercheck.check(OBJDIR), [])
+
+    def test_documents_agree(self):
+        self.assertEqual(layercheck.check_docs(), [])
 
     def test_call_graph_is_read(self):
         if not os.path.isdir(OBJDIR):
