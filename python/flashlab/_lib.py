@@ -560,11 +560,12 @@ def _read_table(lib):
 # ---- classes from the table -------------------------------------------------
 
 # layout.h's FLASHLAB_TYPE_* and element size: the ctypes type
-_SCALARS = {("i", 1): c_int8, ("i", 2): c_int16, ("i", 4): c_int32, ("i", 8): c_int64,
+# (long double first: where it is a double's size, double wins)
+_SCALARS = {("f", ctypes.sizeof(c_longdouble)): c_longdouble,
+            ("i", 1): c_int8, ("i", 2): c_int16, ("i", 4): c_int32, ("i", 8): c_int64,
             ("u", 1): c_uint8, ("u", 2): c_uint16, ("u", 4): c_uint32, ("u", 8): c_uint64,
             ("b", ctypes.sizeof(c_bool)): c_bool, ("c", 1): c_char,
             ("f", 4): c_float, ("f", 8): c_double,
-            ("f", ctypes.sizeof(c_longdouble)): c_longdouble,
             ("s", ctypes.sizeof(c_char_p)): c_char_p, ("p", ctypes.sizeof(c_void_p)): c_void_p}
 
 _classes = {cls._c_struct_: cls for cls in _MIRRORED}  # tag: class
