@@ -15,10 +15,13 @@ INC.gc        := -Isim -Igc
 INC.fs        := $(INC.gc) -Ifs
 INC.fsck      := -Isim -Ifsck
 INC.analysis  := $(INC.gc) -Ianalysis
-INC.workloads := $(INC.fs) -Ianalysis -Iworkloads -Iworkloads/trace -Iworkloads/experiment
+INC.workloads := $(INC.fs) -Iworkloads -Iworkloads/trace
+# experiment/: YAML experiments, the runner and the campaigns, which write
+# their results through analysis/
+INC.experiment := $(INC.workloads) -Ianalysis -Iexperiment
 # api/: library glue above every layer (layout.h: struct layouts for bindings)
-INC.api       := $(INC.workloads) -Iapi
-INC.cli       := $(INC.workloads) -Ifsck -Iapi -Icli
+INC.api       := $(INC.experiment) -Iapi
+INC.cli       := $(INC.experiment) -Ifsck -Iapi -Icli
 INC.tests     := $(INC.cli) -Itests
 INC.bench     := $(INC.cli) -Ibench
 INC.fuzz      := $(INC.cli) -Ifuzz
@@ -43,7 +46,7 @@ PUBLIC_HDRS := sim/nand.h fs/fstypes.h fs/fsapi.h fs/logfs/logfs.h fsck/fsck.h \
 
 BUILD   := build
 LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
-            workloads workloads/trace workloads/experiment api
+            workloads workloads/trace experiment api
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)

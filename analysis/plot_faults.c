@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* The outcomes in stacking order (good at the bottom) with their colours;
- * the names are those of workloads/experiment/faults.c. */
+ * the names are those of experiment/faults.c. */
 static const struct { const char *name, *colour; } outcomes[] = {
     {"ok", "#4daf4a"},          {"eio", "#ffd92f"},        {"rolled-back", "#377eb8"},
     {"refused", "#ff7f00"},     {"n/a", "#bbbbbb"},        {"lost", "#a65628"},

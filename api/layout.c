@@ -159,15 +159,23 @@ static const struct flashlab_field fields_fs_statfs[] = {
 
 /* every member: a binding calls the entry points by name */
 static const struct flashlab_field fields_fsapi[] = {
-    F(fsapi, name), F(fsapi, summary), F(fsapi, check_options), F(fsapi, mkfs),
-    F(fsapi, probe), F(fsapi, mount), F(fsapi, unmount), F(fsapi, sync), F(fsapi, open),
-    F(fsapi, close), F(fsapi, pread), F(fsapi, pwrite), F(fsapi, ftruncate), F(fsapi, punch),
-    F(fsapi, fsync), F(fsapi, stat), F(fsapi, lstat), F(fsapi, fstat), F(fsapi, mkdir),
-    F(fsapi, mknod), F(fsapi, getxattr), F(fsapi, setxattr), F(fsapi, listxattr),
-    F(fsapi, removexattr), F(fsapi, rmdir), F(fsapi, unlink), F(fsapi, rename),
-    F(fsapi, link), F(fsapi, symlink), F(fsapi, readlink), F(fsapi, readdir),
-    F(fsapi, statfs), F(fsapi, mem_bytes), F(fsapi, mount_work), F(fsapi, page_map),
-    F(fsapi, page_classes),
+    F(fsapi, name), F(fsapi, summary), F(fsapi, features), F(fsapi, check_options),
+    F(fsapi, option_help), F(fsapi, mkfs), F(fsapi, probe), F(fsapi, mount),
+    F(fsapi, unmount), F(fsapi, sync), F(fsapi, open), F(fsapi, close), F(fsapi, pread),
+    F(fsapi, pwrite), F(fsapi, ftruncate), F(fsapi, punch), F(fsapi, fsync), F(fsapi, stat),
+    F(fsapi, lstat), F(fsapi, fstat), F(fsapi, mkdir), F(fsapi, mknod), F(fsapi, getxattr),
+    F(fsapi, setxattr), F(fsapi, listxattr), F(fsapi, removexattr), F(fsapi, rmdir),
+    F(fsapi, unlink), F(fsapi, rename), F(fsapi, link), F(fsapi, symlink),
+    F(fsapi, readlink), F(fsapi, readdir), F(fsapi, statfs), F(fsapi, mem_bytes),
+    F(fsapi, mount_work), F(fsapi, page_map), F(fsapi, page_classes), F(fsapi, stats),
+    F(fsapi, latency), F(fsapi, reset_latency), F(fsapi, set_gc_observer), F(fsapi, idle),
+    F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
+    F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
+    F(fsapi, format_check),
+};
+
+static const struct flashlab_field fields_fsapi_counter[] = {
+    F(fsapi_counter, name), F(fsapi_counter, value),
 };
 
 static const struct flashlab_field fields_logfs_options[] = {
@@ -201,9 +209,9 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left),
 };
 
-static const struct flashlab_field fields_logfs_latency[] = {
-    F(logfs_latency, count), F(logfs_latency, p50_ns), F(logfs_latency, p99_ns),
-    F(logfs_latency, p999_ns), F(logfs_latency, max_ns), F(logfs_latency, mean_ns),
+static const struct flashlab_field fields_fs_latency[] = {
+    F(fs_latency, count), F(fs_latency, p50_ns), F(fs_latency, p99_ns),
+    F(fs_latency, p999_ns), F(fs_latency, max_ns), F(fs_latency, mean_ns),
 };
 
 /* ---- analysis/results.h ------------------------------------------------- */
@@ -261,8 +269,8 @@ static const struct flashlab_struct structs[] = {
     ENTRY(nand_geometry), ENTRY(nand_timing), ENTRY(nand_rber_model), ENTRY(nand_ecc),
     ENTRY(nand_config), ENTRY(nand_result), ENTRY(nand_op), ENTRY(nand_block_info),
     ENTRY(nand_stats), ENTRY(nand_corrupt),
-    ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
-    ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(logfs_latency),
+    ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi), ENTRY(fsapi_counter),
+    ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(fs_latency),
     ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
     ENTRY(results_fault),
     ENTRY(flashlab_field), ENTRY(flashlab_struct), ENTRY(flashlab_enum),
@@ -287,6 +295,11 @@ static const struct flashlab_enum enums[] = {
     E(LOGFS_COMPRESS_NONE), E(LOGFS_COMPRESS_ZLIB), E(LOGFS_COMPRESS_LZO),
     E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),
     E(LOGFS_OP_KINDS), E(LOGFS_TIME_NOW), E(LOGFS_TIME_OMIT),
+    /* fs/fstypes.h, fs/fsapi.h */
+    E(FS_OP_READ), E(FS_OP_WRITE), E(FS_OP_SYNC), E(FS_OP_META), E(FS_OP_KINDS),
+    E(FS_TIME_NOW), E(FS_TIME_OMIT), E(FSAPI_COUNTERS_MAX),
+    E(FSAPI_F_SPECIAL_FILES), E(FSAPI_F_XATTR), E(FSAPI_F_COMPRESS), E(FSAPI_F_FSCK),
+    E(FSAPI_F_ATTRS), E(FSAPI_F_FAULT_SAFE),
     /* analysis/results.h */
     E(RESULTS_RUNNING), E(RESULTS_COMPLETE), E(RESULTS_FAILED), E(RESULTS_INCOMPLETE),
     E(RESULTS_SCHEMA_VERSION),

@@ -42,15 +42,21 @@ const char *cli_shipped(const char *rel, char *out, size_t cap);
 
 int cmd_sim(int argc, char **argv);
 
-/* After a LogFS mount of IMAGE: if the mount had to take an older anchor
- * record than one the ring evidently held (logfs_stats.anchor_fallback),
- * say so on stderr ("IMAGE: warning: the newest anchor record is damaged;
- * mounted commit N, ...").  Returns 1 if it warned. */
-struct logfs;
-/* A note on stderr when the LogFS on dev is of another format version
- * than this program writes: 1 older and read-only, 2 unreadable, else 0. */
-int cli_format_note(const char *image, nand_dev *dev);
-int cli_anchor_warning(const char *image, struct logfs *fs);
+struct fsapi;
+struct fsapi_fs;
+/* A note on stderr when the fs on dev is of another format version than
+ * this program writes (fsapi's format_check): 1 older and read-only, 2
+ * unreadable, else 0. */
+int cli_format_note(const char *image, const struct fsapi *api, nand_dev *dev);
+/* After a mount of IMAGE: if the mount had to take an older anchor record
+ * than one the ring evidently held (the counter anchor_fallback), or ring
+ * blocks went bad, say so on stderr ("IMAGE: warning: the newest anchor
+ * record is damaged; mounted commit N, ...").  Returns 1 if it warned. */
+int cli_anchor_warning(const char *image, const struct fsapi_fs *m);
+/* opts for a mount by a person: "clock=host," before them where api's
+ * kind has a clock and opts give no epoch= (files get the host's time, as
+ * cp would give them). */
+void cli_host_clock_options(const struct fsapi *api, const char *opts, char *out, size_t cap);
 
 /* The file commands (cmd_fs.c), on any fs of fs/fsapi.h (--fs KIND or
  * probed); each takes IMAGE or IMAGE:/path args. */

@@ -1,7 +1,7 @@
 /* cmd_faults.c -- `flashlab faults CAMPAIGN.yaml`: for every run of the
  * campaign's sweep, one media fault at each chosen location of the
  * post-workload device, and what the fs made of it
- * (workloads/experiment/faults.c, docs/faults.md).  Every point goes to the
+ * (experiment/faults.c, docs/faults.md).  Every point goes to the
  * results database; each bad one prints the command that reproduces it. */
 #include "campaign.h"
 #include "cli.h"
@@ -92,7 +92,7 @@ int cmd_faults(int argc, char **argv)
         return rc0;
     char err[1024];
     int failed = 0;
-    uint64_t points = 0, bad_logfs = 0, bad = 0;
+    uint64_t points = 0, bad_safe = 0, bad = 0;
     for (uint32_t k = 0; k < c.runs; k++) {
         if (!campaign_wants(&c, k))
             continue;
@@ -144,17 +144,18 @@ int cmd_faults(int argc, char **argv)
         }
         points += sum->points;
         bad += sum->bad;
-        if (exp_run_is_logfs(&r))
-            bad_logfs += sum->bad;
+        if (r.fs_api->features & FSAPI_F_FAULT_SAFE)
+            bad_safe += sum->bad;
         failed |= rc != 0;
         free(sum);
         exp_run_free(&r);
     }
     if (c.db) {
         failed |= campaign_close_db(&c) != 0;
-        printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64 " on LogFS) -> %s\n",
-               experiment_name(c.e), points, bad, bad_logfs, c.out);
+        printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64
+               " on file systems that promise none) -> %s\n",
+               experiment_name(c.e), points, bad, bad_safe, c.out);
     }
     campaign_free(&c);
-    return failed || bad_logfs ? CLI_FAIL : CLI_OK;
+    return failed || bad_safe ? CLI_FAIL : CLI_OK;
 }

@@ -9,7 +9,6 @@
  * image; read-only ones (ls, cat, get, df, stat) never write it.  A command
  * that fails does not save either, so IMAGE is left as it was. */
 #include "fs_cmd.h"
-#include "logfs/logfs.h"
 #include "nand.h"
 
 #include <dirent.h>
@@ -191,25 +190,16 @@ static void free_targets(struct target *t, int n)
 /* ---- a mounted image ------------------------------------------------------ */
 
 
-/* Mount the fs of m's kind; file commands stamp LogFS files with the
- * host's time, as cp would, unless -o epoch= asks for the simulated clock
- * (fsapi's mount takes options by name, which cannot carry a clock). */
 static const char *mount_opts; /* put -o: write-time options (put checked them) */
 
+/* Mount the fs of m's kind; file commands stamp files with the host's
+ * time, as cp would (clock=host, where the kind has a clock), unless -o
+ * epoch= asks for the simulated clock. */
 static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
 {
-    if (m->api != &fsapi_logfs)
-        return m->api->mount(dev, mount_opts, &m->fs);
-    logfs *fs = NULL;
-    struct logfs_options o = {0};
-    char err[256];
-    if (mount_opts && logfs_options_parse(&o, mount_opts, err, sizeof err))
-        return -EINVAL;
-    if (!o.epoch_ns) /* -o epoch= asks for the simulated clock, as mount's */
-        o.clock = logfs_host_clock;
-    int rc = logfs_mount(dev, &o, &fs);
-    m->fs = fs;
-    return rc;
+    char opts[1024];
+    cli_host_clock_options(m->api, mount_opts, opts, sizeof opts);
+    return m->api->mount(dev, opts, &m->fs);
 }
 
 /* Open image and mount its file system: kind's (--fs), else the one
@@ -239,26 +229,23 @@ static int session_mount(struct session *s, const char *cmd, const char *image,
          * its mount made of the image */
         if (rc != -EINVAL && s->m.api->probe(s->dev) == 0)
             rc = -EINVAL;
-        if (rc == -EPROTO && cli_format_note(image, s->dev) == 2) {
+        if (rc == -EPROTO && cli_format_note(image, s->m.api, s->dev) == 2) {
             nand_close(s->dev);
-            return fs_fail(cmd, "%s: cannot mount LogFS of that format version", image);
+            return fs_fail(cmd, "%s: cannot mount %s of that format version", image,
+                           s->m.api->name);
         }
         nand_close(s->dev);
-        if (rc == -EOPNOTSUPP && s->m.api == &fsapi_logfs)
-            return fs_fail(cmd, "%s: LogFS format version 4 stores no compressed data "
-                           "(copy the files into a new mkfs to compress them)", image);
-        if (rc == -EINVAL && s->m.api == &fsapi_logfs)
-            return fs_fail(cmd, "%s: not a LogFS file system (run flashlab mkfs)",
-                           image);
+        if (rc == -EOPNOTSUPP && mount_opts && strstr(mount_opts, "compress="))
+            return fs_fail(cmd, "%s: this %s cannot store compressed data (an older format "
+                           "version: copy the files into a new mkfs to compress them)",
+                           image, s->m.api->name);
         if (rc == -EINVAL)
             return fs_fail(cmd, "%s: not a %s file system (run flashlab mkfs --fs %s)",
                            image, s->m.api->name, s->m.api->name);
         return fs_fail(cmd, "%s: cannot mount %s: %s", image, s->m.api->name, errmsg(rc));
     }
-    if (s->m.api == &fsapi_logfs) {
-        cli_format_note(image, s->dev);
-        cli_anchor_warning(image, s->m.fs);
-    }
+    cli_format_note(image, s->m.api, s->dev);
+    cli_anchor_warning(image, &s->m);
     cur_kind = s->m.api->name;
     return CLI_OK;
 }
@@ -284,9 +271,9 @@ int session_open(struct session *s, const char *cmd, const char *image,
 int session_close(struct session *s, int rc, int save)
 {
     int urc = s->m.api->unmount(s->m.fs);
-    if (urc == -EIO && s->m.api == &fsapi_logfs) /* docs/logfs-design.md */
+    if (urc == -EIO && (s->m.api->features & FSAPI_F_FSCK)) /* docs/logfs-design.md */
         fprintf(stderr, "%s: warning: the commit met unreadable metadata (media "
-                "damage; an unreadable segment-file block turns LogFS read-only): "
+                "damage; LogFS: an unreadable segment-file block turns it read-only): "
                 "nothing of this command was saved; run flashlab fsck\n", s->image);
     if (!rc && urc)
         rc = fs_fail(s->cmd, "%s: cannot commit: %s", s->image, errmsg(urc));
@@ -775,11 +762,11 @@ int cmd_put(int argc, char **argv)
     if (argc - optind != 2)
         return cli_usage_error("put", recursive ? "expected HOSTDIR and IMAGE:/dir"
                                                 : "expected HOSTFILE and IMAGE:/path");
-    struct logfs_options lo = {0};
-    char oerr[256];
-    if (o && (!kind || (kind == &fsapi_logfs ? logfs_options_parse(&lo, o, oerr, sizeof oerr) != 0
-                                             : kind->check_options && kind->check_options(o))))
-        return cli_usage_error("put", "-o: needs --fs with a kind that takes '%s'", o);
+    char oerr[1024];
+    if (o && !kind)
+        return cli_usage_error("put", "-o: needs --fs KIND");
+    if (o && fsapi_check_options(kind, o, oerr, sizeof oerr))
+        return cli_usage_error("put", "-o: %s", oerr);
     mount_opts = o;
     const char *host = argv[optind];
     struct target t;

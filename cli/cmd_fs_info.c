@@ -86,32 +86,34 @@ int cmd_df(int argc, char **argv)
     if (rc)
         return rc;
     struct fs_statfs sf;
-    struct logfs_stats st = {0};
-    int is_logfs = s.m.api == &fsapi_logfs;
+    uint64_t live = 0, commits, compress;
+    int has_live = !fsapi_counter(&s.m, "live_bytes", &live);
+    int has_commits = !fsapi_counter(&s.m, "commits", &commits);
+    int has_compress = !fsapi_counter(&s.m, "compress", &compress);
     int frc = CALL(&s, statfs, &sf);
-    if (is_logfs)
-        logfs_get_stats(s.m.fs, &st);
     if (frc) {
         rc = unsupported(frc) ? fs_fail("df", "%s does not report its space", s.m.api->name)
                               : fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
     } else {
-        if (!is_logfs)
+        if (strcmp(s.m.api->name, "logfs"))
             printf("%-11s %s\n", "fs:", s.m.api->name);
         printf("%-11s %u\n", "block size:", sf.block_size);
         print_bytes("total:", sf.total_bytes);
         print_bytes("free:", sf.free_bytes);
-        if (is_logfs)
-            print_bytes("live:", st.live_bytes);
+        if (has_live)
+            print_bytes("live:", live);
         else
             print_bytes("used:", sf.total_bytes - (sf.free_bytes < sf.total_bytes
                                                    ? sf.free_bytes : sf.total_bytes));
         printf("%-11s %" PRIu64 "\n", "files:", sf.files);
-        if (is_logfs) {
-            printf("%-11s %" PRIu64 "\n", "commits:", st.commits);
-            static const char *const cn[] = {"none", "zlib", "lzo"};
+        if (has_commits)
+            printf("%-11s %" PRIu64 "\n", "commits:", commits);
+        if (has_compress) { /* the counter's values: fsapi.h */
+            static const char *const cn[] = {"?", "none", "zlib", "lzo"};
             printf("%-11s %s (of the file data written from now on)\n", "compression:",
-                   st.compress >= LOGFS_COMPRESS_NONE && st.compress <= LOGFS_COMPRESS_LZO
-                       ? cn[st.compress - LOGFS_COMPRESS_NONE] : "?");
+                   cn[compress < 4 ? compress : 0]);
+        }
+        if (s.m.api->block_role) {
             /* where the device's space went, from the roles of its blocks */
             const struct nand_config *cfg = nand_get_config(s.dev);
             uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *
@@ -119,7 +121,7 @@ int cmd_df(int argc, char **argv)
             uint64_t bad = 0, sb = 0, anchor = 0, segs = 0;
             for (uint64_t b = 0; b < nb; b++) {
                 struct nand_block_info bi;
-                const char *role = logfs_block_role(s.m.fs, (uint32_t)b);
+                const char *role = fsapi_block_role(&s.m, (uint32_t)b);
                 if (!nand_block_info(s.dev, (nand_block_t)b, &bi) &&
                     (bi.factory_bad || bi.grown_bad || bi.marked_bad))
                     bad++;
@@ -136,7 +138,7 @@ int cmd_df(int argc, char **argv)
                 managed = segs;
             uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
             uint64_t used = sf.total_bytes - sf.free_bytes;
-            uint64_t pend = used > st.live_bytes ? used - st.live_bytes : 0;
+            uint64_t pend = used > live ? used - live : 0;
             printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
 #define DF_ROW(what, bytes, fmt, ...) \
             printf("  %-18s %9.2f MiB  " fmt "\n", what, (double)(bytes) / 1048576.0, __VA_ARGS__)
@@ -150,7 +152,7 @@ int cmd_df(int argc, char **argv)
             DF_ROW("- cleaner headroom", head, "%s", "15% of the rest: live data fills at "
                    "most 85% of the segments, so a victim is at most 85% full");
             DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
-            DF_ROW("  - live", st.live_bytes, "%s", "file data and metadata the tree "
+            DF_ROW("  - live", live, "%s", "file data and metadata the tree "
                    "references (committed)");
             DF_ROW("  - not committed", pend, "%s", "written, waiting for the next commit");
             DF_ROW("  = free", sf.free_bytes, "%s", "");

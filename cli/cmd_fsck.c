@@ -47,7 +47,7 @@ static const char *other_kind(const char *image)
         return NULL; /* the real open reports it */
     const struct fsapi *api = fsapi_probe(dev);
     nand_close(dev);
-    return api && api != &fsapi_logfs ? api->name : NULL;
+    return api && !(api->features & FSAPI_F_FSCK) ? api->name : NULL;
 }
 
 static int check(const char *image, int repair, int verbose);

@@ -1,7 +1,7 @@
 /* cmd_mkfs.c -- `flashlab mkfs`: a new file system of any kind on an image
  * (refusing to overwrite one without --force). */
 #include "fs_cmd.h"
-#include "logfs/logfs.h"
+#include "gc_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,40 +65,87 @@ static int mkfs_check_existing(nand_dev *dev, const char *image, int force)
                    "overwrite it", image, old->name, what);
 }
 
-/* One option as given: the LogFS flags and -o are applied in order once
- * the kind is known. */
+/* One option as given: the flags and -o are joined in order once the kind
+ * is known. */
 struct mkfs_arg {
     int c;
     const char *arg;
 };
 
-/* LogFS's mkfs, with its own flags and messages. */
-static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na, int force)
+/* The flags are options by another name: --block-size is block_size=N. */
+static const char *const flag_key[] = {['b'] = "block_size", ['a'] = "anchor_blocks",
+                                       ['r'] = "reserve"};
+static const char *const flag_name[] = {['b'] = "--block-size", ['a'] = "--anchor-blocks",
+                                        ['r'] = "--reserve"};
+
+static int has_key(const struct fsapi *api, const char *key)
 {
-    struct logfs_options o = {0};
-    char oerr[256];
-    for (int i = 0; i < na; i++) {
-        const char *v = a[i].arg;
-        switch (a[i].c) {
-        case 'o':
-            if (logfs_options_parse(&o, v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "-o: %s", oerr);
-            break;
-        /* the flags are LogFS options by another name: LogFS checks them */
-        case 'b':
-            if (logfs_option_set(&o, "block_size", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad block size '%s' (%s)", v, oerr);
-            break;
-        case 'a':
-            if (logfs_option_set(&o, "anchor_blocks", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad anchor block count '%s' (%s)", v, oerr);
-            break;
-        case 'r':
-            if (logfs_option_set(&o, "reserve", v, oerr, sizeof oerr))
-                return cli_usage_error("mkfs", "bad reserve '%s' (%s)", v, oerr);
-            break;
-        }
+    for (unsigned i = 0; api->option_help && api->option_help(i, NULL); i++)
+        if (!strcmp(api->option_help(i, NULL), key))
+            return 1;
+    return 0;
+}
+
+/* The options string of the flags and -o lists, in order; NULL with a
+ * usage error printed. */
+static char *mkfs_options(const struct fsapi *api, const struct mkfs_arg *a, int na)
+{
+    size_t len = 32, n = 0;
+    for (int i = 0; i < na; i++)
+        len += strlen(a[i].arg) + 16;
+    char *opts = malloc(len);
+    if (!opts) {
+        fs_fail("mkfs", "out of memory");
+        return NULL;
     }
+    opts[0] = 0;
+    /* timestamps of the root directory: the host's clock, unless an epoch
+     * makes them deterministic */
+    int epoch = 0;
+    for (int i = 0; i < na; i++)
+        epoch |= a[i].c == 'o' && strstr(a[i].arg, "epoch=") != NULL;
+    if (!epoch && has_key(api, "clock"))
+        n += (size_t)snprintf(opts + n, len - n, "clock=host");
+    for (int i = 0; i < na; i++) {
+        if (a[i].c != 'o' && !has_key(api, flag_key[a[i].c])) {
+            cli_usage_error("mkfs", "%s is not an option of %s; give its options with "
+                            "-o KEY=VALUE (--help-options lists them)", flag_name[a[i].c],
+                            api->name);
+            free(opts);
+            return NULL;
+        }
+        n += (size_t)snprintf(opts + n, len - n, "%s%s%s%s", n ? "," : "",
+                              a[i].c == 'o' ? "" : flag_key[a[i].c], a[i].c == 'o' ? "" : "=",
+                              a[i].arg);
+    }
+    char oerr[1024];
+    if (fsapi_check_options(api, opts, oerr, sizeof oerr)) {
+        cli_usage_error("mkfs", "-o: %s", oerr);
+        free(opts);
+        return NULL;
+    }
+    return opts;
+}
+
+/* --help-options: the kind's keys, and the cleaning policies (gc/) where
+ * it takes gc_policy. */
+static int print_options(const struct fsapi *api)
+{
+    const char *key, *hlp;
+    printf("%s's options (-o KEY=VALUE,...):\n", api->name);
+    for (unsigned i = 0; api->option_help && (key = api->option_help(i, &hlp)); i++)
+        printf("  %-14s %s\n", key, hlp);
+    if (has_key(api, "gc_policy")) {
+        printf("gc_policy is one of:\n");
+        for (size_t i = 0; gc_policy_at(i); i++)
+            printf("  %-14s %s\n", gc_policy_at(i)->name, gc_policy_at(i)->summary);
+    }
+    return CLI_OK;
+}
+
+/* mkfs of any kind through its table, then a mount to report the space. */
+static int mkfs_image(const struct fsapi *api, const char *image, const char *opts, int force)
+{
     char err[512];
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
@@ -107,99 +154,17 @@ static int mkfs_logfs(const char *image, const struct mkfs_arg *a, int na, int f
         nand_close(dev);
         return CLI_FAIL;
     }
-    if (!o.epoch_ns)
-        o.clock = logfs_host_clock; /* the root directory's times */
-    int rc = logfs_mkfs(dev, &o);
-    if (rc == -ENOSPC) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: too few good blocks (or block 0 is bad)",
-                       image);
-    }
-    if (rc == -EINVAL) {
+    int rc = api->mkfs(dev, opts);
+    if (rc) {
         const struct nand_geometry *g = &nand_get_config(dev)->geo;
-        uint32_t bs = o.block_size ? o.block_size : 4096;
-        fs_fail("mkfs", "%s: block size %u does not suit the device (%u B "
-                "pages, %u KiB erase blocks: an erase block must hold 4 fs "
-                "blocks)", image, bs, g->page_size,
-                g->page_size * g->pages_per_block / 1024);
-        nand_close(dev);
-        return CLI_FAIL;
-    }
-    if (rc) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot make a file system: %s", image,
-                       errmsg(rc));
-    }
-    logfs *fs;
-    struct fs_statfs st = {0};
-    if ((rc = logfs_mount(dev, &o, &fs))) {
-        nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
-                       errmsg(rc));
-    }
-    logfs_statfs(fs, &st);
-    rc = logfs_unmount(fs);
-    int nrc = rc ? 0 : nand_save(dev, image);
-    nand_close(dev);
-    if (rc)
-        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
-    if (nrc)
-        return fs_fail("mkfs", "%s: cannot save image: %s", image,
-                       nand_strerror(nrc));
-    printf("%s: LogFS, block size %u, %.1f MiB free of %.1f MiB\n", image,
-           st.block_size, (double)st.free_bytes / 1048576.0,
-           (double)st.total_bytes / 1048576.0);
-    return CLI_OK;
-}
-
-/* Any other kind's mkfs, through its table: the -o lists joined. */
-static int mkfs_other(const struct fsapi *api, const char *image,
-                      const struct mkfs_arg *a, int na, int force)
-{
-    static const char *const flag[] = {['b'] = "--block-size", ['a'] = "--anchor-blocks",
-                                       ['r'] = "--reserve"};
-    size_t len = 1;
-    for (int i = 0; i < na; i++) {
-        if (a[i].c != 'o')
-            return cli_usage_error("mkfs", "%s is a LogFS option; give %s's options "
-                                   "with -o KEY=VALUE", flag[a[i].c], api->name);
-        len += strlen(a[i].arg) + 1;
-    }
-    char *opts = malloc(len);
-    if (!opts)
-        return fs_fail("mkfs", "out of memory");
-    opts[0] = 0;
-    for (int i = 0; i < na; i++) {
-        if (opts[0])
-            strcat(opts, ",");
-        strcat(opts, a[i].arg);
-    }
-    const char *o = opts[0] ? opts : NULL;
-    if (o && api->check_options && api->check_options(o)) {
-        int rc = cli_usage_error("mkfs", "-o: bad options for %s: '%s'", api->name, o);
-        free(opts);
-        return rc;
-    }
-    char err[512];
-    nand_dev *dev;
-    if (nand_open(image, &dev, err, sizeof err)) {
-        free(opts);
-        return fs_fail("mkfs", "%s", err);
-    }
-    if (mkfs_check_existing(dev, image, force)) {
-        nand_close(dev);
-        free(opts);
-        return CLI_FAIL;
-    }
-    int rc = api->mkfs(dev, o);
-    free(opts);
-    if (rc) {
         nand_close(dev);
         if (rc == -ENOSPC)
-            return fs_fail("mkfs", "%s: too few good blocks for %s", image, api->name);
+            return fs_fail("mkfs", "%s: too few good blocks for %s (or block 0 is bad)", image,
+                           api->name);
         if (rc == -EINVAL)
-            return fs_fail("mkfs", "%s: %s does not suit the device (or its options)",
-                           image, api->name);
+            return fs_fail("mkfs", "%s: %s with options '%s' does not suit the device "
+                           "(%u B pages, %u KiB erase blocks)", image, api->name, opts,
+                           g->page_size, g->page_size * g->pages_per_block / 1024);
         return fs_fail("mkfs", "%s: cannot make a %s file system: %s", image, api->name,
                        errmsg(rc));
     }
@@ -234,9 +199,9 @@ int cmd_mkfs(int argc, char **argv)
         {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {"help-options", no_argument, 0, 'H'}, {0, 0, 0, 0}};
-    const struct fsapi *api = &fsapi_logfs;
+    const struct fsapi *api = fsapi_find("logfs");
     struct mkfs_arg *a = calloc((size_t)argc + 1, sizeof *a);
-    int na = 0, c, force = 0;
+    int na = 0, c, force = 0, want_options = 0;
     if (!a)
         return fs_fail("mkfs", "out of memory");
     optind = 1;
@@ -252,33 +217,32 @@ int cmd_mkfs(int argc, char **argv)
                 return CLI_USAGE;
             }
             break;
-        case 'H': {
-            const char *key, *hlp;
-            for (unsigned i = 0; (key = logfs_option_help(i, &hlp)); i++)
-                printf("  %-14s %s\n", key, hlp);
-            printf("gc_policy is one of:\n");
-            for (unsigned i = 0; (key = logfs_gc_policy_name(i, &hlp)); i++)
-                printf("  %-14s %s\n", key, hlp);
-            free(a);
-            return CLI_OK;
-        }
+        case 'H':
+            want_options = 1;
+            break;
         case 'h': free(a); return fs_help(mkfs_help);
         default: free(a); return cli_usage_error("mkfs", "bad option");
         }
     }
+    if (want_options) {
+        free(a);
+        return print_options(api);
+    }
     int rc;
+    char *o = NULL;
     if (optind != argc - 1)
         rc = cli_usage_error("mkfs", "expected one IMAGE argument");
+    else if (!(o = mkfs_options(api, a, na)))
+        rc = CLI_USAGE;
     else {
         struct imglock lk;
         if (imglock_write(&lk, argv[optind], "mkfs", NULL))
             rc = CLI_FAIL;
-        else if (api == &fsapi_logfs)
-            rc = mkfs_logfs(argv[optind], a, na, force);
         else
-            rc = mkfs_other(api, argv[optind], a, na, force);
+            rc = mkfs_image(api, argv[optind], o, force);
         imglock_release(&lk);
     }
+    free(o);
     free(a);
     return rc;
 }

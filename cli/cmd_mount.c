@@ -12,6 +12,7 @@
  * makes the flash durable in IMAGE.journal (nand_sync) meanwhile. */
 #include "cli.h"
 #include "imglock.h"
+#include "fs_cmd.h"
 #include "mount_priv.h"
 
 #include <errno.h>
@@ -137,19 +138,20 @@ static int mfail(const char *cmd, const char *fmt, ...)
 /* ---- arguments -------------------------------------------------------------- */
 
 struct margs {
-    struct logfs_options lo;
-    char *fuse_opts, *lfs_opts; /* comma-separated: FUSE's -o, LogFS's (for stats) */
-    size_t fuse_len, lfs_len;
+    const struct fsapi *kind;   /* --fs, else probed */
+    char *raw_opts;             /* every -o list, joined, until the kind is known */
+    char *fuse_opts, *fs_opts;  /* comma-separated: FUSE's -o, the fs's */
+    size_t raw_len, fuse_len, fs_len;
     int foreground, debug, save_after_cut, readonly;
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
 };
 
-static int is_logfs_key(const char *key, size_t n)
+static int is_fs_key(const struct fsapi *api, const char *key, size_t n)
 {
     const char *k;
-    for (unsigned i = 0; (k = logfs_option_help(i, NULL)); i++)
+    for (unsigned i = 0; api->option_help && (k = api->option_help(i, NULL)); i++)
         if (strlen(k) == n && !strncmp(k, key, n))
             return 1;
     return 0;
@@ -175,26 +177,26 @@ static int add_fuse_opt(struct margs *a, const char *opt, size_t n)
     return add_opt(&a->fuse_opts, &a->fuse_len, opt, n);
 }
 
-/* One -o list: LogFS keys to the LogFS options, the rest to FUSE. */
+/* The -o lists: the fs's keys (its option_help) to the fs's options, the
+ * rest to FUSE. */
 static int split_opts(struct margs *a, const char *list)
 {
     while (*list) {
         size_t n = strcspn(list, ",");
         const char *eq = memchr(list, '=', n);
         size_t kl = eq ? (size_t)(eq - list) : n;
-        if (n && is_logfs_key(list, kl)) {
-            char key[64], val[256], err[256];
-            if (kl >= sizeof key || (eq && n - kl - 1 >= sizeof val))
+        if (n && is_fs_key(a->kind, list, kl)) {
+            char item[320], err[1024];
+            if (n >= 256)
                 return cli_usage_error("mount", "-o: option too long: %.*s", (int)n, list);
-            memcpy(key, list, kl);
-            key[kl] = 0;
             /* a bare key is a boolean switched on */
-            snprintf(val, sizeof val, "%.*s", eq ? (int)(n - kl - 1) : 1, eq ? eq + 1 : "1");
-            if (logfs_option_set(&a->lo, key, val, err, sizeof err))
+            snprintf(item, sizeof item, "%.*s%s", (int)n, list, eq ? "" : "=1");
+            if (fsapi_check_options(a->kind, item, err, sizeof err))
                 return cli_usage_error("mount", "-o: %s", err);
-            if (add_opt(&a->lfs_opts, &a->lfs_len, list, n))
+            if (add_opt(&a->fs_opts, &a->fs_len, item, strlen(item)))
                 return mfail("mount", "out of memory");
-            if (!strcmp(key, "readonly") && a->lo.readonly)
+            if (!strncmp(item, "readonly=", 9) && strcmp(item + 9, "0") &&
+                strcmp(item + 9, "false") && strcmp(item + 9, "no"))
                 a->readonly = 1;
         } else if (n) {
             if (n == 2 && !strncmp(list, "ro", 2))
@@ -204,6 +206,22 @@ static int split_opts(struct margs *a, const char *list)
         }
         list += n + (list[n] == ',');
     }
+    return CLI_OK;
+}
+
+/* The kind of file system on image, by its marks; CLI_FAIL with a message
+ * when none is there. */
+static int probe_kind(const char *image, const struct fsapi **kind)
+{
+    char err[512];
+    nand_dev *dev;
+    if (nand_open(image, &dev, err, sizeof err))
+        return mfail("mount", "%s", err);
+    *kind = fsapi_probe(dev);
+    nand_close(dev);
+    if (!*kind)
+        return mfail("mount", "%s: no file system found (run flashlab mkfs, or give --fs)",
+                     image);
     return CLI_OK;
 }
 
@@ -287,7 +305,7 @@ static char *fuse_options(const struct margs *a, const char *image)
 static int teardown(struct mnt *m, int save, int save_after_cut)
 {
     int rc = CLI_OK;
-    int urc = logfs_unmount(m->fs); /* commits */
+    int urc = m->fs.api->unmount(m->fs.fs); /* commits */
     int cut = !nand_is_powered(m->dev);
     if (cut) {
         mlog("%s: the power was cut (%s)", m->image,
@@ -339,9 +357,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     m.image = image;
     m.mountpoint = mp;
     m.readonly = a->readonly;
-    m.logfs_opts = a->lfs_opts ? a->lfs_opts : "";
-    if (a->readonly)
-        a->lo.readonly = 1;
+    m.fs_opts = a->fs_opts ? a->fs_opts : "";
 
     /* FUSE's options first: a bad one stops us before the image is opened */
     if (!(fopts = fuse_options(a, image)) || fuse_opt_add_arg(&fa, "flashlab-mount") ||
@@ -349,8 +365,9 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         (a->debug && fuse_opt_add_arg(&fa, "-d")))
         goto nomem;
     if (!(f = fuse_new(&fa, &mnt_ops, sizeof mnt_ops, &m))) {
-        rc = mfail("mount", "bad mount options '%s' (LogFS keys: flashlab mkfs --help-options)",
-                       a->fuse_opts ? a->fuse_opts : "");
+        rc = mfail("mount", "bad mount options '%s' (%s's keys: flashlab mkfs --fs %s "
+                   "--help-options)", a->fuse_opts ? a->fuse_opts : "", a->kind->name,
+                   a->kind->name);
         goto out;
     }
 
@@ -365,31 +382,37 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         goto out;
     }
     /* timestamps from the host's clock, as any file system's; -o epoch=
-     * asks for LogFS's deterministic simulated time plus that epoch */
-    if (!a->lo.epoch_ns && !a->lo.clock)
-        a->lo.clock = logfs_host_clock;
-    int lrc = logfs_mount(m.dev, &a->lo, &m.fs);
+     * asks for the deterministic simulated time plus that epoch; -o ro
+     * mounts read-only where the kind can */
+    char mopts[1024];
+    snprintf(err, sizeof err, "%s%s%s", m.fs_opts,
+             a->readonly && is_fs_key(a->kind, "readonly", 8) ? (*m.fs_opts ? "," : "") : "",
+             a->readonly && is_fs_key(a->kind, "readonly", 8) ? "readonly=1" : "");
+    cli_host_clock_options(a->kind, err, mopts, sizeof mopts);
+    m.fs.api = a->kind;
+    int lrc = a->kind->mount(m.dev, mopts, &m.fs.fs);
     if (lrc) {
+        m.fs.fs = NULL;
         if (lrc == -EINVAL)
-            rc = mfail("mount", "%s: not a LogFS file system (run flashlab mkfs)", image);
-        else if (lrc == -EPROTO && cli_format_note(image, m.dev) == 2)
-            rc = mfail("mount", "%s: cannot mount LogFS of that format version", image);
+            rc = mfail("mount", "%s: not a %s file system (or bad options '%s')", image,
+                       a->kind->name, mopts);
+        else if (lrc == -EPROTO && cli_format_note(image, a->kind, m.dev) == 2)
+            rc = mfail("mount", "%s: cannot mount %s of that format version", image,
+                       a->kind->name);
         else if (lrc == -EOPNOTSUPP)
-            rc = mfail("mount", "%s: LogFS format version 4 stores no compressed data "
-                       "(mount it without compress=)", image);
+            rc = mfail("mount", "%s: this %s cannot store compressed data (an older format "
+                       "version: mount it without compress=)", image, a->kind->name);
         else
             rc = mfail("mount", "%s: cannot mount: %s", image, strerror(-lrc));
         nand_close(m.dev);
         goto out;
     }
-    cli_format_note(image, m.dev);
-    cli_anchor_warning(image, m.fs);
+    cli_format_note(image, a->kind, m.dev);
+    cli_anchor_warning(image, &m.fs);
     struct fs_statfs sf;
-    m.block_size = logfs_statfs(m.fs, &sf) ? 4096 : sf.block_size;
+    m.block_size = MNT_CALL(&m, statfs, &sf) ? 4096 : sf.block_size;
     m.t0 = m.op_start = nand_now(m.dev);
-    struct logfs_stats st0;
-    logfs_get_stats(m.fs, &st0);
-    m.host0 = st0.host_bytes;
+    fsapi_counter(&m.fs, "host_bytes", &m.host0); /* stays 0 where not counted */
     if (a->trace && (!(m.trace = fopen(a->trace, "w")) || trace_write_fsop_header(m.trace))) {
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
@@ -434,7 +457,7 @@ unmount:
     if (m.trace && !fclose(m.trace))
         unlink(a->trace);
     m.trace = NULL;
-    logfs_unmount(m.fs);
+    m.fs.api->unmount(m.fs.fs);
     nand_close(m.dev);
     goto out;
 nomem:
@@ -455,8 +478,9 @@ out:
 
 int cmd_mount(int argc, char **argv)
 {
-    enum { O_TRACE = 1000, O_CUT_OPS, O_CUT_TIME, O_SAVE_CUT };
+    enum { O_TRACE = 1000, O_CUT_OPS, O_CUT_TIME, O_SAVE_CUT, O_FS };
     static const struct option opts[] = {
+        {"fs", required_argument, 0, O_FS},
         {"foreground", no_argument, 0, 'f'},
         {"debug", no_argument, 0, 'd'},
         {"trace", required_argument, 0, O_TRACE},
@@ -472,7 +496,11 @@ int cmd_mount(int argc, char **argv)
         switch (c) {
         case 'f': a.foreground = 1; break;
         case 'd': a.debug = a.foreground = 1; break;
-        case 'o': rc = split_opts(&a, optarg); break;
+        case 'o':
+            if (add_opt(&a.raw_opts, &a.raw_len, optarg, strlen(optarg)))
+                rc = mfail("mount", "out of memory");
+            break;
+        case O_FS: rc = parse_kind("mount", optarg, &a.kind); break;
         case O_TRACE: a.trace = optarg; break;
         case O_CUT_OPS:
             if (parse_u64(optarg, &a.cut_ops))
@@ -491,8 +519,7 @@ int cmd_mount(int argc, char **argv)
         }
     }
     if (rc < 0) { /* --help */
-        free(a.fuse_opts);
-        free(a.lfs_opts);
+        free(a.raw_opts);
         return CLI_OK;
     }
     if (!rc && a.cut_ops_set && a.cut_time_set)
@@ -501,10 +528,15 @@ int cmd_mount(int argc, char **argv)
         rc = cli_usage_error("mount", "--save-after-cut needs --cut-after-ops or --cut-at-time");
     if (!rc && optind != argc - 2)
         rc = cli_usage_error("mount", "expected IMAGE and MOUNTPOINT");
+    if (!rc && !a.kind)
+        rc = probe_kind(argv[optind], &a.kind);
+    if (!rc && a.raw_opts)
+        rc = split_opts(&a, a.raw_opts);
     if (!rc)
         rc = run_mount(&a, argv[optind], argv[optind + 1]);
+    free(a.raw_opts);
     free(a.fuse_opts);
-    free(a.lfs_opts);
+    free(a.fs_opts);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* cmd_powercut.c -- `flashlab powercut CAMPAIGN.yaml`: for every run of
  * the campaign's sweep, a power cut at each chosen flash operation of its
- * workload and a check of the recovery (workloads/experiment/powercut.c); every
+ * workload and a check of the recovery (experiment/powercut.c); every
  * outcome goes to the results database, and each failure prints the
  * command that reproduces it. */
 #include "campaign.h"

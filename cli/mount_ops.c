@@ -116,16 +116,16 @@ static void set_owner(struct mnt *m, const char *path)
 {
     const struct fuse_context *c = fuse_get_context();
     struct fs_stat ls;
-    if (!c || logfs_lstat(m->fs, path, &ls))
+    if (!c || MNT_CALL(m, lstat, path, &ls))
         return;
     uint32_t gid = c->gid;
     char *parent = parent_of(path);
     struct fs_stat ps;
-    if (parent && !logfs_lstat(m->fs, parent, &ps) && (ps.mode & S_ISGID))
+    if (parent && !MNT_CALL(m, lstat, parent, &ps) && (ps.mode & S_ISGID))
         gid = ps.gid;
     free(parent);
     if (ls.uid != c->uid || ls.gid != gid)
-        logfs_lchown(m->fs, path, c->uid, gid);
+        fsapi_chown(&m->fs, path, c->uid, gid, 0);
 }
 
 /* The LogFS flags of an open: write-only becomes read-write, because the
@@ -157,7 +157,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     int rc = 0;
     if (is_stats(path))
         stats_stat(m, st);
-    else if ((rc = fi ? logfs_fstat(m->fs, (int)fi->fh, &ls) : logfs_lstat(m->fs, path, &ls)) == 0)
+    else if ((rc = fi ? MNT_CALL(m, fstat, (int)fi->fh, &ls) : MNT_CALL(m, lstat, path, &ls)) == 0)
         fill_stat(m, &ls, st);
     return ulk(m, rc);
 }
@@ -169,7 +169,7 @@ static int op_access(const char *path, int mask)
     int rc = 0;
     if (is_stats(path))
         rc = mask & (W_OK | X_OK) ? -EACCES : 0;
-    else if (!(rc = logfs_lstat(m->fs, path, &ls)) && (mask & W_OK) && m->readonly)
+    else if (!(rc = MNT_CALL(m, lstat, path, &ls)) && (mask & W_OK) && m->readonly)
         rc = -EROFS;
     return ulk(m, rc);
 }
@@ -185,7 +185,7 @@ static int attr_target(struct mnt *m, const char *path, struct fs_stat *ls,
         return -EPERM;
     if (!path)
         return 1;
-    int rc = logfs_lstat(m->fs, path, ls);
+    int rc = MNT_CALL(m, lstat, path, ls);
     return rc ? rc : S_ISLNK(ls->mode) && !link_ok ? 1 : 0;
 }
 
@@ -196,7 +196,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
     struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 0);
     if (!rc)
-        rc = logfs_chmod(m->fs, path, mode & 07777);
+        rc = fsapi_chmod(&m->fs, path, mode & 07777);
     return ulk(m, rc > 0 ? 0 : rc);
 }
 
@@ -207,20 +207,20 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
     struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 1);
     if (!rc)
-        rc = logfs_lchown(m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
-                          gid == (gid_t)-1 ? ls.gid : gid);
+        rc = fsapi_chown(&m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
+                         gid == (gid_t)-1 ? ls.gid : gid, 0);
     return ulk(m, rc > 0 ? 0 : rc);
 }
 
-/* utimensat's time as logfs_lutimens takes it: UTIME_NOW and UTIME_OMIT
- * pass through, so that LogFS takes "now" from its own clock and leaves
+/* utimensat's time as fsapi's utimens takes it: UTIME_NOW and UTIME_OMIT
+ * pass through, so that the fs takes "now" from its own clock and leaves
  * ctime alone when both are omitted. */
 static int64_t ts_ns(const struct timespec *t)
 {
     if (!t || t->tv_nsec == UTIME_NOW)
-        return LOGFS_TIME_NOW;
+        return FS_TIME_NOW;
     if (t->tv_nsec == UTIME_OMIT)
-        return LOGFS_TIME_OMIT;
+        return FS_TIME_OMIT;
     return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
@@ -232,8 +232,8 @@ static int op_utimens(const char *path, const struct timespec tv[2],
     struct fs_stat ls;
     int rc = attr_target(m, path, &ls, 1);
     if (!rc)
-        rc = logfs_lutimens(m->fs, path, ts_ns(tv ? &tv[0] : NULL),
-                            ts_ns(tv ? &tv[1] : NULL));
+        rc = fsapi_utimens(&m->fs, path, ts_ns(tv ? &tv[0] : NULL),
+                           ts_ns(tv ? &tv[1] : NULL), 0);
     return ulk(m, rc > 0 ? 0 : rc);
 }
 
@@ -246,9 +246,9 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     if (is_stats(path))
         rc = -EPERM;
     else if (fi)
-        rc = logfs_ftruncate(m->fs, (int)fi->fh, (uint64_t)size);
+        rc = MNT_CALL(m, ftruncate, (int)fi->fh, (uint64_t)size);
     if (rc == -EBADF && path) /* no fd, or one opened read-only */
-        rc = logfs_truncate(m->fs, path, (uint64_t)size);
+        rc = fsapi_truncate(&m->fs, path, (uint64_t)size);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
                                          .size = (uint64_t)size});
@@ -260,7 +260,7 @@ static int op_statfs(const char *path, struct statvfs *sv)
     (void)path;
     struct mnt *m = lk();
     struct fs_statfs sf;
-    int rc = logfs_statfs(m->fs, &sf);
+    int rc = MNT_CALL(m, statfs, &sf);
     if (!rc) {
         memset(sv, 0, sizeof *sv);
         sv->f_bsize = sv->f_frsize = sf.block_size;
@@ -281,7 +281,7 @@ static int op_statfs(const char *path, struct statvfs *sv)
 static int op_mkdir(const char *path, mode_t mode)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -EEXIST : logfs_mkdir(m->fs, path, mode & 07777);
+    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, mkdir, path, mode & 07777);
     if (!rc) {
         set_owner(m, path);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_MKDIR, .path = path,
@@ -293,7 +293,7 @@ static int op_mkdir(const char *path, mode_t mode)
 static int op_rmdir(const char *path)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -ENOTDIR : logfs_rmdir(m->fs, path);
+    int rc = is_stats(path) ? -ENOTDIR : MNT_CALL(m, rmdir, path);
     if (!rc)
         trace_path(m, TRACE_RMDIR, path);
     return ulk(m, rc);
@@ -302,7 +302,7 @@ static int op_rmdir(const char *path)
 static int op_unlink(const char *path)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -EPERM : logfs_unlink(m->fs, path);
+    int rc = is_stats(path) ? -EPERM : MNT_CALL(m, unlink, path);
     if (!rc)
         trace_path(m, TRACE_UNLINK, path);
     return ulk(m, rc);
@@ -316,11 +316,11 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     struct fs_stat ls;
     int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : 0;
     if (!rc && (flags & RENAME_NOREPLACE)) { /* atomic: we hold the lock */
-        rc = logfs_lstat(m->fs, to, &ls);
+        rc = MNT_CALL(m, lstat, to, &ls);
         rc = !rc ? -EEXIST : rc == -ENOENT ? 0 : rc;
     }
     if (!rc)
-        rc = logfs_rename(m->fs, from, to);
+        rc = MNT_CALL(m, rename, from, to);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_RENAME, .path = from, .path2 = to});
     return ulk(m, rc);
@@ -329,7 +329,7 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 static int op_link(const char *from, const char *to)
 {
     struct mnt *m = lk();
-    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : logfs_link(m->fs, from, to);
+    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : MNT_CALL(m, link, from, to);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_LINK, .path = from, .path2 = to});
     return ulk(m, rc);
@@ -338,7 +338,7 @@ static int op_link(const char *from, const char *to)
 static int op_symlink(const char *target, const char *path)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -EEXIST : logfs_symlink(m->fs, target, path);
+    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, symlink, target, path);
     if (!rc)
         set_owner(m, path);
     if (!rc)
@@ -351,7 +351,7 @@ static int op_readlink(const char *path, char *buf, size_t size)
     if (!size)
         return -EINVAL;
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? -EINVAL : logfs_readlink(m->fs, path, buf, size - 1);
+    int64_t n = is_stats(path) ? -EINVAL : MNT_CALL(m, readlink, path, buf, size - 1);
     if (n >= 0)
         buf[n] = 0;
     return ulk(m, n < 0 ? (int)n : 0);
@@ -364,14 +364,14 @@ static int op_mknod(const char *path, mode_t mode, dev_t rdev)
     struct mnt *m = lk();
     if (!S_ISREG(mode)) {
         int rc = is_stats(path) ? -EEXIST
-               : logfs_mknod(m->fs, path, (uint32_t)mode, (uint64_t)rdev);
+               : fsapi_mknod(&m->fs, path, (uint32_t)mode, (uint64_t)rdev);
         if (!rc)
             set_owner(m, path);
         return ulk(m, rc);
     }
     int fd = is_stats(path) ? -EEXIST
-           : logfs_open(m->fs, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
-    int rc = fd < 0 ? fd : logfs_close(m->fs, fd);
+           : MNT_CALL(m, open, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
+    int rc = fd < 0 ? fd : MNT_CALL(m, close, fd);
     if (!rc) {
         set_owner(m, path);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
@@ -382,7 +382,7 @@ static int op_mknod(const char *path, mode_t mode, dev_t rdev)
 }
 
 /* ---- readdir ---------------------------------------------------------------
- * A directory stream lists a snapshot, taken in one logfs_readdir pass when
+ * A directory stream lists a snapshot, taken in one readdir pass when
  * the stream starts (offset 0: opendir or rewinddir); an offset is an index
  * into it.  Resuming LogFS's own cookie instead would skip entries when the
  * caller deletes what it has read (rm -rf's pattern): a cookie is a
@@ -436,7 +436,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
     struct fs_stat ls;
-    int rc = is_stats(path) ? -ENOTDIR : logfs_stat(m->fs, path, &ls);
+    int rc = is_stats(path) ? -ENOTDIR : MNT_CALL(m, stat, path, &ls);
     if (!rc && !S_ISDIR(ls.mode))
         rc = -ENOTDIR;
     struct dsnap *d = rc ? NULL : calloc(1, sizeof *d);
@@ -466,7 +466,7 @@ static int dot_entry(struct mnt *m, const char *path, int dotdot, void *buf,
     struct stat st = {.st_mode = S_IFDIR};
     char *parent = dotdot ? parent_of(path) : NULL;
     const char *p = dotdot ? parent : path;
-    if (p && !logfs_lstat(m->fs, p, &ls))
+    if (p && !MNT_CALL(m, lstat, p, &ls))
         st.st_ino = (ino_t)ls.ino;
     free(parent);
     return fill(buf, dotdot ? ".." : ".", &st, dotdot ? 2 : 1, 0);
@@ -488,7 +488,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
     if (off == 0) { /* a new pass: opendir or rewinddir */
         uint64_t cookie = 0;
         dsnap_clear(d);
-        rc = logfs_readdir(m->fs, path, &cookie, dsnap_add, d);
+        rc = MNT_CALL(m, readdir, path, &cookie, dsnap_add, d);
         if (!rc && d->nomem)
             rc = -ENOMEM;
         if (rc) {
@@ -524,7 +524,7 @@ static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
     (void)datasync;
     (void)fi;
     struct mnt *m = lk();
-    int rc = logfs_sync(m->fs); /* one tree: a commit covers everything */
+    int rc = m->fs.api->sync(m->fs.fs); /* one tree: a commit covers everything */
     if (!rc)
         rc = host_sync(m);
     if (!rc)
@@ -553,7 +553,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     struct mnt *m = lk();
     if (is_stats(path))
         return ulk(m, open_stats(m, fi));
-    int fd = logfs_open(m->fs, path, lfs_flags(fi->flags), 0);
+    int fd = MNT_CALL(m, open, path, lfs_flags(fi->flags), 0);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
         mnt_trace(m, &(struct trace_rec){.op = TRACE_OPEN, .path = path,
@@ -566,7 +566,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
     int fd = is_stats(path) ? -EEXIST
-           : logfs_open(m->fs, path, lfs_flags(fi->flags) | O_CREAT, mode & 07777);
+           : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, mode & 07777);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
         set_owner(m, path);
@@ -592,7 +592,7 @@ static int op_read(const char *path, char *buf, size_t size, off_t off,
     }
     if (size > INT32_MAX)
         size = INT32_MAX;
-    n = logfs_pread(m->fs, (int)fi->fh, buf, size, (uint64_t)off);
+    n = MNT_CALL(m, pread, (int)fi->fh, buf, size, (uint64_t)off);
     if (n >= 0)
         trace_io(m, TRACE_READ, path, (uint64_t)off, size);
     return ulk(m, (int)n);
@@ -612,10 +612,10 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
     int64_t n = 0;
     /* O_APPEND without the kernel's writeback cache is ours to honour:
      * the end of the file as LogFS knows it, under the lock */
-    if ((fi->flags & O_APPEND) && !(n = logfs_fstat(m->fs, fd, &ls)))
+    if ((fi->flags & O_APPEND) && !(n = MNT_CALL(m, fstat, fd, &ls)))
         at = ls.size;
     if (!n)
-        n = logfs_pwrite(m->fs, fd, buf, size, at);
+        n = MNT_CALL(m, pwrite, fd, buf, size, at);
     if (n > 0)
         trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
     return ulk(m, (int)n);
@@ -636,7 +636,7 @@ static int op_release(const char *path, struct fuse_file_info *fi)
         struct snap *s = (struct snap *)(uintptr_t)fi->fh;
         free(s->text);
         free(s);
-    } else if (!(rc = logfs_close(m->fs, (int)fi->fh))) {
+    } else if (!(rc = MNT_CALL(m, close, (int)fi->fh))) {
         trace_path(m, TRACE_CLOSE, path);
     }
     return ulk(m, rc);
@@ -646,7 +646,7 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
     (void)datasync;
     struct mnt *m = lk();
-    int rc = is_stats(path) ? 0 : logfs_fsync(m->fs, (int)fi->fh);
+    int rc = is_stats(path) ? 0 : MNT_CALL(m, fsync, (int)fi->fh);
     if (!rc && !is_stats(path))
         rc = host_sync(m);
     if (!rc && !is_stats(path))
@@ -663,7 +663,7 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
         return -EINVAL;
     struct mnt *m = lk();
     int rc = is_stats(path) || !fi ? -EPERM
-           : logfs_punch(m->fs, (int)fi->fh, (uint64_t)off, (uint64_t)len);
+           : MNT_CALL(m, punch, (int)fi->fh, (uint64_t)off, (uint64_t)len);
     if (!rc)
         trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
     return ulk(m, rc);
@@ -688,24 +688,24 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
                        int flags)
 {
     struct mnt *m = lk();
-    int lflags = (flags & XATTR_CREATE ? LOGFS_XATTR_CREATE : 0) |
-                 (flags & XATTR_REPLACE ? LOGFS_XATTR_REPLACE : 0);
+    int lflags = (flags & XATTR_CREATE ? FS_XATTR_CREATE : 0) |
+                 (flags & XATTR_REPLACE ? FS_XATTR_REPLACE : 0);
     int rc = is_stats(path) ? -ENOTSUP
-           : m->readonly ? -EROFS : logfs_setxattr(m->fs, path, name, value, size, lflags);
+           : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, path, name, value, size, lflags);
     return ulk(m, rc);
 }
 
 static int op_getxattr(const char *path, const char *name, char *value, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? -ENODATA : logfs_getxattr(m->fs, path, name, value, size);
+    int64_t n = is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
     return ulk(m, (int)n);
 }
 
 static int op_listxattr(const char *path, char *list, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? 0 : logfs_listxattr(m->fs, path, list, size);
+    int64_t n = is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
     return ulk(m, (int)n);
 }
 
@@ -713,7 +713,7 @@ static int op_removexattr(const char *path, const char *name)
 {
     struct mnt *m = lk();
     int rc = is_stats(path) ? -ENODATA
-           : m->readonly ? -EROFS : logfs_removexattr(m->fs, path, name);
+           : m->readonly ? -EROFS : fsapi_removexattr(&m->fs, path, name);
     return ulk(m, rc);
 }
 

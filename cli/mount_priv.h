@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "logfs/logfs.h"
+#include "fsapi.h"
 #include "nand.h"
 #include "trace.h"
 
@@ -21,19 +21,20 @@
 #define MNT_STATS_INO UINT64_C(0x7fffffffffffff00)
 
 struct mnt {
-    /* LogFS is single-threaded: every call into fs or dev holds lock. */
+    /* the file systems are single-threaded: every call into fs or dev
+     * holds lock */
     pthread_mutex_t lock;
     nand_dev *dev;
-    logfs *fs;
+    struct fsapi_fs fs;             /* any kind, through its table */
     const char *image, *mountpoint; /* absolute */
-    const char *logfs_opts;         /* the LogFS part of -o, as given */
+    const char *fs_opts;            /* the fs's part of -o, as given */
     nand_time_t t0;                 /* simulated clock when mounted */
     nand_time_t op_start;           /* clock when the current op began */
-    uint64_t host0;                 /* LogFS's host_bytes when mounted */
+    uint64_t host0;                 /* the fs's host_bytes when mounted */
     int readonly;
     int keep_image;                 /* a cut armed, no --save-after-cut: IMAGE
                                      * stays as it was, fsync syncs no journal */
-    uint32_t block_size;            /* LogFS's, for st_blksize and statfs */
+    uint32_t block_size;            /* the fs's, for st_blksize and statfs */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
     uint64_t fuse_ops, errors, eio, trace_records, trace_dropped;
@@ -41,6 +42,10 @@ struct mnt {
 };
 
 extern struct mnt *mnt_g; /* the mount (one per process) */
+
+/* The fs's call op, or -ENOSYS when its kind lacks it (caller holds lock). */
+#define MNT_CALL(m, op, ...) \
+    ((m)->fs.api->op ? (m)->fs.api->op((m)->fs.fs, __VA_ARGS__) : -ENOSYS)
 extern const struct fuse_operations mnt_ops;
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */

@@ -50,59 +50,30 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     struct buf b = {malloc(4096), 0, 4096, 0};
     if (!b.p)
         return NULL;
-    struct logfs_stats fs;
+    struct fsapi_counter fc[FSAPI_COUNTERS_MAX];
+    size_t nc = fsapi_stats(&m->fs, fc, FSAPI_COUNTERS_MAX);
     struct nand_stats ns;
     struct fs_statfs sf = {0};
-    logfs_get_stats(m->fs, &fs);
     nand_get_stats(m->dev, &ns);
-    int sfrc = logfs_statfs(m->fs, &sf);
+    int sfrc = MNT_CALL(m, statfs, &sf);
     nand_time_t now = nand_now(m->dev);
 
     put(&b, "flashlab-stats 1\n");
     put(&b, "image %s\n", m->image);
     put(&b, "mountpoint %s\n", m->mountpoint);
-    put(&b, "logfs_options %s\n", *m->logfs_opts ? m->logfs_opts : "-");
+    put(&b, "fs_kind %s\n", m->fs.api->name);
+    put(&b, "fs_options %s\n", *m->fs_opts ? m->fs_opts : "-");
     U("sim_time_ns", now);
     U("mounted_ns", now - m->t0);
     U("powered", nand_is_powered(m->dev));
     U("readonly", m->readonly);
 
-    U("fs.commits", fs.commits);
-    U("fs.live_bytes", fs.live_bytes);
-    U("fs.mem_bytes", fs.mem_bytes);
-    U("fs.cache_hits", fs.cache_hits);
-    U("fs.cache_misses", fs.cache_misses);
-    U("fs.next_ino", fs.next_ino);
-    U("fs.relocations", fs.relocations);
-    U("fs.host_bytes", fs.host_bytes);
-    U("fs.host_bytes_mount", fs.host_bytes - m->host0);
-    U("fs.pages_data", fs.pages_data);
-    U("fs.pages_meta", fs.pages_meta);
-    U("fs.pages_anchor", fs.pages_anchor);
-    U("fs.pages_gc", fs.pages_gc);
-    U("fs.erases", fs.erases);
-    U("fs.gc_rounds", fs.gc_rounds);
-    U("fs.gc_objects", fs.gc_objects);
-    U("fs.gc_bytes", fs.gc_bytes);
-    U("fs.gc_time_ns", fs.gc_time_ns);
-    U("fs.wl_moves", fs.wl_moves);
-    U("fs.gc_fallbacks", fs.gc_fallbacks);
-    U("fs.free_segments", fs.free_segments);
-    U("fs.anchor_seq", fs.anchor_seq);
-    U("fs.anchor_fallback", fs.anchor_fallback);
-    U("fs.gc_unreadable", fs.gc_unreadable);
-    U("fs.segfile_unreadable", fs.segfile_unreadable);
-    U("fs.scrub_flagged", fs.scrub_flagged);
-    U("fs.scrub_reads", fs.scrub_reads);
-    U("fs.scrub_segments", fs.scrub_segments);
-    U("fs.scrub_pages", fs.scrub_pages);
-    U("fs.scrub_super", fs.scrub_super);
-    U("fs.scrub_anchor", fs.scrub_anchor);
-    U("fs.anchor_bad", fs.anchor_bad);
-    U("fs.anchor_left", fs.anchor_left);
-    U("fs.compress", fs.compress);
-    U("fs.data_raw_bytes", fs.data_raw_bytes);
-    U("fs.data_stored_bytes", fs.data_stored_bytes);
+    /* the fs's own counters, whatever its kind keeps */
+    for (size_t i = 0; i < nc; i++) {
+        put(&b, "fs.%s %" PRIu64 "\n", fc[i].name, fc[i].value);
+        if (!strcmp(fc[i].name, "host_bytes"))
+            U("fs.host_bytes_mount", fc[i].value - m->host0);
+    }
 
     if (!sfrc) {
         U("space.block_size", sf.block_size);
@@ -150,10 +121,10 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     put(&b, "wear.erases_mean %.2f\n", good ? (double)wsum / (double)good : 0.0);
     U("wear.erases_max", wmax);
 
-    static const char *const kinds[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
-    for (int k = 0; k < LOGFS_OP_KINDS; k++) {
-        struct logfs_latency l;
-        if (logfs_get_latency(m->fs, k, &l))
+    static const char *const kinds[FS_OP_KINDS] = {"read", "write", "sync", "meta"};
+    for (int k = 0; k < FS_OP_KINDS; k++) {
+        struct fs_latency l;
+        if (fsapi_latency(&m->fs, k, &l))
             continue;
         put(&b, "latency.%s.count %" PRIu64 "\n", kinds[k], l.count);
         put(&b, "latency.%s.mean_ns %.0f\n", kinds[k], l.mean_ns);

@@ -1,6 +1,6 @@
 /* util.c -- error reporting and dispatch shared by the subcommands. */
 #include "cli.h"
-#include "logfs/logfs.h"
+#include "fsapi.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -66,42 +66,36 @@ int cli_dispatch(const char *group, const struct cli_cmd *cmds, int argc,
     return cli_usage_error(group, "unknown command '%s'", argv[1]);
 }
 
-int cli_anchor_warning(const char *image, struct logfs *fs)
+int cli_anchor_warning(const char *image, const struct fsapi_fs *m)
 {
-    struct logfs_stats st;
-    logfs_get_stats(fs, &st);
-    if (st.anchor_bad)
+    struct fsapi_counter c[FSAPI_COUNTERS_MAX];
+    size_t n = fsapi_stats(m, c, FSAPI_COUNTERS_MAX); /* 0 for a kind without a ring */
+    uint64_t bad = fsapi_counter_value(c, n, "anchor_bad");
+    uint64_t left = fsapi_counter_value(c, n, "anchor_left");
+    uint64_t fallback = fsapi_counter_value(c, n, "anchor_fallback");
+    if (bad)
         fprintf(stderr, "%s: warning: %" PRIu64 " anchor ring block%s went bad; %s\n", image,
-                st.anchor_bad, st.anchor_bad == 1 ? "" : "s",
-                st.anchor_left ? "the ring goes on in the others"
-                               : "no pair of good ring blocks is left for the two copies of "
-                                 "each anchor record: the file system is read-only");
-    if (!st.anchor_fallback)
-        return st.anchor_bad != 0;
+                bad, bad == 1 ? "" : "s",
+                left ? "the ring goes on in the others"
+                     : "no pair of good ring blocks is left for the two copies of "
+                       "each anchor record: the file system is read-only");
+    if (!fallback)
+        return bad != 0;
     fprintf(stderr, "%s: warning: the newest anchor record is damaged; mounted "
             "commit %" PRIu64 ", the newest readable one (%" PRIu64 " newer "
             "anchor page%s unreadable or corrupt: media damage, or a commit "
-            "torn by a power cut); run flashlab fsck\n", image, st.anchor_seq,
-            st.anchor_fallback, st.anchor_fallback == 1 ? "" : "s");
+            "torn by a power cut); run flashlab fsck\n", image,
+            fsapi_counter_value(c, n, "anchor_seq"), fallback, fallback == 1 ? "" : "s");
     return 1;
 }
 
-int cli_format_note(const char *image, nand_dev *dev)
+int cli_format_note(const char *image, const struct fsapi *api, nand_dev *dev)
 {
-    uint32_t rv, wv;
-    if (logfs_format_version(dev, &rv, &wv) ||
-        (rv == wv && rv >= LOGFS_FORMAT_WRITABLE && rv <= LOGFS_FORMAT_VERSION))
-        return 0; /* format 4 is written as format 4: no compression */
-    if (rv >= LOGFS_FORMAT_OLDEST && rv < LOGFS_FORMAT_VERSION) {
-        fprintf(stderr, "%s: LogFS format version %u, read-only: this flashlab writes "
-                "version %d (copy the files into a new mkfs to write them)\n", image, rv,
-                LOGFS_FORMAT_VERSION);
-        return 1;
-    }
-    fprintf(stderr, "%s: LogFS format version %u (write version %u): this flashlab reads "
-            "versions %d to %d only\n", image, rv, wv, LOGFS_FORMAT_OLDEST,
-            LOGFS_FORMAT_VERSION);
-    return 2;
+    char msg[512];
+    int rc = api->format_check ? api->format_check(dev, msg, sizeof msg) : 0;
+    if (rc)
+        fprintf(stderr, "%s: %s\n", image, msg);
+    return rc;
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)
@@ -115,4 +109,20 @@ int cli_parse_u64(const char *s, uint64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* Does api take the option key? */
+static int takes_option(const struct fsapi *api, const char *key)
+{
+    for (unsigned i = 0; api->option_help && api->option_help(i, NULL); i++)
+        if (!strcmp(api->option_help(i, NULL), key))
+            return 1;
+    return 0;
+}
+
+void cli_host_clock_options(const struct fsapi *api, const char *opts, char *out, size_t cap)
+{
+    int host = takes_option(api, "clock") && !(opts && strstr(opts, "epoch="));
+    snprintf(out, cap, "%s%s%s", host ? "clock=host" : "", host && opts && *opts ? "," : "",
+             opts ? opts : "");
 }

@@ -5,6 +5,8 @@
 #include "fsapi.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct fsapi *const all[] = {
@@ -97,4 +99,116 @@ int64_t fsapi_listxattr(const struct fsapi_fs *m, const char *path, char *list, 
 int fsapi_removexattr(const struct fsapi_fs *m, const char *path, const char *name)
 {
     return m->api->removexattr ? m->api->removexattr(m->fs, path, name) : -ENOTSUP;
+}
+
+/* ---- the optional hooks ------------------------------------------------ */
+
+int fsapi_declined(const struct fsapi *api, const char *what, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s does not support %s", api->name, what);
+    return -ENOTSUP;
+}
+
+int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
+                        size_t errlen)
+{
+    if (api->check_options)
+        return api->check_options(options, err, errlen);
+    if (!options || !*options)
+        return 0;
+    snprintf(err, errlen, "%s takes no options ('%s')", api->name, options);
+    return -EINVAL;
+}
+
+size_t fsapi_stats(const struct fsapi_fs *m, struct fsapi_counter *out, size_t max)
+{
+    return m->api->stats ? m->api->stats(m->fs, out, max) : 0;
+}
+
+uint64_t fsapi_counter_value(const struct fsapi_counter *c, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].name, name))
+            return c[i].value;
+    return 0;
+}
+
+int fsapi_counter(const struct fsapi_fs *m, const char *name, uint64_t *value)
+{
+    struct fsapi_counter c[FSAPI_COUNTERS_MAX];
+    size_t n = fsapi_stats(m, c, FSAPI_COUNTERS_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].name, name)) {
+            *value = c[i].value;
+            return 0;
+        }
+    return -ENOTSUP;
+}
+
+int fsapi_latency(const struct fsapi_fs *m, int kind, struct fs_latency *out)
+{
+    return m->api->latency ? m->api->latency(m->fs, kind, out) : -ENOTSUP;
+}
+
+void fsapi_reset_latency(const struct fsapi_fs *m)
+{
+    if (m->api->reset_latency)
+        m->api->reset_latency(m->fs);
+}
+
+int fsapi_set_gc_observer(const struct fsapi_fs *m, fs_gc_observer fn, void *ctx)
+{
+    if (!m->api->set_gc_observer)
+        return -ENOTSUP;
+    m->api->set_gc_observer(m->fs, fn, ctx);
+    return 0;
+}
+
+int fsapi_idle(const struct fsapi_fs *m, uint64_t ns)
+{
+    return m->api->idle ? m->api->idle(m->fs, ns) : -ENOTSUP;
+}
+
+int fsapi_scrub(const struct fsapi_fs *m, uint64_t budget)
+{
+    return m->api->scrub ? m->api->scrub(m->fs, budget) : -ENOTSUP;
+}
+
+const char *fsapi_block_role(const struct fsapi_fs *m, uint32_t block)
+{
+    return m->api->block_role ? m->api->block_role(m->fs, block) : NULL;
+}
+
+int fsapi_chmod(const struct fsapi_fs *m, const char *path, uint32_t mode)
+{
+    return m->api->chmod ? m->api->chmod(m->fs, path, mode) : -ENOTSUP;
+}
+
+int fsapi_chown(const struct fsapi_fs *m, const char *path, uint32_t uid, uint32_t gid,
+                int follow)
+{
+    int (*fn)(void *, const char *, uint32_t, uint32_t) =
+        follow ? m->api->chown : m->api->lchown;
+    return fn ? fn(m->fs, path, uid, gid) : -ENOTSUP;
+}
+
+int fsapi_utimens(const struct fsapi_fs *m, const char *path, int64_t atime, int64_t mtime,
+                  int follow)
+{
+    int (*fn)(void *, const char *, int64_t, int64_t) =
+        follow ? m->api->utimens : m->api->lutimens;
+    return fn ? fn(m->fs, path, atime, mtime) : -ENOTSUP;
+}
+
+int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size)
+{
+    if (m->api->truncate)
+        return m->api->truncate(m->fs, path, size);
+    int fd = m->api->open(m->fs, path, O_WRONLY, 0);
+    if (fd < 0)
+        return fd;
+    int rc = m->api->ftruncate(m->fs, fd, size);
+    int rc2 = m->api->close(m->fs, fd);
+    return rc ? rc : rc2;
 }

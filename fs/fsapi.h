@@ -1,10 +1,14 @@
 /*
  * fsapi.h -- one table of entry points per flash file system on the
  * simulator: LogFS and the baselines (a JFFS2-style scan-mount fs with and
- * without erase-block summaries, and a naive in-place block fs), so that
- * the model-based tests, the runner and the mount-latency experiment can
- * run any of them.  Semantics are fs/logfs/logfs.h's (negative errno, the
- * stat structs of fs/fstypes.h); each fs documents what it leaves out.
+ * without erase-block summaries, and a naive in-place block fs).  It is the
+ * only door above fs/: the CLI, the FUSE mount, experiments, campaigns and
+ * the Python package reach every kind through it, so that a new kind is
+ * one folder plus one entry in fs/fsapi.c.  Semantics are
+ * fs/logfs/logfs.h's (negative errno, the stat structs of fs/fstypes.h);
+ * each fs documents what it leaves out.  An optional entry left NULL means
+ * the kind does not have it: its fsapi_* wrapper below returns -ENOTSUP,
+ * and fsapi_declined() says so in words.
  */
 #ifndef FLASHLAB_FSAPI_H
 #define FLASHLAB_FSAPI_H
@@ -27,11 +31,40 @@ struct fsapi_mount_work {
     uint64_t nodes_indexed;
 };
 
+/* What a kind can do beyond the calls every kind has (fsapi.features). */
+enum {
+    FSAPI_F_SPECIAL_FILES = 1u << 0, /* mknod: fifos, sockets, device files */
+    FSAPI_F_XATTR = 1u << 1,         /* extended attributes */
+    FSAPI_F_COMPRESS = 1u << 2,      /* compresses file data (option compress) */
+    FSAPI_F_FSCK = 1u << 3,          /* `flashlab fsck` checks its images */
+    FSAPI_F_ATTRS = 1u << 4,         /* chmod, chown, utimens are kept */
+    /* promises that no media fault loses data silently: a fault point
+     * that does fails the campaign (the baselines make no such promise) */
+    FSAPI_F_FAULT_SAFE = 1u << 5,
+};
+
+/* One named counter of a mounted fs: what the runner records and what
+ * `df` and the mount's statistics print.  Names mean the same in every
+ * kind that keeps them (LogFS's are struct logfs_stats's fields): the
+ * runner reads pages_data, pages_meta, pages_anchor, pages_gc, gc_rounds,
+ * gc_time_ns, free_segments, wl_moves, data_raw_bytes, data_stored_bytes;
+ * campaigns commits, anchor_seq, anchor_fallback, segfile_unreadable and
+ * scrub_*; compress is 1 none, 2 zlib, 3 lzo. */
+struct fsapi_counter {
+    const char *name; /* static: "pages_data", "gc_rounds", ... */
+    uint64_t value;
+};
+#define FSAPI_COUNTERS_MAX 64
+
 struct fsapi {
     const char *name;    /* "logfs", "jffs2-scan", "jffs2-summary", "blockfs" */
     const char *summary; /* one line */
-    /* options: "key=value,..." in the fs's own keys (NULL: defaults) */
-    int (*check_options)(const char *options); /* 0, or -EINVAL */
+    unsigned features;   /* FSAPI_F_* */
+    /* options: "key=value,..." in the fs's own keys (NULL: defaults).
+     * 0, or -EINVAL with err naming the key and what it takes. */
+    int (*check_options)(const char *options, char *err, size_t errlen);
+    /* the i-th option key and its one-line help, NULL past the end */
+    const char *(*option_help)(unsigned i, const char **help);
     int (*mkfs)(nand_dev *dev, const char *options);
     /* 1 when the device carries this fs's own on-flash marks (a
      * superblock, node headers), 0 when not, a negative errno when the
@@ -78,6 +111,36 @@ struct fsapi {
      * here: its map comes from fsck's walk (fsck_page_map). */
     int (*page_map)(nand_dev *dev, uint8_t *cls);
     const char *const *page_classes;
+
+    /* ---- optional hooks (NULL: the kind does not have it) ---- */
+    /* the mounted fs's counters, at most max of them; their number */
+    size_t (*stats)(void *fs, struct fsapi_counter *out, size_t max);
+    /* latency per FS_OP_* kind since mount or the last reset */
+    int (*latency)(void *fs, int kind, struct fs_latency *out);
+    void (*reset_latency)(void *fs);
+    /* the cleaner's victims, one call each (fn NULL: none) */
+    void (*set_gc_observer)(void *fs, fs_gc_observer fn, void *ctx);
+    /* the host is idle for ns of simulated time: background work */
+    int (*idle)(void *fs, uint64_t ns);
+    /* read up to budget pages and move what reads show decaying; the
+     * segments (blocks) moved */
+    int (*scrub)(void *fs, uint64_t budget);
+    /* what erase block `block` is to the mounted fs ("superblock",
+     * "anchor", "segment", ...), for fault campaigns */
+    const char *(*block_role)(void *fs, uint32_t block);
+    /* attributes (FSAPI_F_ATTRS); the l- forms do not follow a final
+     * symbolic link; times in ns since 1970 or FS_TIME_NOW/FS_TIME_OMIT */
+    int (*chmod)(void *fs, const char *path, uint32_t mode);
+    int (*chown)(void *fs, const char *path, uint32_t uid, uint32_t gid);
+    int (*lchown)(void *fs, const char *path, uint32_t uid, uint32_t gid);
+    int (*utimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
+    int (*lutimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
+    int (*truncate)(void *fs, const char *path, uint64_t size);
+    /* the on-flash format version an unmounted dev carries, against the
+     * versions this code reads and writes: 0 when it reads and writes it;
+     * 1 when only reads (read-only) and 2 when it cannot read it, with a
+     * sentence in msg saying so */
+    int (*format_check)(nand_dev *dev, char *msg, size_t msglen);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount
@@ -91,7 +154,35 @@ struct fsapi_fs {
 /* The entries: fs/logfs/fsapi.c, fs/blockfs/api.c, fs/jffs2/fsapi.c. */
 extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jffs2_summary;
 
+/* "KIND does not support WHAT" into err (for an -ENOTSUP of a wrapper);
+ * returns -ENOTSUP. */
+int fsapi_declined(const struct fsapi *api, const char *what, char *err, size_t errlen);
+/* api's options check; an api without one takes no options. */
+int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
+                        size_t errlen);
+
 /* The optional entries: -ENOTSUP where the fs lacks them. */
+size_t fsapi_stats(const struct fsapi_fs *m, struct fsapi_counter *out, size_t max);
+/* The counter called name among c[0..n), or 0 when the kind does not
+ * count it. */
+uint64_t fsapi_counter_value(const struct fsapi_counter *c, size_t n, const char *name);
+/* The mounted fs's counter called name: 0, or -ENOTSUP when the kind does
+ * not count it. */
+int fsapi_counter(const struct fsapi_fs *m, const char *name, uint64_t *value);
+int fsapi_latency(const struct fsapi_fs *m, int kind, struct fs_latency *out);
+void fsapi_reset_latency(const struct fsapi_fs *m);
+int fsapi_set_gc_observer(const struct fsapi_fs *m, fs_gc_observer fn, void *ctx);
+int fsapi_idle(const struct fsapi_fs *m, uint64_t ns);
+int fsapi_scrub(const struct fsapi_fs *m, uint64_t budget);
+const char *fsapi_block_role(const struct fsapi_fs *m, uint32_t block); /* NULL: none */
+int fsapi_chmod(const struct fsapi_fs *m, const char *path, uint32_t mode);
+int fsapi_chown(const struct fsapi_fs *m, const char *path, uint32_t uid, uint32_t gid,
+                int follow);
+int fsapi_utimens(const struct fsapi_fs *m, const char *path, int64_t atime, int64_t mtime,
+                  int follow);
+/* truncate a path (a kind without the hook: open O_WRONLY, ftruncate,
+ * close) */
+int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);
 int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev);
 int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
                        void *value, uint64_t size);

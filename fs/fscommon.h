@@ -2,7 +2,8 @@
  * fscommon.h -- what every file system on the simulator does alike, in one
  * place: the open-file table (fs/fdtab.c), splitting a path into its
  * components (fs/pathwalk.c) and the checks open() makes on its flags
- * (fs/openflags.c).  Lookups, symbolic links and what a component means
+ * (fs/openflags.c), and the error text of an options string
+ * (fs/optexplain.c).  Lookups, symbolic links and what a component means
  * stay with each fs; errors are negative errno values, as in fsapi.h.
  */
 #ifndef FLASHLAB_FSCOMMON_H
@@ -10,6 +11,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- options (optexplain.c) ------------------------------------------- */
+
+/* 0 when parse accepts options; else -EINVAL, with err naming the first
+ * item parse rejects alone and every key help lists (help(i, &h): the
+ * i-th key and its help, NULL past the end). */
+int fs_opts_check(const char *kind, const char *options, int (*parse)(const char *options),
+                  const char *(*help)(unsigned i, const char **h), char *err, size_t errlen);
 
 /* ---- open files (fdtab.c) --------------------------------------------- */
 

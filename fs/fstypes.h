@@ -25,4 +25,39 @@ struct fs_statfs {
  * bits; nonzero stops the walk. */
 typedef int (*fs_dir_fn)(void *ctx, const char *name, uint64_t ino, uint32_t type);
 
+/* Times given to utimens: utimensat's UTIME_NOW ("now" on the fs's
+ * clock) and UTIME_OMIT (leave that time as it is). */
+#define FS_TIME_NOW INT64_MIN
+#define FS_TIME_OMIT (INT64_MIN + 1)
+
+/* setxattr's flags: -EEXIST if the name exists, -ENODATA if not */
+#define FS_XATTR_CREATE 1
+#define FS_XATTR_REPLACE 2
+
+/* Host-operation latency in simulated time, per kind of call, since mount
+ * or the last reset; percentiles within 1/16 of the true value. */
+enum {
+    FS_OP_READ,  /* read, pread */
+    FS_OP_WRITE, /* write, pwrite */
+    FS_OP_SYNC,  /* sync, fsync */
+    FS_OP_META,  /* every other call */
+    FS_OP_KINDS,
+};
+struct fs_latency {
+    uint64_t count, p50_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns;
+};
+
+/* One victim of a file system's cleaner, reported after the commit that
+ * moved its data (for the results' gc_events table). */
+struct fs_gc_event {
+    uint64_t sim_time_ns;  /* when the batch's commit began */
+    uint32_t segment;      /* the victim: a segment or erase block */
+    uint32_t live_bytes;   /* live when chosen: what was copied */
+    uint64_t duration_ns;  /* its share of the commit that moved it */
+    const char *policy;    /* the mount's victim-selection policy */
+    int wear_leveling;     /* chosen by static wear leveling */
+};
+typedef void (*fs_gc_observer)(void *ctx, const struct fs_gc_event *ev);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * fuzz_experiment_yaml.c -- experiment files (workloads/experiment/experiment.c and
+ * fuzz_experiment_yaml.c -- experiment files (experiment/experiment.c and
  * the sections it reads).
  *
  * The input is an experiment YAML for experiment_load.  Loading must fail

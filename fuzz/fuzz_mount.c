@@ -674,7 +674,7 @@ static void fm_walk(logfs *fs, struct fm_walk *w)
     logfs_statfs(fs, &sf);
     struct logfs_stats s;
     logfs_get_stats(fs, &s);
-    struct logfs_latency lat;
+    struct fs_latency lat;
     for (int k = 0; k < LOGFS_OP_KINDS; k++)
         logfs_get_latency(fs, k, &lat);
 }

@@ -24,9 +24,9 @@ enum rng_domain {
     RNG_GC_POLICY, /* the cleaner's random choices (fs/gcp_*.c) */
     RNG_GC_HARNESS, /* the page-level harness's workload (analysis/gc_model.c) */
     RNG_WORKLOAD, /* workload generators (workloads/wl_*.c) */
-    RNG_POWERCUT, /* power-cut campaigns: points, instants (workloads/experiment/powercut.c) */
+    RNG_POWERCUT, /* power-cut campaigns: points, instants (experiment/powercut.c) */
     RNG_CORRUPT, /* damage injection (sim/corrupt.c) */
-    RNG_FAULTS, /* media-fault campaigns: locations (workloads/experiment/faults.c) */
+    RNG_FAULTS, /* media-fault campaigns: locations (experiment/faults.c) */
 };
 
 /* The splitmix64 finaliser: a bijective 64-bit mixer with good avalanche. */

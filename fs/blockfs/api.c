@@ -6,10 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bf_check(const char *options)
+static int bf_parse(const char *options)
 {
     struct bf_opts o;
     return bf_parse_opts(options, &o);
+}
+static const char *bf_option_help(unsigned i, const char **help)
+{
+    static const char *const keys[][2] = {
+        {"block_size", "fs block in bytes, K or M (4096; mkfs)"},
+        {"inodes", "inode table entries (1024; mkfs)"},
+        {"cache", "1: keep erase blocks in a write-back buffer, 0: write through (1)"},
+    };
+    if (i >= sizeof keys / sizeof keys[0])
+        return NULL;
+    if (help)
+        *help = keys[i][1];
+    return keys[i][0];
+}
+static int bf_check(const char *options, char *err, size_t errlen)
+{
+    return fs_opts_check("blockfs", options, bf_parse, bf_option_help, err, errlen);
 }
 
 /* blockfs's mark: its superblock (magic, version and this device's
@@ -38,7 +55,7 @@ const struct fsapi fsapi_blockfs = {
     .name = "blockfs",
     .summary = "naive in-place block fs: read-modify-erase-write of whole erase blocks, "
                "no wear leveling, no journal",
-    .check_options = bf_check, .mkfs = bf_mkfs, .probe = bf_probe, .mount = bf_mount, .unmount = bf_unmount, .sync = bf_sync,
+    .check_options = bf_check, .option_help = bf_option_help, .mkfs = bf_mkfs, .probe = bf_probe, .mount = bf_mount, .unmount = bf_unmount, .sync = bf_sync,
     .open = bf_open, .close = bf_close, .pread = bf_pread, .pwrite = bf_pwrite,
     .ftruncate = bf_ftruncate, .punch = bf_punch, .fsync = bf_fsync, .stat = bf_stat,
     .lstat = bf_lstat, .fstat = bf_fstat, .mkdir = bf_mkdir, .rmdir = bf_rmdir,

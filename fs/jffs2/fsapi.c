@@ -270,10 +270,26 @@ static int probe_scan(nand_dev *d) { return probe(d, 0); }
 static int probe_sum(nand_dev *d) { return probe(d, 1); }
 
 /* ---- the tables -------------------------------------------------------- */
-static int j_check(const char *o)
+static int j_parse(const char *o)
 {
     struct jffs_options op;
     return opts(o, 0, &op);
+}
+static const char *j_option_help(unsigned i, const char **help)
+{
+    static const char *const keys[][2] = {
+        {"reserve", "erase blocks kept for the collector, 2..64"},
+        {"compress", "file data: none, zlib, rtime or lzo (lzo)"},
+    };
+    if (i >= sizeof keys / sizeof keys[0])
+        return NULL;
+    if (help)
+        *help = keys[i][1];
+    return keys[i][0];
+}
+static int j_check(const char *o, char *err, size_t errlen)
+{
+    return fs_opts_check("jffs2", o, j_parse, j_option_help, err, errlen);
 }
 static int mkfs_scan(nand_dev *d, const char *o)
 {
@@ -331,7 +347,8 @@ static void j_work(void *fs, struct fsapi_mount_work *w) { *w = ((struct jffs *)
     .fstat = j_fstat, .mkdir = j_mkdir, .rmdir = j_rmdir, .unlink = j_unlink,      \
     .rename = j_rename, .link = j_link, .symlink = j_symlink,                      \
     .readlink = j_readlink, .readdir = j_readdir, .statfs = j_statfs,              \
-    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check,     \
+    .mem_bytes = j_mem, .mount_work = j_work, .check_options = j_check,          \
+    .option_help = j_option_help, .features = FSAPI_F_COMPRESS,                    \
     .page_map = jffs_page_map, .page_classes = jffs_page_classes
 
 const struct fsapi fsapi_jffs2_scan = {

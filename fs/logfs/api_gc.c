@@ -2,7 +2,7 @@
  * host is idle, the idle-time scrubber, and the observer of victims. */
 #include "ops.h"
 
-void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx)
+void logfs_set_gc_observer(logfs *fs, fs_gc_observer fn, void *ctx)
 {
     fs->gc.observer = fn;
     fs->gc.observer_ctx = ctx;

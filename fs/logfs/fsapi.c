@@ -7,6 +7,8 @@
 #include "ops.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static int parse(const char *options, struct logfs_options *o)
@@ -16,10 +18,11 @@ static int parse(const char *options, struct logfs_options *o)
     return options ? logfs_options_parse(o, options, err, sizeof err) : 0;
 }
 
-static int l_check(const char *options)
+static int l_check(const char *options, char *err, size_t errlen)
 {
     struct logfs_options o;
-    return parse(options, &o);
+    memset(&o, 0, sizeof o);
+    return options ? logfs_options_parse(&o, options, err, errlen) : 0;
 }
 
 static int l_mkfs(nand_dev *dev, const char *options)
@@ -118,6 +121,84 @@ static int l_readdir(void *fs, const char *p, uint64_t *c, fs_dir_fn fn, void *c
     return logfs_readdir(fs, p, c, fn, ctx);
 }
 static int l_statfs(void *fs, struct fs_statfs *st) { return logfs_statfs(fs, st); }
+static int l_chmod(void *fs, const char *p, uint32_t m) { return logfs_chmod(fs, p, m); }
+static int l_chown(void *fs, const char *p, uint32_t u, uint32_t g)
+{
+    return logfs_chown(fs, p, u, g);
+}
+static int l_lchown(void *fs, const char *p, uint32_t u, uint32_t g)
+{
+    return logfs_lchown(fs, p, u, g);
+}
+static int l_utimens(void *fs, const char *p, int64_t a, int64_t m)
+{
+    return logfs_utimens(fs, p, a, m);
+}
+static int l_lutimens(void *fs, const char *p, int64_t a, int64_t m)
+{
+    return logfs_lutimens(fs, p, a, m);
+}
+static int l_truncate(void *fs, const char *p, uint64_t n) { return logfs_truncate(fs, p, n); }
+static int l_latency(void *fs, int kind, struct fs_latency *out)
+{
+    return logfs_get_latency(fs, kind, out);
+}
+static void l_reset_latency(void *fs) { logfs_reset_latency(fs); }
+static void l_gc_observer(void *fs, fs_gc_observer fn, void *ctx)
+{
+    logfs_set_gc_observer(fs, fn, ctx);
+}
+static int l_idle(void *fs, uint64_t ns) { return logfs_idle(fs, ns); }
+static int l_scrub(void *fs, uint64_t budget) { return logfs_scrub(fs, budget); }
+static const char *l_block_role(void *fs, uint32_t block) { return logfs_block_role(fs, block); }
+
+static int l_format_check(nand_dev *dev, char *msg, size_t msglen)
+{
+    uint32_t rv, wv;
+    if (logfs_format_version(dev, &rv, &wv) ||
+        (rv == wv && rv >= LOGFS_FORMAT_WRITABLE && rv <= LOGFS_FORMAT_VERSION))
+        return 0; /* format 4 is written as format 4: no compression */
+    if (rv >= LOGFS_FORMAT_OLDEST && rv < LOGFS_FORMAT_VERSION) {
+        snprintf(msg, msglen, "LogFS format version %u, read-only: this flashlab writes "
+                 "version %d (copy the files into a new mkfs to write them)", rv,
+                 LOGFS_FORMAT_VERSION);
+        return 1;
+    }
+    snprintf(msg, msglen, "LogFS format version %u (write version %u): this flashlab reads "
+             "versions %d to %d only", rv, wv, LOGFS_FORMAT_OLDEST, LOGFS_FORMAT_VERSION);
+    return 2;
+}
+
+/* struct logfs_stats by name: the counters fsapi reports */
+#define C(field) {#field, offsetof(struct logfs_stats, field)}
+static const struct {
+    const char *name;
+    size_t off;
+} counters[] = {
+    C(commits), C(live_bytes), C(mem_bytes), C(cache_hits), C(cache_misses), C(next_ino),
+    C(relocations), C(host_bytes), C(pages_data), C(pages_meta), C(pages_anchor),
+    C(pages_gc), C(erases), C(gc_rounds), C(gc_objects), C(gc_bytes), C(gc_time_ns),
+    C(wl_moves), C(gc_fallbacks), C(free_segments), C(anchor_seq), C(anchor_fallback),
+    C(gc_unreadable), C(segfile_unreadable), C(scrub_flagged), C(scrub_reads),
+    C(scrub_segments), C(scrub_pages), C(data_raw_bytes), C(data_stored_bytes),
+    C(compress), C(scrub_super), C(scrub_anchor), C(anchor_bad), C(anchor_left),
+};
+#undef C
+_Static_assert(sizeof counters / sizeof counters[0] * sizeof(uint64_t) ==
+                   sizeof(struct logfs_stats),
+               "every counter of struct logfs_stats is named");
+
+static size_t l_stats(void *fs, struct fsapi_counter *out, size_t max)
+{
+    struct logfs_stats st;
+    logfs_get_stats(fs, &st);
+    size_t n = sizeof counters / sizeof counters[0];
+    for (size_t i = 0; i < n && i < max; i++) {
+        out[i].name = counters[i].name;
+        memcpy(&out[i].value, (const char *)&st + counters[i].off, sizeof(uint64_t));
+    }
+    return n < max ? n : max;
+}
 
 const struct fsapi fsapi_logfs = {
     .name = "logfs",
@@ -131,4 +212,11 @@ const struct fsapi fsapi_logfs = {
     .unlink = l_unlink, .rename = l_rename, .link = l_link, .symlink = l_symlink,
     .readlink = l_readlink, .readdir = l_readdir, .statfs = l_statfs,
     .mem_bytes = l_mem, .mount_work = l_work,
+    .features = FSAPI_F_SPECIAL_FILES | FSAPI_F_XATTR | FSAPI_F_COMPRESS | FSAPI_F_FSCK |
+                FSAPI_F_ATTRS | FSAPI_F_FAULT_SAFE,
+    .option_help = logfs_option_help, .stats = l_stats, .latency = l_latency,
+    .reset_latency = l_reset_latency, .set_gc_observer = l_gc_observer, .idle = l_idle,
+    .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
+    .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
+    .format_check = l_format_check,
 };

@@ -247,7 +247,7 @@ static void tell_observer(struct logfs *fs, const uint32_t *seg, const uint32_t 
                           uint32_t n, nand_time_t at, nand_time_t commit_ns)
 {
     for (uint32_t i = 0; fs->gc.observer && i < n; i++) {
-        struct logfs_gc_event ev = {
+        struct fs_gc_event ev = {
             .sim_time_ns = at, .segment = seg[i], .live_bytes = live[i],
             .duration_ns = commit_ns / n, .policy = fs->gc.policy->name,
             .wear_leveling = 0,
@@ -364,7 +364,7 @@ int lfs_wear_level(struct logfs *fs)
     nand_time_t tb = nand_now(fs->dev);
     int crc = batch_commit(fs, &victim, 1);
     if (fs->gc.observer) {
-        struct logfs_gc_event ev = {
+        struct fs_gc_event ev = {
             .sim_time_ns = tb, .segment = victim, .live_bytes = live,
             .duration_ns = nand_now(fs->dev) - tb, .policy = fs->gc.policy->name,
             .wear_leveling = 1,

@@ -44,12 +44,12 @@ static uint64_t quantile(const struct lfs_lathist *h, double q)
     return h->max;
 }
 
-int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out)
+int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
 {
     if (kind < 0 || kind >= LOGFS_OP_KINDS)
         return -EINVAL;
     const struct lfs_lathist *h = &fs->lat[kind];
-    *out = (struct logfs_latency){
+    *out = (struct fs_latency){
         .count = h->count, .max_ns = h->max,
         .mean_ns = h->count ? (double)h->sum / (double)h->count : 0,
     };

@@ -167,8 +167,8 @@ int logfs_chown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
 /* Times in ns since 1970; LOGFS_TIME_NOW sets the fs's clock's "now" and
  * LOGFS_TIME_OMIT leaves that time as it is (utimensat's UTIME_NOW and
  * UTIME_OMIT).  ctime becomes now unless both are LOGFS_TIME_OMIT. */
-#define LOGFS_TIME_NOW INT64_MIN
-#define LOGFS_TIME_OMIT (INT64_MIN + 1)
+#define LOGFS_TIME_NOW FS_TIME_NOW
+#define LOGFS_TIME_OMIT FS_TIME_OMIT
 int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
 /* chown and utimens of a final symbolic link itself (lchown,
  * utimensat with AT_SYMLINK_NOFOLLOW); on anything else the same as
@@ -193,8 +193,8 @@ int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev);
  * -ERANGE; a missing name -ENODATA.  flags: 0, LOGFS_XATTR_CREATE (-EEXIST
  * if it exists) or LOGFS_XATTR_REPLACE (-ENODATA if not).  user. names
  * only on files and directories (-EPERM), as Linux. */
-#define LOGFS_XATTR_CREATE 1
-#define LOGFS_XATTR_REPLACE 2
+#define LOGFS_XATTR_CREATE FS_XATTR_CREATE
+#define LOGFS_XATTR_REPLACE FS_XATTR_REPLACE
 int64_t logfs_getxattr(logfs *fs, const char *path, const char *name, void *value,
                        uint64_t size);
 int logfs_setxattr(logfs *fs, const char *path, const char *name, const void *value,
@@ -274,34 +274,21 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
  * and the backup), "anchor" (the anchor ring) or "segment". */
 const char *logfs_block_role(const logfs *fs, uint32_t block);
 
-/* Host-operation latency in simulated time, per kind of call, since mount
- * or the last reset; percentiles within 1/16 of the true value. */
+/* Host-operation latency (fstypes.h's struct fs_latency), per kind of
+ * call: LogFS's names for FS_OP_*. */
 enum {
-    LOGFS_OP_READ,  /* read, pread */
-    LOGFS_OP_WRITE, /* write, pwrite */
-    LOGFS_OP_SYNC,  /* sync, fsync */
-    LOGFS_OP_META,  /* every other call */
-    LOGFS_OP_KINDS,
+    LOGFS_OP_READ = FS_OP_READ,
+    LOGFS_OP_WRITE = FS_OP_WRITE,
+    LOGFS_OP_SYNC = FS_OP_SYNC,
+    LOGFS_OP_META = FS_OP_META,
+    LOGFS_OP_KINDS = FS_OP_KINDS,
 };
-struct logfs_latency {
-    uint64_t count, p50_ns, p99_ns, p999_ns, max_ns;
-    double mean_ns;
-};
-int logfs_get_latency(const logfs *fs, int kind, struct logfs_latency *out);
+int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out);
 void logfs_reset_latency(logfs *fs);
 
-/* The cleaner's victims, one call each, after the commit that moved their
- * data (for the results' gc_events table). */
-struct logfs_gc_event {
-    uint64_t sim_time_ns;  /* when the batch's commit began */
-    uint32_t segment;
-    uint32_t live_bytes;   /* live when chosen: what was copied */
-    uint64_t duration_ns;  /* its share of the commit that moved it */
-    const char *policy;    /* the mount's gc_policy */
-    int wear_leveling;     /* chosen by static wear leveling */
-};
-typedef void (*logfs_gc_observer)(void *ctx, const struct logfs_gc_event *ev);
-void logfs_set_gc_observer(logfs *fs, logfs_gc_observer fn, void *ctx);
+/* The cleaner's victims (fstypes.h's struct fs_gc_event), one call each,
+ * after the commit that moved their data. */
+void logfs_set_gc_observer(logfs *fs, fs_gc_observer fn, void *ctx);
 
 /* The host is idle for ns of simulated time: clean in the background
  * while fewer than reserve + gc_idle_free segments are free (victims at

@@ -7,6 +7,7 @@
 #include "logfs.h"
 #include "gc_policy.h"
 #include "lfs_format.h"
+#include "epoch.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 #include <strings.h>
 #include <time.h>
 
-enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR };
+enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR, CLOCK };
 
 struct opt {
     const char *key;
@@ -50,6 +51,8 @@ static const struct opt table[] = {
      "data segments open on different dies, programmed at once (1)"},
     {"epoch", EPOCH, F(epoch_ns), 0, 0,
      "timestamps: simulated time plus this date, YYYY-MM-DD[THH:MM:SS[Z]] or seconds (1970)"},
+    {"clock", CLOCK, F(clock), 0, 0,
+     "timestamps from sim (the simulated clock plus epoch) or host (the host's real time) (sim)"},
     {"compress", COMPR, F(compress), 0, 0,
      "file data blocks: none, zlib or lzo (mkfs records it; a mount may override; none)"},
 };
@@ -114,48 +117,6 @@ int64_t logfs_host_clock(void *ctx)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* "YYYY-MM-DD[THH:MM:SS[Z]]" (UTC, 1970..2200) or whole seconds since
- * 1970, as ns. */
-static int parse_epoch(const char *s, int64_t *ns)
-{
-    unsigned y, mo, d, h = 0, mi = 0, se = 0;
-    int n = 0;
-    uint64_t secs;
-    if (!parse_num(s, 0, &secs)) {
-        if (secs > 7258118400ull) /* 2200-01-01 */
-            return -1;
-        *ns = (int64_t)secs * 1000000000;
-        return 0;
-    }
-    if (sscanf(s, "%4u-%2u-%2u%n", &y, &mo, &d, &n) != 3 || n != 10)
-        return -1;
-    if (s[n] == 'T' || s[n] == ' ') {
-        int m = 0;
-        if (sscanf(s + n + 1, "%2u:%2u:%2u%n", &h, &mi, &se, &m) != 3 || m != 8)
-            return -1;
-        n += 1 + m;
-        if (s[n] == 'Z')
-            n++;
-    }
-    if (s[n] || y < 1970 || y >= 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
-        mi > 59 || se > 59)
-        return -1;
-    *ns = ((days_from_civil(y, mo, d) * 24 + h) * 60 * 60 + mi * 60 + se) * 1000000000;
-    return 0;
-}
-
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen)
 {
@@ -201,8 +162,15 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
         snprintf(err, errlen, "compress: '%s' is not none, zlib or lzo", value);
         return -EINVAL;
     }
+    case CLOCK:
+        if (strcmp(value, "sim") && strcmp(value, "host")) {
+            snprintf(err, errlen, "clock: '%s' is not sim or host", value);
+            return -EINVAL;
+        }
+        o->clock = strcmp(value, "host") ? NULL : logfs_host_clock;
+        return 0;
     case EPOCH:
-        if (parse_epoch(value, (int64_t *)p)) {
+        if (sim_epoch_parse(value, (int64_t *)p)) {
             snprintf(err, errlen, "epoch: '%s' is not YYYY-MM-DD[THH:MM:SS[Z]] (1970..2199) "
                      "or seconds since 1970", value);
             return -EINVAL;
@@ -289,8 +257,8 @@ int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen)
             }
             continue;
         }
-        if (t->kind == BOOL || t->kind == EPOCH)
-            continue; /* any int: zero or not; any time */
+        if (t->kind == BOOL || t->kind == EPOCH || t->kind == CLOCK)
+            continue; /* any int: zero or not; any time; any clock */
         uint64_t v = t->size == sizeof(uint64_t) ? *(const uint64_t *)p : *(const uint32_t *)p;
         char shown[24];
         snprintf(shown, sizeof shown, "%llu", (unsigned long long)v);

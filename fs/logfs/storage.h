@@ -143,7 +143,7 @@ struct logfs {
         uint32_t free_min, idle_free, wl_threshold;
         int separate;
         uint64_t wl_checked;    /* seg_clock at the last static WL check */
-        logfs_gc_observer observer;
+        fs_gc_observer observer;
         void *observer_ctx;
         /* tests: every greedy pick from the index is checked against the
          * scan (collect + gcp_min_live); on by default when built with

@@ -15,13 +15,13 @@ build/libflashlab.so of this repository; it is loaded at first use.
 
 from .device import Device, NandError, Snapshot
 from .fs import (FileSystem, LogFS, NotSupported, mkfs, mount, gc_policies, option_keys,
-                 fs_kinds)
+                 fs_kinds, fs_features)
 from .results import Results
 from . import experiment
 
 __all__ = ["Device", "NandError", "Snapshot", "FileSystem", "LogFS", "NotSupported",
-           "mkfs", "mount",
-           "gc_policies", "option_keys", "fs_kinds", "Results", "experiment", "self_check"]
+           "mkfs", "mount", "gc_policies", "option_keys", "fs_kinds", "fs_features",
+           "Results", "experiment", "self_check"]
 
 
 def self_check():

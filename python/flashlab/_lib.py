@@ -150,7 +150,10 @@ class LogfsStats(_TableStruct):
 
 
 class LogfsLatency(_TableStruct):
-    _c_struct_ = "logfs_latency"
+    _c_struct_ = "fs_latency"
+
+
+FsLatency = LogfsLatency  # fs/fstypes.h's name
 
 
 class Fsapi(_TableStruct):
@@ -160,6 +163,19 @@ class Fsapi(_TableStruct):
 
 
 FsapiHead = Fsapi  # its name when Python read only the head
+
+
+class FsapiCounter(_TableStruct):
+    """One named counter of a mounted fs (struct fsapi's stats)."""
+    _c_struct_ = "fsapi_counter"
+
+
+# fs/fstypes.h, fs/fsapi.h
+FS_OP_READ, FS_OP_WRITE, FS_OP_SYNC, FS_OP_META, FS_OP_KINDS = range(5)
+FS_TIME_NOW, FS_TIME_OMIT = LOGFS_TIME_NOW, LOGFS_TIME_OMIT
+FSAPI_COUNTERS_MAX = 64
+(FSAPI_F_SPECIAL_FILES, FSAPI_F_XATTR, FSAPI_F_COMPRESS, FSAPI_F_FSCK, FSAPI_F_ATTRS,
+ FSAPI_F_FAULT_SAFE) = (1 << i for i in range(6))
 
 
 # int (*)(void *ctx, const char *name, uint64_t ino, uint32_t type): fs_dir_fn
@@ -346,7 +362,8 @@ _PROTOS = {
 
 # The signatures of struct fsapi's entry points (fs/fsapi.h), by member name.
 FSAPI_HOOKS = {
-    "check_options": (c_int, [c_char_p]),
+    "check_options": (c_int, [c_char_p, c_char_p, c_size_t]),
+    "option_help": (c_char_p, [c_uint, _P(c_char_p)]),
     "mkfs": (c_int, [_dev, c_char_p]),
     "probe": (c_int, [_dev]),
     "mount": (c_int, [_dev, c_char_p, _P(c_void_p)]),
@@ -378,6 +395,20 @@ FSAPI_HOOKS = {
     "statfs": (c_int, [_fs, _P(LogfsStatfs)]),
     "mem_bytes": (c_uint64, [_fs]),
     "page_map": (c_int, [_dev, _P(c_uint8)]),
+    "stats": (c_size_t, [_fs, _P(FsapiCounter), c_size_t]),
+    "latency": (c_int, [_fs, c_int, _P(LogfsLatency)]),
+    "reset_latency": (None, [_fs]),
+    "set_gc_observer": (None, [_fs, c_void_p, c_void_p]),
+    "idle": (c_int, [_fs, c_uint64]),
+    "scrub": (c_int, [_fs, c_uint64]),
+    "block_role": (c_char_p, [_fs, c_uint32]),
+    "chmod": (c_int, [_fs, c_char_p, c_uint32]),
+    "chown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
+    "lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
+    "truncate": (c_int, [_fs, c_char_p, c_uint64]),
+    "format_check": (c_int, [_dev, c_char_p, c_size_t]),
 }
 _hook_types = {}  # name: its CFUNCTYPE
 
@@ -402,7 +433,7 @@ def fsapi_hook(entry, name):
 # The classes built from the table, and the table's own (all checked at load).
 _BUILT = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
           NandOp, NandBlockInfo, NandStats, NandCorrupt, LogfsStat, LogfsStatfs, Fsapi,
-          LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
+          FsapiCounter, LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
           ResultsLatency, ResultsFault)
 _MIRRORED = _BUILT + (LayoutField, LayoutStruct, LayoutEnum)
 
@@ -420,6 +451,10 @@ _CONSTANTS = (
     "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
     "LOGFS_TIME_NOW", "LOGFS_TIME_OMIT",
     "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",
+    "FS_OP_READ", "FS_OP_WRITE", "FS_OP_SYNC", "FS_OP_META", "FS_OP_KINDS",
+    "FS_TIME_NOW", "FS_TIME_OMIT", "FSAPI_COUNTERS_MAX",
+    "FSAPI_F_SPECIAL_FILES", "FSAPI_F_XATTR", "FSAPI_F_COMPRESS", "FSAPI_F_FSCK",
+    "FSAPI_F_ATTRS", "FSAPI_F_FAULT_SAFE",
 )
 
 # The host's values that the file systems take as they are (fs.py passes
@@ -726,8 +761,8 @@ def check_constants(consts=None):
                               "the library was built for another platform"
                               % (name, consts[name], getattr(module, name), module.__name__))
         host += 1
-    return ["%d constants (NAND_E_*, NAND_OP_*, LOGFS_WL_*, LOGFS_OP_*, RESULTS_*) match "
-            "the library's" % len(_CONSTANTS),
+    return ["%d constants (NAND_E_*, NAND_OP_*, LOGFS_WL_*, LOGFS_OP_*, RESULTS_*, FS_OP_*, "
+            "FSAPI_F_*) match the library's" % len(_CONSTANTS),
             "%d host constants (O_*, SEEK_*, S_IF*) match os/stat" % host]
 
 

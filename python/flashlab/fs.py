@@ -17,17 +17,20 @@ FileSystem reaches every kind through the entry points of its struct fsapi
 (read by member name from the layout table, called with the signatures of
 _lib.FSAPI_HOOKS); one the kind leaves NULL raises NotSupported, an
 OSError(ENOTSUP) and NotImplementedError: "blockfs does not support mknod".
-LogFS is the FileSystem of kind "logfs" with its own extras (options by
-keyword, a file position kept by LogFS, stats, latency, idle, scrub, chmod
-and times); FileSystem.mount of a LogFS returns a LogFS.
+The optional hooks (stats as {name: value}, latency, idle, scrub,
+block_role, chmod, chown, utimens, truncate) and the kind's features and
+option keys come from the same table.  LogFS is the FileSystem of kind
+"logfs", whose only extras are options by keyword and the file position
+LogFS keeps (read, write, lseek); FileSystem.mount of a LogFS returns a
+LogFS.
 
 The calls mirror the C API: file descriptors are ints, flags and modes are
 the host's os.O_* and stat values, paths are absolute (str or bytes).  A
 negative return code becomes OSError(errno, strerror, path) -- so
 FileNotFoundError, FileExistsError... -- with filename2 for two-path calls.
 Options are a "key=value,..." string and/or keyword arguments, in the
-kind's own keys (LogFS's: those of `mount -o`, parsed by
-logfs_options_parse; a bad one raises OSError(EINVAL) naming the key).
+kind's own keys (option_keys(kind)), checked by the kind's check_options:
+a bad one raises OSError(EINVAL) with its text, naming the key.
 
 A file system is not thread-safe.  unmount() (or leaving the ``with``
 block, or closing its Device, or as a last resort garbage collection)
@@ -45,15 +48,15 @@ from ._lib import LogfsOptions, struct_dict
 from .device import Device, _Handle
 
 __all__ = ["FileSystem", "LogFS", "NotSupported", "mkfs", "mount", "options", "gc_policies",
-           "option_keys", "fs_kinds", "StatResult", "StatFS", "DirEntry"]
+           "option_keys", "fs_kinds", "fs_features", "StatResult", "StatFS", "DirEntry"]
 
 StatResult = collections.namedtuple(
     "StatResult", "ino mode nlink uid gid size atime mtime ctime rdev")
 StatFS = collections.namedtuple("StatFS", "block_size total_bytes free_bytes files")
 DirEntry = collections.namedtuple("DirEntry", "name ino type")
 
-LATENCY_KINDS = {"read": _lib.LOGFS_OP_READ, "write": _lib.LOGFS_OP_WRITE,
-                 "sync": _lib.LOGFS_OP_SYNC, "meta": _lib.LOGFS_OP_META}
+LATENCY_KINDS = {"read": _lib.FS_OP_READ, "write": _lib.FS_OP_WRITE,
+                 "sync": _lib.FS_OP_SYNC, "meta": _lib.FS_OP_META}
 
 
 def _oserror(rc, path=None, path2=None, message=None):
@@ -161,26 +164,42 @@ def _hook(entry, name, kind=None, what=None):
 
 
 def _check_options(entry, text, kind):
-    """The kind's check_options, when it has one: OSError(EINVAL) naming
-    the options it refuses."""
+    """The kind's check_options: OSError(EINVAL) with its text naming the
+    key.  A kind without one takes no options (as fsapi_check_options)."""
+    if not text:
+        return
     fn = _lib.fsapi_hook(entry, "check_options")
-    if fn is not None and text:
-        rc = fn(text.encode())
-        if rc < 0:
-            raise _oserror(rc, message="%s: bad options %r" % (kind, text))
+    if fn is None:
+        raise OSError(errno.EINVAL, "%s takes no options (%r)" % (kind, text))
+    err = ctypes.create_string_buffer(256)
+    rc = fn(text.encode(), err, len(err))
+    if rc < 0:
+        raise _oserror(rc, message=err.value.decode(errors="replace") or
+                       "%s: bad options %r" % (kind, text))
 
 
-def option_keys():
-    """{key: help} of every option (logfs_option_help)."""
-    lib = _lib.get()
+def option_keys(kind="logfs"):
+    """{key: help} of every option of kind (its option_help; {} when it
+    has none)."""
+    fn = _lib.fsapi_hook(_entry(kind), "option_help")
     out, i = {}, 0
     text = ctypes.c_char_p()
-    while True:
-        key = lib.logfs_option_help(i, byref(text))
+    while fn is not None:
+        key = fn(i, byref(text))
         if key is None:
-            return out
+            break
         out[key.decode()] = (text.value or b"").decode()
         i += 1
+    return out
+
+
+def fs_features(kind):
+    """What kind can do beyond the calls every kind has: its FSAPI_F_*
+    flags as names ("special_files", "xattr", "compress", "fsck", "attrs",
+    "fault_safe"), from the library's own constants."""
+    bits = _entry(kind).features
+    return frozenset(name[len("FSAPI_F_"):].lower() for name, v in _lib.constants().items()
+                     if name.startswith("FSAPI_F_") and bits & v)
 
 
 def _device_ptr(device):
@@ -193,9 +212,7 @@ def _device_ptr(device):
 
 def mkfs(device, opts=None, **kw):
     """Format device with LogFS (fsapi's logfs entry)."""
-    text = _option_string(opts, **kw)
-    options(text)  # LogFS's own parser says which key is wrong
-    FileSystem.mkfs(device, "logfs", text)
+    FileSystem.mkfs(device, "logfs", opts, **kw)
 
 
 def mount(device, opts=None, **kw):
@@ -310,6 +327,11 @@ class FileSystem:
         """Whether the kind has entry point name (a struct fsapi member)."""
         return _lib.fsapi_hook(self._api, name) is not None
 
+    @property
+    def features(self):
+        """fs_features(kind): "special_files", "xattr", "compress", ..."""
+        return fs_features(self.kind)
+
     # ---- whole file system ---------------------------------------------------
 
     def sync(self):
@@ -324,6 +346,43 @@ class FileSystem:
     def mem_bytes(self):
         """RAM the mounted file system holds."""
         return self._op("mem_bytes")(self._fs())
+
+    def stats(self):
+        """The kind's named counters, {name: value} (LogFS: every field of
+        struct logfs_stats)."""
+        out = (_lib.FsapiCounter * _lib.FSAPI_COUNTERS_MAX)()
+        n = self._op("stats", "counters (stats)")(self._fs(), out, len(out))
+        return {out[i].name.decode(): out[i].value for i in range(n)}
+
+    def latency(self, kind):
+        """Latency summary (simulated ns) of 'read', 'write', 'sync' or 'meta'
+        calls (or an FS_OP_* number) since mount or reset_latency():
+        dict with count, p50_ns, p99_ns, p999_ns, max_ns, mean_ns."""
+        k = LATENCY_KINDS.get(kind, kind) if isinstance(kind, str) else int(kind)
+        if isinstance(k, str):
+            raise OSError(errno.EINVAL, "unknown latency kind %r (%s)"
+                          % (kind, ", ".join(LATENCY_KINDS)))
+        out = _lib.LogfsLatency()
+        self._call(self._op("latency")(self._fs(), k, byref(out)))
+        return struct_dict(out)
+
+    def reset_latency(self):
+        self._op("reset_latency")(self._fs())
+
+    def idle(self, ns):
+        """The host is idle for ns of simulated time (background cleaning)."""
+        self._call(self._op("idle")(self._fs(), ns))
+
+    def scrub(self, budget):
+        """The idle-time scrubber: read up to budget pages, move the data of
+        segments near the ECC limit (LogFS: scrub_threshold); segments moved."""
+        return self._call(self._op("scrub")(self._fs(), budget))
+
+    def block_role(self, block):
+        """What erase block `block` is to the mounted fs ("superblock",
+        "anchor", "segment", ...), or None."""
+        role = self._op("block_role")(self._fs(), block)
+        return role.decode() if role is not None else None
 
     # ---- files ------------------------------------------------------------------
 
@@ -390,7 +449,10 @@ class FileSystem:
         """Truncate a path, or an open fd (an int)."""
         if isinstance(path_or_fd, int):
             return self.ftruncate(path_or_fd, size)
-        fd = self.open(path_or_fd, os.O_WRONLY)
+        if self.supports("truncate"):
+            self._call(self._op("truncate")(self._fs(), _path(path_or_fd), size), path_or_fd)
+            return
+        fd = self.open(path_or_fd, os.O_WRONLY)  # as fsapi_truncate
         try:
             self.ftruncate(fd, size)
         finally:
@@ -414,6 +476,24 @@ class FileSystem:
 
     def fstat(self, fd):
         return self._stat(self._op("fstat"), fd, None)
+
+    def chmod(self, path, mode):
+        self._call(self._op("chmod")(self._fs(), _path(path), mode), path)
+
+    def chown(self, path, uid, gid):
+        self._call(self._op("chown")(self._fs(), _path(path), uid, gid), path)
+
+    def utimens(self, path, atime_ns, mtime_ns):
+        """Times in ns since 1970, or _lib.FS_TIME_NOW / FS_TIME_OMIT."""
+        self._call(self._op("utimens")(self._fs(), _path(path), atime_ns, mtime_ns), path)
+
+    def lchown(self, path, uid, gid):
+        """chown of a final symbolic link itself."""
+        self._call(self._op("lchown")(self._fs(), _path(path), uid, gid), path)
+
+    def lutimens(self, path, atime_ns, mtime_ns):
+        """utimens of a final symbolic link itself."""
+        self._call(self._op("lutimens")(self._fs(), _path(path), atime_ns, mtime_ns), path)
 
     # ---- the namespace ---------------------------------------------------------
 
@@ -547,7 +627,9 @@ class FileSystem:
 
 
 class LogFS(FileSystem):
-    """A mounted LogFS.  Use LogFS.mount(device, ...)."""
+    """A mounted LogFS.  Use LogFS.mount(device, ...).  Its calls go through
+    fsapi's logfs entry; only read, write and lseek, with the file position
+    LogFS keeps, call logfs_* directly (fsapi has pread and pwrite)."""
 
     kind = "logfs"
     mkfs = staticmethod(mkfs)
@@ -557,44 +639,10 @@ class LogFS(FileSystem):
 
     @classmethod
     def mount(cls, device, opts=None, **kw):
-        text = _option_string(opts, **kw)
-        options(text)  # LogFS's own parser says which key is wrong
-        return super().mount(device, "logfs", text)
+        return super().mount(device, "logfs", opts, **kw)
 
     def __repr__(self):
         return "<flashlab.LogFS %s>" % ("unmounted" if self.closed else "mounted")
-
-    # ---- LogFS's own -----------------------------------------------------------
-
-    def stats(self):
-        """struct logfs_stats as a dict."""
-        st = _lib.LogfsStats()
-        self._lib.logfs_get_stats(self._fs(), byref(st))
-        return struct_dict(st)
-
-    def latency(self, kind):
-        """Latency summary (simulated ns) of 'read', 'write', 'sync' or 'meta'
-        calls (or a LOGFS_OP_* number) since mount or reset_latency():
-        dict with count, p50_ns, p99_ns, p999_ns, max_ns, mean_ns."""
-        k = LATENCY_KINDS.get(kind, kind) if isinstance(kind, str) else int(kind)
-        if isinstance(k, str):
-            raise OSError(errno.EINVAL, "unknown latency kind %r (%s)"
-                          % (kind, ", ".join(LATENCY_KINDS)))
-        out = _lib.LogfsLatency()
-        self._call(self._lib.logfs_get_latency(self._fs(), k, byref(out)))
-        return struct_dict(out)
-
-    def reset_latency(self):
-        self._lib.logfs_reset_latency(self._fs())
-
-    def idle(self, ns):
-        """The host is idle for ns of simulated time (background cleaning)."""
-        self._call(self._lib.logfs_idle(self._fs(), ns))
-
-    def scrub(self, budget):
-        """The idle-time scrubber: read up to budget pages, move the data of
-        segments near the ECC limit (scrub_threshold); segments moved."""
-        return self._call(self._lib.logfs_scrub(self._fs(), budget))
 
     def read(self, fd, n):
         """Up to n bytes from the file position (LogFS keeps it)."""
@@ -609,29 +657,6 @@ class LogFS(FileSystem):
 
     def lseek(self, fd, offset, whence=os.SEEK_SET):
         return self._call(self._lib.logfs_lseek(self._fs(), fd, offset, whence))
-
-    def truncate(self, path_or_fd, size):
-        """Truncate a path, or an open fd (an int)."""
-        if isinstance(path_or_fd, int):
-            return self.ftruncate(path_or_fd, size)
-        self._call(self._lib.logfs_truncate(self._fs(), _path(path_or_fd), size), path_or_fd)
-
-    def chmod(self, path, mode):
-        self._call(self._lib.logfs_chmod(self._fs(), _path(path), mode), path)
-
-    def chown(self, path, uid, gid):
-        self._call(self._lib.logfs_chown(self._fs(), _path(path), uid, gid), path)
-
-    def utimens(self, path, atime_ns, mtime_ns):
-        self._call(self._lib.logfs_utimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
-
-    def lchown(self, path, uid, gid):
-        """chown of a final symbolic link itself."""
-        self._call(self._lib.logfs_lchown(self._fs(), _path(path), uid, gid), path)
-
-    def lutimens(self, path, atime_ns, mtime_ns):
-        """utimens of a final symbolic link itself."""
-        self._call(self._lib.logfs_lutimens(self._fs(), _path(path), atime_ns, mtime_ns), path)
 
 
 _KINDS = {"logfs": LogFS}  # the class FileSystem.mount gives a kind

@@ -29,9 +29,9 @@ done
 expect 0 "sim create" "created" -- $FL sim create --device $DEV "$I"
 cp "$I" "$T/raw.img"
 # an erased image: probing finds no file system; --fs logfs gives LogFS's own message
-expect 1 "not a LogFS image" "raw.img: not a LogFS file system (run flashlab mkfs)" -- $FL ls --fs logfs "$T/raw.img"
+expect 1 "not a LogFS image" "raw.img: not a logfs file system (run flashlab mkfs --fs logfs)" -- $FL ls --fs logfs "$T/raw.img"
 expect 1 "no file system on the image" "raw.img: no file system found (tried .*logfs.*); mkfs one or give --fs" -- $FL ls "$T/raw.img"
-expect 1 "not a LogFS image (put)" "not a LogFS file system" -- $FL mkdir --fs logfs "$T/raw.img:/a"
+expect 1 "not a LogFS image (put)" "not a logfs file system" -- $FL mkdir --fs logfs "$T/raw.img:/a"
 expect 1 "no file system on the image (mkdir)" "no file system found" -- $FL mkdir "$T/raw.img:/a"
 expect 1 "missing image" "missing.img: cannot open" -- $FL ls "$T/missing.img"
 expect 1 "missing image (cat)" "missing.img: cannot open" -- $FL cat "$T/missing.img:/a"
@@ -47,7 +47,7 @@ expect 2 "mkfs -o bad policy" "unknown policy 'lru'" -- $FL mkfs -o gc_policy=lr
 expect 0 "mkfs --help-options lists the policies" "cost-benefit" -- $FL mkfs --help-options
 expect 1 "mkfs block size too big for the erase block" "does not suit the device" -- $FL mkfs --block-size 32768 "$I"
 same "a failed mkfs leaves the image alone" "$I" "$T/raw.img"
-expect 0 "mkfs" "LogFS, block size 4096" -- $FL mkfs "$I"
+expect 0 "mkfs" "logfs, block size 4096" -- $FL mkfs "$I"
 expect 0 "ls of an empty fs" "" -- $FL ls "$I"
 [ -z "$($FL ls "$I")" ] && ok || bad "empty fs lists nothing"
 cp "$T/raw.img" "$T/small.img"

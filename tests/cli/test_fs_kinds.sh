@@ -101,7 +101,7 @@ expect 0 "logfs df keeps its commits line" "commits:" -- $FL df "$T/logfs.img"
 expect 0 "a baseline's df names it" "fs: *blockfs" -- $FL df "$T/blockfs.img"
 
 # ---- --fs overrides the probe; fsck refuses baselines -----------------------
-expect 1 "--fs logfs on a blockfs image" "not a LogFS file system" -- $FL ls --fs logfs "$T/blockfs.img"
+expect 1 "--fs logfs on a blockfs image" "not a logfs file system" -- $FL ls --fs logfs "$T/blockfs.img"
 expect 1 "--fs blockfs on a jffs2 image" "not a blockfs file system" -- $FL ls --fs blockfs "$T/jffs2-scan.img"
 for k in blockfs jffs2-scan jffs2-summary; do
     expect 8 "fsck of a $k image" "$k.img holds $k, fsck checks LogFS only" -- $FL fsck "$T/$k.img"

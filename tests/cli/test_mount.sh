@@ -98,7 +98,7 @@ expect 2 "bad LogFS option value" "unknown policy 'lru'" -- $FL mount -o gc_poli
 expect 1 "unknown FUSE option" "bad mount options" -- $FL mount -o no_such_option "$T/probe.img" "$T/m2"
 expect 1 "missing image" "missing.img: cannot open" -- $FL mount "$T/missing.img" "$T/m2"
 $FL sim create --device "$DEV" "$T/raw.img" >/dev/null
-expect 1 "not a LogFS image" "not a LogFS file system" -- $FL mount "$T/raw.img" "$T/m2"
+expect 1 "not a LogFS image" "no file system found" -- $FL mount "$T/raw.img" "$T/m2"
 expect 1 "missing mount point" "bad mount point" -- $FL mount "$T/probe.img" "$T/nodir"
 expect 1 "a file as mount point" "bad mount point: Not a directory" -- $FL mount "$T/probe.img" "$T/raw.img"
 check "nothing mounted after the errors" '! mounted "$T/m2"'
@@ -120,7 +120,7 @@ else
 fi
 expect 1 "a second mount of the same image" "is in use by flashlab mount on $M (pid" -- $FL mount "$I" "$T/m2"
 expect 0 "stats file" "^flashlab-stats 1" -- cat "$M/.flashlab-stats"
-expect 0 "LogFS options reached LogFS" "^logfs_options cache=1M$" -- cat "$M/.flashlab-stats"
+expect 0 "LogFS options reached LogFS" "^fs_options cache=1M$" -- cat "$M/.flashlab-stats"
 expect 0 "flashlab stats --all" "^nand.programs [0-9]" -- $FL stats --all "$M"
 expect 0 "flashlab stats: a summary" "^  write amp\. " -- $FL stats "$M"
 expect 0 "flashlab stats: wear" "^  wear  *erases per block min [0-9]*, mean [0-9.]*, max [0-9]*" -- $FL stats "$M"

@@ -2,7 +2,7 @@
 # flashlab powercut: a small SLC campaign passes at every cut point with
 # fsck on, records every outcome, and --repro reruns one point; so does the
 # MLC preset, whose torn upper pages corrupt their lower pages (a failure's
-# reproducer is tested in tests/workloads/test_powercut.c); errors and exit codes.
+# reproducer is tested in tests/experiment/test_powercut.c); errors and exit codes.
 . "$(dirname "$0")/lib.sh"
 # experiment YAML written in $T names configs/devices/...: relative to its file
 ln -s "$PWD/configs" "$T/configs"

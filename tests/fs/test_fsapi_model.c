@@ -653,8 +653,48 @@ TEST(profiles_name_real_fses)
         if (p->fs && !api)
             fprintf(stderr, "profile for unknown fs %s\n", p->fs);
         CHECK(!p->fs || api);
-        if (api && api->check_options && p->opts)
-            CHECK_EQ_INT(api->check_options(p->opts), 0);
+        char err[512] = "";
+        if (api && p->opts)
+            CHECK_EQ_INT(fsapi_check_options(api, p->opts, err, sizeof err), 0);
+    }
+}
+
+/* Every kind answers every optional hook or declines it: a bad option
+ * names itself, and what a kind lacks is -ENOTSUP in words. */
+TEST(options_and_hooks_of_every_kind)
+{
+    for (size_t i = 0; fsapi_at(i); i++) {
+        const struct fsapi *api = fsapi_at(i);
+        char err[1024] = "";
+        CHECK_EQ_INT(fsapi_check_options(api, "no_such_key=1", err, sizeof err), -EINVAL);
+        CHECK(strstr(err, "no_such_key") != NULL);
+        for (unsigned k = 0; api->option_help && api->option_help(k, NULL); k++) {
+            const char *h = NULL;
+            CHECK(api->option_help(k, &h) && h && *h);
+        }
+        CHECK_EQ_INT(fsapi_declined(api, "scrubbing", err, sizeof err), -ENOTSUP);
+        char want[96];
+        snprintf(want, sizeof want, "%s does not support scrubbing", api->name);
+        CHECK(!strcmp(err, want));
+        nand_dev *dev;
+        struct nand_config c;
+        fx_config(&c, &(struct fx_dev){.blocks = 256, .pages = 64, .quiet = 1, .seed = 7});
+        REQUIRE((dev = fx_create(&c)) != NULL);
+        struct fsapi_fs m = {api, NULL};
+        REQUIRE(api->mkfs(dev, NULL) == 0 && api->mount(dev, NULL, &m.fs) == 0);
+        struct fsapi_counter cs[FSAPI_COUNTERS_MAX];
+        size_t n = fsapi_stats(&m, cs, FSAPI_COUNTERS_MAX);
+        CHECK_EQ_INT(n > 0, api->stats != NULL);
+        uint64_t v;
+        for (size_t k = 0; k < n; k++)
+            CHECK(fsapi_counter(&m, cs[k].name, &v) == 0 && v == cs[k].value);
+        CHECK_EQ_INT(fsapi_counter(&m, "no_such_counter", &v), -ENOTSUP);
+        CHECK_EQ_INT(fsapi_idle(&m, 1000), api->idle ? 0 : -ENOTSUP);
+        CHECK_EQ_INT(fsapi_chmod(&m, "/", 0700) == 0, (api->features & FSAPI_F_ATTRS) != 0);
+        struct fs_latency l;
+        CHECK_EQ_INT(fsapi_latency(&m, FS_OP_META, &l) == 0, api->latency != NULL);
+        CHECK(api->unmount(m.fs) == 0);
+        nand_close(dev);
     }
 }
 
@@ -662,6 +702,7 @@ int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(profiles_name_real_fses);
+    RUN(options_and_hooks_of_every_kind);
     RUN(model_every_fs);
     return test_summary(argv[0]);
 }

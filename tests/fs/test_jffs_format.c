@@ -160,8 +160,12 @@ TEST(compress_option_through_remount)
             api->unmount(fs);
             nand_close(d);
         }
-    CHECK_EQ_INT(fsapi_jffs2_scan.check_options("compress=rubin"), -EINVAL);
-    CHECK_EQ_INT(fsapi_jffs2_scan.check_options("compress=zlib,reserve=5"), 0);
+    char err[512] = "";
+    CHECK_EQ_INT(fsapi_check_options(&fsapi_jffs2_scan, "compress=rubin", err, sizeof err),
+                 -EINVAL);
+    CHECK(strstr(err, "'compress=rubin'") != NULL); /* names the bad item */
+    CHECK_EQ_INT(fsapi_check_options(&fsapi_jffs2_scan, "compress=zlib,reserve=5", err,
+                                     sizeof err), 0);
 }
 
 /* Page 0's OOB of block b holds the cleanmarker at byte 2. */

@@ -70,7 +70,7 @@ struct gc_seen {
     uint64_t events, live, wl;
 };
 
-static void count_gc(void *ctx, const struct logfs_gc_event *ev)
+static void count_gc(void *ctx, const struct fs_gc_event *ev)
 {
     struct gc_seen *g = ctx;
     g->events++;
@@ -294,7 +294,7 @@ TEST(latency_histogram_against_sorted_samples)
         lfs_lat_record(&fs->lat[LOGFS_OP_META], v[i]);
     }
     qsort(v, N, sizeof v[0], cmp_u64);
-    struct logfs_latency l;
+    struct fs_latency l;
     REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
     CHECK_EQ_INT(l.count, N);
     CHECK_EQ_INT(l.max_ns, v[N - 1]);
@@ -312,7 +312,7 @@ TEST(latency_histogram_against_sorted_samples)
 /* N random overwrites within `chunks` 4 KiB chunks of one file: each
  * write's simulated time, measured around the call, must match what the fs
  * reports.  Returns the fs's write latency and stats. */
-static void timed_writes(uint32_t chunks, struct logfs_latency *w, struct logfs_stats *st)
+static void timed_writes(uint32_t chunks, struct fs_latency *w, struct logfs_stats *st)
 {
     nand_dev *d = dev_of(BLOCKS, 8);
     struct logfs_options o = {.reserve_segments = 4, .dirty_bytes = 256 << 10};
@@ -337,7 +337,7 @@ static void timed_writes(uint32_t chunks, struct logfs_latency *w, struct logfs_
         REQUIRE(logfs_pwrite(fs, fd, buf, sizeof buf, (xorshift(&x) % chunks) * 4096) == 4096);
         v[i] = nand_now(d) - t0;
     }
-    struct logfs_latency meta;
+    struct fs_latency meta;
     REQUIRE(logfs_get_latency(fs, LOGFS_OP_WRITE, w) == 0);
     REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &meta) == 0);
     logfs_get_stats(fs, st);
@@ -359,7 +359,7 @@ static void timed_writes(uint32_t chunks, struct logfs_latency *w, struct logfs_
 
 TEST(write_latency_matches_the_clock_and_shows_cleaning)
 {
-    struct logfs_latency empty, full;
+    struct fs_latency empty, full;
     struct logfs_stats st_empty, st_full;
     timed_writes(100, &empty, &st_empty);   /* 400 KiB live: no cleaning */
     timed_writes(1000, &full, &st_full);    /* 4 MiB of about 5.6 usable */
@@ -398,7 +398,7 @@ TEST(idle_time_cleans_in_the_background)
     CHECK(nand_now(d) - t0 >= 30ull * 1000000000);
     CHECK(c.gc_rounds > b.gc_rounds);
     CHECK(c.free_segments > b.free_segments);
-    struct logfs_latency l;
+    struct fs_latency l;
     REQUIRE(logfs_get_latency(fs, LOGFS_OP_META, &l) == 0);
     uint64_t before = l.count;
     CHECK_EQ_INT(logfs_idle(fs, 1000), 0);

@@ -527,6 +527,51 @@ class TestFileSystem(unittest.TestCase):
                 with self.assertRaisesRegex(NotSupported, "blockfs does not support"):
                     fs.setxattr("/f", "user.a", b"1")
 
+    def test_hooks_features_and_options(self):
+        self.assertTrue({"special_files", "xattr", "attrs"} <= flashlab.fs_features("logfs"))
+        self.assertNotIn("special_files", flashlab.fs_features("blockfs"))
+        self.assertIn("compress", flashlab.fs_features("jffs2-scan"))
+        self.assertIn("gc_policy", flashlab.option_keys("logfs"))
+        self.assertEqual(flashlab.option_keys(), flashlab.option_keys("logfs"))
+        self.assertIn("block_size", flashlab.option_keys("blockfs"))
+        with small_device() as dev:
+            # the kind's check_options, with its text naming the key
+            with self.assertRaises(OSError) as cm:
+                FileSystem.mkfs(dev, kind="blockfs", options="nonsense=1")
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertIn("nonsense", cm.exception.strerror)
+            FileSystem.mkfs(dev, kind="blockfs", block_size=4096)
+            with FileSystem.mount(dev) as fs:
+                self.assertEqual(fs.features, flashlab.fs_features("blockfs"))
+                for what, call in (("stats", fs.stats), ("latency", lambda: fs.latency("read")),
+                                   ("idle", lambda: fs.idle(1)), ("scrub", lambda: fs.scrub(1)),
+                                   ("chmod", lambda: fs.chmod("/", 0o700))):
+                    with self.assertRaisesRegex(NotSupported, "blockfs does not support"):
+                        call()
+                fs.write_file("/t", b"0123456789")
+                fs.truncate("/t", 4)  # no hook: open, ftruncate, close
+                self.assertEqual(fs.read_file("/t"), b"0123")
+        with small_device() as dev:
+            FileSystem.mkfs(dev, kind="logfs")
+            with FileSystem.mount(dev, dirty="64K") as fs:
+                fs.reset_latency()
+                fs.write_file("/t", b"0123456789")
+                fs.sync()
+                st = fs.stats()
+                self.assertGreaterEqual(st["commits"], 1)
+                self.assertEqual(st["host_bytes"], 10)
+                self.assertEqual(set(st), set(f[0] for f in _lib.LogfsStats._fields_))
+                self.assertEqual(fs.latency("sync")["count"], 1)
+                fs.idle(10**6)
+                self.assertGreaterEqual(fs.scrub(4), 0)
+                self.assertIsInstance(fs.block_role(0), str)
+                fs.chmod("/t", 0o600)
+                self.assertEqual(fs.stat("/t").mode & 0o777, 0o600)
+                fs.utimens("/t", 5 * 10**9, _lib.FS_TIME_OMIT)
+                self.assertEqual(fs.stat("/t").atime, 5 * 10**9)
+                fs.truncate("/t", 3)
+                self.assertEqual(fs.read_file("/t"), b"012")
+
     def test_logfs_is_a_filesystem(self):
         self.assertTrue(issubclass(LogFS, FileSystem))
         with small_device() as dev:

@@ -82,15 +82,13 @@ static int add_cp(struct session *s)
     return 0;
 }
 
-/* LogFS counts its commits; a baseline has no such point, so every call
- * is one: any prefix of the calls since the last sync may survive. */
+/* A kind that counts its commits (LogFS) has them as its points; for one
+ * that does not, every call is one: any prefix of the calls since the last
+ * sync may survive. */
 static uint64_t commits_now(const struct session *s)
 {
-    if (!s->m.lfs)
-        return s->call;
-    struct logfs_stats st;
-    logfs_get_stats(s->m.lfs, &st);
-    return st.commits;
+    uint64_t commits;
+    return fsapi_counter(&s->m.fs, "commits", &commits) ? s->call : commits;
 }
 
 
@@ -246,9 +244,8 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     out->second = second;
     struct cut_ctl c = {.left = m};
     c.frac = pc->within ? rng_unit(rng_key(s->r->seed, RNG_POWERCUT, point, 0, 0, 0)) : 0.0;
-    struct logfs_stats before = {0}, after = {0};
-    if (s->m.lfs)
-        logfs_get_stats(s->m.lfs, &before);
+    uint64_t gc_before = 0, gc_after = 0; /* 0 for a kind that does not count them */
+    fsapi_counter(&s->m.fs, "gc_rounds", &gc_before);
     nand_cut_callback(s->dev, cut_cb, &c);
     /* the call, and those after it, until the power goes */
     for (int guard = 0; nand_is_powered(s->dev) && s->have_op && guard < 1000000; guard++) {
@@ -257,16 +254,15 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         fetch(s);
     }
     nand_cut_disarm(s->dev);
-    if (s->m.lfs)
-        logfs_get_stats(s->m.lfs, &after);
+    fsapi_counter(&s->m.fs, "gc_rounds", &gc_after);
     snprintf(out->kind, sizeof out->kind, "%s%s", c.fired ? op_kind_name(c.op.kind) : "none",
              pc->within ? "-torn" : "");
     char where[160] = "";
+    const char *role = fsapi_block_role(&s->m.fs, c.op.block);
     if (c.fired)
         snprintf(where, sizeof where, "%s of block %u page %u (%s%s)", op_kind_name(c.op.kind),
-                 c.op.block, c.op.page,
-                 s->m.lfs ? logfs_block_role(s->m.lfs, c.op.block) : s->m.fs.api->name,
-                 after.gc_rounds != before.gc_rounds ? ", while cleaning" : "");
+                 c.op.block, c.op.page, role ? role : s->m.fs.api->name,
+                 gc_after != gc_before ? ", while cleaning" : "");
     /* the workload is over for this process: its open files go first,
      * then the fs (both calls fail without power, and free) */
     wl_exec_free(s->x);
@@ -306,7 +302,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
          * its sync completed, or never committed) */
     }
     char msg[1024] = "";
-    if (fsck && exp_run_is_logfs(s->r) && fsck(s->dev, msg, sizeof msg)) {
+    if (fsck && (s->r->fs_api->features & FSAPI_F_FSCK) && fsck(s->dev, msg, sizeof msg)) {
         snprintf(out->outcome, sizeof out->outcome, "fsck");
         snprintf(out->detail, sizeof out->detail, "%s; fsck: %s", where, msg);
         return;

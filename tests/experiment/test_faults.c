@@ -1,5 +1,5 @@
 /*
- * test_faults.c -- media-fault campaigns (workloads/experiment/faults.c)
+ * test_faults.c -- media-fault campaigns (experiment/faults.c)
  * and LogFS's page map (fsck/pagemap.c): after a workload every page is
  * classified, every class the workload makes is found, the classes agree
  * with LogFS's own block roles, and a fault on a page does what its class
@@ -126,7 +126,7 @@ TEST(faults_page_map_classifies_every_page_and_agrees_with_the_fs)
     struct exp_mounted m = {0};
     REQUIRE(exp_run_mount(&r, dev, &m) == 0);
     for (uint64_t b = 0; b < nb; b++) {
-        const char *role = logfs_block_role(m.lfs, (uint32_t)b);
+        const char *role = fsapi_block_role(&m.fs, (uint32_t)b);
         for (uint32_t p = 0; p < ppb; p++) {
             uint8_t k = cls[b * ppb + p];
             if (k == FSCK_PG_BAD || k == FSCK_PG_FREE)

@@ -1,5 +1,5 @@
 /*
- * test_powercut.c -- the power-cut campaign engine (workloads/experiment/powercut.c):
+ * test_powercut.c -- the power-cut campaign engine (experiment/powercut.c):
  * an exhaustive campaign over a short workload passes and checks every
  * flash operation; a sampled one with cuts inside operations and second
  * cuts during recovery passes; the outcomes are in the database; a
@@ -9,6 +9,7 @@
  * compressed data blocks (zlib, lzo) every point passes, fsck included.
  */
 #include "experiment.h"
+#include "logfs/logfs.h"
 #include "powercut.h"
 #include "results.h"
 #include "fsck.h"

@@ -184,8 +184,8 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
     }
     snprintf(num, sizeof num, "%llu,\"repetition\":%u", (unsigned long long)r->seed, rep);
     cat(&out, &n, "%s\"seed\":%s,", n ? "," : "{", num);
-    if (exp_run_is_logfs(r)) { /* the epoch of its timestamps, given or not */
-        snprintf(num, sizeof num, "%lld", (long long)r->fs.epoch_ns);
+    if (r->fs_epoch_ns >= 0) { /* the epoch of its timestamps, given or not */
+        snprintf(num, sizeof num, "%lld", (long long)r->fs_epoch_ns);
         cat(&out, &n, "\"fs_epoch_ns\":%s,%s", num, "");
     }
     cat(&out, &n, "%s%s", "\"sweep\":{", "");
@@ -305,44 +305,18 @@ const char *experiment_path(const struct experiment *e) { return e->doc.path; }
 const char *experiment_text(const struct experiment *e) { return e->text; }
 uint32_t experiment_runs(const struct experiment *e) { return e->runs; }
 
-/* LogFS's options as the run uses them. */
-static struct logfs_options logfs_opts(const struct exp_run *r)
-{
-    struct logfs_options o = r->fs;
-    if (!o.gc_seed) /* random policies follow the run's seed */
-        o.gc_seed = rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0);
-    return o;
-}
-
-int exp_run_is_logfs(const struct exp_run *r)
-{
-    return !r->fs_api || !strcmp(r->fs_api->name, "logfs");
-}
-
 int exp_run_mkfs(const struct exp_run *r, nand_dev *dev)
 {
-    if (!exp_run_is_logfs(r))
-        return r->fs_api->mkfs(dev, r->fs_options);
-    struct logfs_options o = logfs_opts(r);
-    return logfs_mkfs(dev, &o);
+    return r->fs_api->mkfs(dev, r->fs_options);
 }
 
 int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m)
 {
     memset(m, 0, sizeof *m);
-    if (!exp_run_is_logfs(r)) {
-        m->fs.api = r->fs_api;
-        int rc = r->fs_api->mount(dev, r->fs_options, &m->fs.fs);
-        if (rc)
-            m->fs.fs = NULL;
-        return rc;
-    }
-    /* LogFS with the options struct the experiment holds */
-    struct logfs_options o = logfs_opts(r);
-    int rc = logfs_mount(dev, &o, &m->lfs);
-    m->fs = (struct fsapi_fs){fsapi_find("logfs"), rc ? NULL : m->lfs};
+    m->fs.api = r->fs_api;
+    int rc = r->fs_api->mount(dev, r->fs_options, &m->fs.fs);
     if (rc)
-        m->lfs = NULL;
+        m->fs.fs = NULL;
     return rc;
 }
 
@@ -350,6 +324,5 @@ int exp_run_unmount(struct exp_mounted *m)
 {
     int rc = m->fs.fs ? m->fs.api->unmount(m->fs.fs) : 0;
     m->fs.fs = NULL;
-    m->lfs = NULL;
     return rc;
 }

@@ -144,11 +144,9 @@ int image_build(const struct exp_run *r, fault_map_fn map, struct image *im, cha
         snprintf(err, errlen, "reading the reference contents: %s", strerror(-rc));
         goto out;
     }
-    if (m.lfs) {
-        struct logfs_stats st;
-        logfs_get_stats(m.lfs, &st);
-        im->ref_seq = st.anchor_seq;
-    }
+    uint64_t seq;
+    if (!fsapi_counter(&m.fs, "anchor_seq", &seq))
+        im->ref_seq = seq;
     exp_run_unmount(&m);
     nand_snapshot_restore(im->dev, snap);
     const struct nand_config *c = nand_get_config(im->dev);

@@ -16,6 +16,12 @@
 
 #define PROGRESS_EVERY 4096u /* operations between progress calls */
 
+/* A snapshot of the mounted fs's named counters. */
+struct fs_counts {
+    struct fsapi_counter c[FSAPI_COUNTERS_MAX];
+    size_t n;
+};
+
 struct run_state {
     const struct exp_run *r;
     struct results *db;
@@ -25,7 +31,7 @@ struct run_state {
     uint64_t capacity, page_size;
     /* the measured phase's origin */
     struct nand_stats st0;
-    struct logfs_stats ls0;
+    struct fs_counts c0;
     nand_time_t t0;
     uint64_t host, ops;           /* measured phase */
     int64_t sample_seq, snap_seq;
@@ -68,19 +74,28 @@ static double done_fraction(const struct run_state *s, const struct exp_stop *st
     return f;
 }
 
-/* LogFS's own counters; zeros for a baseline, which counts nothing of
- * the kind (its samples have the device's counts only). */
-static void fs_stats(const struct run_state *s, struct logfs_stats *ls)
+/* The fs's own counters (fsapi's stats hook); a kind that keeps none has
+ * samples with the device's counts only. */
+static void fs_stats(const struct run_state *s, struct fs_counts *f)
 {
-    memset(ls, 0, sizeof *ls);
-    if (s->m.lfs)
-        logfs_get_stats(s->m.lfs, ls);
+    f->n = fsapi_stats(&s->m.fs, f->c, FSAPI_COUNTERS_MAX);
+}
+
+static uint64_t count(const struct fs_counts *f, const char *name)
+{
+    return fsapi_counter_value(f->c, f->n, name);
+}
+
+/* since the measured phase's origin */
+static int64_t since(const struct run_state *s, const struct fs_counts *f, const char *name)
+{
+    return (int64_t)(count(f, name) - count(&s->c0, name));
 }
 
 static int take_sample(struct run_state *s)
 {
     struct nand_stats st;
-    struct logfs_stats ls;
+    struct fs_counts ls;
     nand_get_stats(s->dev, &st);
     fs_stats(s, &ls);
     uint64_t progs = st.programs - s->st0.programs;
@@ -89,15 +104,15 @@ static int take_sample(struct run_state *s)
         .sim_time_ns = (int64_t)(nand_now(s->dev) - s->t0),
         .host_bytes = (int64_t)s->host,
         .flash_bytes_programmed = (int64_t)(progs * s->page_size),
-        .data_pages = (int64_t)(ls.pages_data - s->ls0.pages_data),
-        .meta_pages = (int64_t)(ls.pages_meta - s->ls0.pages_meta),
-        .anchor_pages = (int64_t)(ls.pages_anchor - s->ls0.pages_anchor),
-        .gc_pages = (int64_t)(ls.pages_gc - s->ls0.pages_gc),
+        .data_pages = since(s, &ls, "pages_data"),
+        .meta_pages = since(s, &ls, "pages_meta"),
+        .anchor_pages = since(s, &ls, "pages_anchor"),
+        .gc_pages = since(s, &ls, "pages_gc"),
         .erases = (int64_t)(st.erases - s->st0.erases),
         .wa = s->host ? (double)(progs * s->page_size) / (double)s->host : 0,
-        .free_segments = (int64_t)ls.free_segments,
-        .gc_time_ns = (int64_t)(ls.gc_time_ns - s->ls0.gc_time_ns),
-        .gc_invocations = (int64_t)(ls.gc_rounds - s->ls0.gc_rounds),
+        .free_segments = (int64_t)count(&ls, "free_segments"),
+        .gc_time_ns = since(s, &ls, "gc_time_ns"),
+        .gc_invocations = since(s, &ls, "gc_rounds"),
     };
     return results_add_sample(s->db, s->run_id, &smp) ? db_fail(s) : 0;
 }
@@ -145,7 +160,7 @@ static int maybe_sample(struct run_state *s, double done)
     return 0;
 }
 
-static void on_gc(void *ctx, const struct logfs_gc_event *ev)
+static void on_gc(void *ctx, const struct fs_gc_event *ev)
 {
     struct run_state *s = ctx;
     if (!s->measuring || s->gc_db_failed)
@@ -165,14 +180,13 @@ static void mark_origin(struct run_state *s)
 {
     s->measuring = 1;
     nand_get_stats(s->dev, &s->st0);
-    fs_stats(s, &s->ls0);
+    fs_stats(s, &s->c0);
     s->t0 = nand_now(s->dev);
     s->host = s->ops = 0;
     s->next_host = s->r->sample_host_bytes;
     s->next_ops = s->r->sample_ops;
     s->next_sim = s->r->sample_sim_ns;
-    if (s->m.lfs)
-        logfs_reset_latency(s->m.lfs);
+    fsapi_reset_latency(&s->m.fs);
 }
 
 /* Run spec until stop; measured: sample and count (else ageing). *reason
@@ -366,10 +380,10 @@ static int measure_mounts(struct run_state *s)
 
 static int write_latency(struct run_state *s)
 {
-    static const char *const names[LOGFS_OP_KINDS] = {"read", "write", "sync", "meta"};
-    for (int k = 0; k < LOGFS_OP_KINDS; k++) {
-        struct logfs_latency l;
-        if (!s->m.lfs || logfs_get_latency(s->m.lfs, k, &l) || !l.count)
+    static const char *const names[FS_OP_KINDS] = {"read", "write", "sync", "meta"};
+    for (int k = 0; k < FS_OP_KINDS; k++) {
+        struct fs_latency l;
+        if (fsapi_latency(&s->m.fs, k, &l) || !l.count)
             continue;
         struct results_latency rl = {
             .op = names[k], .count = (int64_t)l.count, .p50_ns = (int64_t)l.p50_ns,
@@ -382,17 +396,19 @@ static int write_latency(struct run_state *s)
     return 0;
 }
 
-/* LogFS's data blocks before and after compression (equal without it),
- * their ratio, and the flash bytes programmed per byte stored: the write
- * amplification with compression's gain taken out (docs/compression.md). */
-static int compression_kv(struct run_state *s, const struct logfs_stats *ls)
+/* The data blocks before and after compression (equal without it), their
+ * ratio, and the flash bytes programmed per byte stored: the write
+ * amplification with compression's gain taken out (docs/compression.md);
+ * for a kind that counts them (LogFS). */
+static int compression_kv(struct run_state *s, const struct fs_counts *ls)
 {
-    if (!s->m.lfs)
+    uint64_t unused;
+    if (fsapi_counter(&s->m.fs, "data_raw_bytes", &unused))
         return 0;
     struct nand_stats st;
     nand_get_stats(s->dev, &st);
-    double raw = (double)(ls->data_raw_bytes - s->ls0.data_raw_bytes);
-    double stored = (double)(ls->data_stored_bytes - s->ls0.data_stored_bytes);
+    double raw = (double)since(s, ls, "data_raw_bytes");
+    double stored = (double)since(s, ls, "data_stored_bytes");
     double flash = (double)(st.programs - s->st0.programs) * s->page_size;
     return results_set_kv(s->db, s->run_id, "data_raw_bytes", raw) ||
            results_set_kv(s->db, s->run_id, "data_stored_bytes", stored) ||
@@ -405,14 +421,14 @@ static int finish(struct run_state *s, const char *reason)
     s->measuring = 0;
     if (s->gc_db_failed)
         return db_fail(s);
-    struct logfs_stats ls;
+    struct fs_counts ls;
     fs_stats(s, &ls);
     if (take_sample(s) || erase_snapshot(s) || write_latency(s))
         return -1;
     if (results_set_kv_text(s->db, s->run_id, "stop_reason", reason) ||
         results_set_kv(s->db, s->run_id, "host_bytes", (double)s->host) ||
         results_set_kv(s->db, s->run_id, "ops", (double)s->ops) ||
-        results_set_kv(s->db, s->run_id, "wl_moves", (double)(ls.wl_moves - s->ls0.wl_moves)) ||
+        results_set_kv(s->db, s->run_id, "wl_moves", (double)since(s, &ls, "wl_moves")) ||
         /* lifetimes of accelerated devices must say so */
         results_set_kv(s->db, s->run_id, "endurance_scale", s->r->dev.endurance_scale) ||
         results_set_kv(s->db, s->run_id, "endurance", (double)s->r->dev.endurance) ||
@@ -445,8 +461,7 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
     } else if ((rc = exp_run_mount(s.r, s.dev, &s.m))) {
         fail(&s, "mount", rc);
     } else {
-        if (s.m.lfs)
-            logfs_set_gc_observer(s.m.lfs, on_gc, &s);
+        fsapi_set_gc_observer(&s.m.fs, on_gc, &s); /* -ENOTSUP: no cleaner events */
         const char *age_reason;
         rc = r->has_age ? run_phase(&s, &r->age, &r->age_stop, rng_mix(r->seed ^ 0x616765u), 0,
                                     &age_reason) : 0;

@@ -5,6 +5,8 @@
  * docs/experiments.md.
  */
 #include "exp_internal.h"
+#include "epoch.h"
+#include "rng.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -99,22 +101,60 @@ static void fs_names(char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", fsapi_at(i)->name);
 }
 
+/* Append "key=value" to the run's options string. */
+static int fs_option_add(struct exp_run *r, const char *key, const char *value)
+{
+    size_t n = strlen(r->fs_options);
+    int k = snprintf(r->fs_options + n, sizeof r->fs_options - n, "%s%s%s%s", n ? "," : "",
+                     key ? key : "", key ? "=" : "", value);
+    return k < 0 || (size_t)k >= sizeof r->fs_options - n ? -1 : 0;
+}
+
 /* fs.options: the fs's own "key=value,..." string, as its mount option
- * parser takes it (LogFS: applied after the named keys). */
+ * parser takes it (applied after the named keys). */
 static int fs_options(struct yview *v, yaml_node_t *fs, struct exp_run *r, char *err,
                       size_t errlen)
 {
     yaml_node_t *on = yview_get(v, fs, "fs", "options");
     const char *s = on ? ydoc_scalar(on) : "";
-    if (!s || strlen(s) >= sizeof r->fs_options)
+    char oerr[512] = "";
+    if (!s || fs_option_add(r, NULL, s))
         return ydoc_fail(v->d, on, err, errlen, "fs.options: expected a string "
                          "\"key=value,...\" shorter than %zu", sizeof r->fs_options);
-    char oerr[256] = "";
-    if (exp_run_is_logfs(r) ? logfs_options_parse(&r->fs, s, oerr, sizeof oerr)
-                            : r->fs_api->check_options(s))
-        return ydoc_fail(v->d, on, err, errlen, "fs.options: \"%s\" is not valid for %s%s%s",
-                         s, r->fs_api->name, *oerr ? ": " : "", oerr);
-    snprintf(r->fs_options, sizeof r->fs_options, "%s", s);
+    if (*s && fsapi_check_options(r->fs_api, s, oerr, sizeof oerr))
+        return ydoc_fail(v->d, on, err, errlen, "fs.options: \"%s\" is not valid for %s: %s",
+                         s, r->fs_api->name, oerr);
+    return 0;
+}
+
+/* The i-th option key of the run's kind, NULL past the end. */
+static const char *option_key(const struct exp_run *r, unsigned i)
+{
+    return r->fs_api->option_help ? r->fs_api->option_help(i, NULL) : NULL;
+}
+
+/* A key of the kind's whose value the run sets when fs: does not:
+ * timestamps from EXP_DEFAULT_EPOCH_NS, random victim choices from the
+ * run's seed. */
+static int fs_defaults(yaml_node_t *const *given, struct exp_run *r)
+{
+    char num[32];
+    r->fs_epoch_ns = -1;
+    for (unsigned i = 0; option_key(r, i); i++) {
+        const char *k = option_key(r, i);
+        if (!strcmp(k, "epoch")) {
+            r->fs_epoch_ns = EXP_DEFAULT_EPOCH_NS;
+            if (!given[i] && (snprintf(num, sizeof num, "%lld",
+                                       (long long)(EXP_DEFAULT_EPOCH_NS / 1000000000)),
+                              fs_option_add(r, k, num)))
+                return -1;
+        } else if (!strcmp(k, "gc_seed") && !given[i]) {
+            snprintf(num, sizeof num, "%llu",
+                     (unsigned long long)rng_key(r->seed, RNG_GC_POLICY, 0, 0, 0, 0));
+            if (fs_option_add(r, k, num))
+                return -1;
+        }
+    }
     return 0;
 }
 
@@ -123,8 +163,6 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
     yaml_node_t *fs = yview_get(v, root, "", "fs");
     yaml_node_t *kn = yview_get(v, fs, "fs", "kind");
     const char *kind = kn ? ydoc_scalar(kn) : "logfs";
-    memset(&r->fs, 0, sizeof r->fs);
-    r->fs.epoch_ns = EXP_DEFAULT_EPOCH_NS; /* fs.epoch overrides it */
     r->fs_options[0] = 0;
     if (!(r->fs_api = fsapi_find(kind))) {
         char names[256];
@@ -132,25 +170,34 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
         return ydoc_fail(v->d, kn, err, errlen, "fs.kind: unknown file system \"%s\" "
                          "(one of: %s)", kind ? kind : "", names);
     }
-    /* LogFS's options also by name; a baseline has only its string */
-    const char *keys[34] = {"kind", "options"};
-    unsigned n = 2;
-    for (const char *k; exp_run_is_logfs(r) && n < 33 && (k = logfs_option_help(n - 2, NULL));
-         n++)
-        keys[n] = k;
-    keys[n] = NULL;
+    /* the kind's options also by name */
+    enum { KEYS_MAX = 48 };
+    const char *keys[KEYS_MAX + 3] = {"kind", "options"};
+    yaml_node_t *given[KEYS_MAX] = {NULL};
+    unsigned n = 0;
+    for (; n < KEYS_MAX && option_key(r, n); n++)
+        keys[n + 2] = option_key(r, n);
+    keys[n + 2] = NULL;
     if (yview_check_keys(v, fs, "fs", keys, err, errlen))
         return -1;
-    for (unsigned i = 2; keys[i]; i++) {
-        yaml_node_t *vn = yview_get(v, fs, "fs", keys[i]);
-        const char *s = ydoc_scalar(vn);
-        char oerr[256];
-        if (!vn)
+    for (unsigned i = 0; i < n; i++)
+        given[i] = yview_get(v, fs, "fs", keys[i + 2]);
+    if (fs_defaults(given, r))
+        return ydoc_fail(v->d, fs, err, errlen, "fs: options too long");
+    for (unsigned i = 0; i < n; i++) {
+        const char *s = ydoc_scalar(given[i]);
+        char item[300], oerr[512];
+        if (!given[i])
             continue;
         if (!s || !*s)
-            return ydoc_fail(v->d, vn, err, errlen, "fs.%s: expected a value", keys[i]);
-        if (logfs_option_set(&r->fs, keys[i], s, oerr, sizeof oerr))
-            return ydoc_fail(v->d, vn, err, errlen, "fs.%s", oerr);
+            return ydoc_fail(v->d, given[i], err, errlen, "fs.%s: expected a value", keys[i + 2]);
+        snprintf(item, sizeof item, "%s=%s", keys[i + 2], s);
+        if (strchr(s, ',') || fsapi_check_options(r->fs_api, item, oerr, sizeof oerr))
+            return ydoc_fail(v->d, given[i], err, errlen, "fs.%s", *oerr ? oerr : item);
+        if (!strcmp(keys[i + 2], "epoch"))
+            sim_epoch_parse(s, &r->fs_epoch_ns);
+        if (fs_option_add(r, keys[i + 2], s))
+            return ydoc_fail(v->d, given[i], err, errlen, "fs: options too long");
     }
     return fs_options(v, fs, r, err, errlen);
 }

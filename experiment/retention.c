@@ -1,8 +1,8 @@
 /*
  * retention.c -- the retention phase (retention.h): the files the workload
  * left are listed once; then, step after step, the host is idle (LogFS's
- * logfs_idle, which also moves what reads scheduled for scrubbing), with
- * an idle scrub (logfs_scrub) every scrub_every, and every file is read
+ * fsapi idle hook (LogFS: logfs_idle, which also moves what reads scheduled for scrubbing), with
+ * an idle scrub (the scrub hook) every scrub_every, and every file is read
  * whole.  A file is lost at a check when any read of it fails.
  */
 #include "retention.h"
@@ -125,17 +125,16 @@ static int check(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
         /* a background worker's turn, as UBI's thread: what the reads
          * scheduled for scrubbing is moved now, not after the whole pass
          * (no flash operation when nothing is scheduled) */
-        if (m->lfs && (ok = logfs_idle(m->lfs, 0)) && ok != -EIO && ok != -EROFS) {
+        if (m->fs.api->idle && (ok = fsapi_idle(&m->fs, 0)) && ok != -EIO && ok != -EROFS) {
             snprintf(err, errlen, "retention: idle: %s", strerror(-ok));
             return -1;
         }
         ever += fl->lost[i];
     }
     struct nand_stats st;
-    struct logfs_stats ls = {0};
+    struct fsapi_counter c[FSAPI_COUNTERS_MAX];
+    size_t nc = fsapi_stats(&m->fs, c, FSAPI_COUNTERS_MAX); /* 0 where none are kept */
     nand_get_stats(dev, &st);
-    if (m->lfs)
-        logfs_get_stats(m->lfs, &ls);
     struct results_retention row = {
         .seq = seq, .sim_time_ns = (int64_t)(nand_now(dev) - t0), .files = (int64_t)fl->n,
         .lost_files = lost, .ever_lost = ever,
@@ -143,8 +142,9 @@ static int check(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
         .bits_corrected = (int64_t)(st.bits_corrected - st0->bits_corrected),
         .programs = (int64_t)(st.programs - st0->programs),
         .erases = (int64_t)(st.erases - st0->erases),
-        .scrub_reads = (int64_t)ls.scrub_reads, .scrub_segments = (int64_t)ls.scrub_segments,
-        .scrub_pages = (int64_t)ls.scrub_pages,
+        .scrub_reads = (int64_t)fsapi_counter_value(c, nc, "scrub_reads"),
+        .scrub_segments = (int64_t)fsapi_counter_value(c, nc, "scrub_segments"),
+        .scrub_pages = (int64_t)fsapi_counter_value(c, nc, "scrub_pages"),
     };
     if (results_add_retention(db, run_id, &row)) {
         snprintf(err, errlen, "results: %s", results_error(db));
@@ -153,15 +153,15 @@ static int check(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
     return 0;
 }
 
-/* ns of idle time: LogFS's idle call (scheduled scrubs, background
- * cleaning), or the clock alone for a baseline. */
+/* ns of idle time: the fs's idle hook (LogFS: scheduled scrubs,
+ * background cleaning), or the clock alone for a kind without one. */
 static int idle(struct exp_mounted *m, nand_dev *dev, uint64_t ns)
 {
-    if (!m->lfs) {
+    if (!m->fs.api->idle) {
         nand_advance(dev, ns);
         return 0;
     }
-    int rc = logfs_idle(m->lfs, ns);
+    int rc = fsapi_idle(&m->fs, ns);
     return rc == -EIO || rc == -EROFS ? 0 : rc; /* lost media: the checks count it */
 }
 
@@ -182,8 +182,8 @@ static int phase(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
     for (uint64_t s = 1; s <= steps; s++) {
         nand_time_t end = t0 + s * t->step_ns;
         while (nand_now(dev) < end) {
-            if (t->scrub_every_ns && m->lfs && nand_now(dev) >= next_scrub) {
-                int rc = logfs_scrub(m->lfs, budget);
+            if (t->scrub_every_ns && m->fs.api->scrub && nand_now(dev) >= next_scrub) {
+                int rc = fsapi_scrub(&m->fs, budget);
                 if (rc < 0 && rc != -EIO && rc != -EROFS) {
                     snprintf(err, errlen, "retention: scrub: %s", strerror(-rc));
                     return -1;
@@ -191,7 +191,8 @@ static int phase(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                 while (next_scrub <= nand_now(dev))
                     next_scrub += t->scrub_every_ns;
             }
-            nand_time_t until = t->scrub_every_ns && m->lfs && next_scrub < end ? next_scrub : end;
+            nand_time_t until =
+                t->scrub_every_ns && m->fs.api->scrub && next_scrub < end ? next_scrub : end;
             int rc = until > nand_now(dev) ? idle(m, dev, until - nand_now(dev)) : 0;
             if (rc) {
                 snprintf(err, errlen, "retention: idle: %s", strerror(-rc));
@@ -230,13 +231,13 @@ int retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
 int retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                       struct results *db, int64_t run_id, char *err, size_t errlen)
 {
-    /* LogFS: what scrubbing rewrote that is no segment (superblock copies,
-     * ring moves to a fresh block) */
-    if (m->lfs) {
-        struct logfs_stats ls;
-        logfs_get_stats(m->lfs, &ls);
-        if (results_set_kv(db, run_id, "scrub_super", (double)ls.scrub_super) ||
-            results_set_kv(db, run_id, "scrub_anchor", (double)ls.scrub_anchor)) {
+    /* what scrubbing rewrote that is no segment (LogFS: superblock copies,
+     * ring moves to a fresh block), where the kind counts it */
+    uint64_t super, anchor;
+    if (!fsapi_counter(&m->fs, "scrub_super", &super) &&
+        !fsapi_counter(&m->fs, "scrub_anchor", &anchor)) {
+        if (results_set_kv(db, run_id, "scrub_super", (double)super) ||
+            results_set_kv(db, run_id, "scrub_anchor", (double)anchor)) {
             snprintf(err, errlen, "results: %s", results_error(db));
             return -1;
         }

@@ -162,14 +162,14 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
         return;
     }
     res->applied = 1;
-    int is_logfs = exp_run_is_logfs(r);
-    if (is_logfs && o->fsck && r->faults.fsck) {
+    int has_fsck = (r->fs_api->features & FSAPI_F_FSCK) != 0;
+    if (has_fsck && o->fsck && r->faults.fsck) {
         char msg[1024] = "";
         int bad = o->fsck(im->dev, msg, sizeof msg);
         snprintf(out->fsck, sizeof out->fsck, bad ? "errors" : "clean");
         if (bad)
             snprintf(out->detail, sizeof out->detail, "fsck: %.900s; ", msg);
-    } else if (is_logfs) {
+    } else if (has_fsck) {
         snprintf(out->fsck, sizeof out->fsck, "off");
     }
     struct exp_mounted m = {0};
@@ -179,25 +179,26 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
         return;
     }
     res->mounted = 1;
-    if (m.lfs) {
-        struct logfs_stats st;
-        logfs_get_stats(m.lfs, &st);
-        res->rolled_back = (int64_t)im->ref_seq - (int64_t)st.anchor_seq;
-        res->flagged = st.anchor_fallback != 0;
+    /* a kind with an anchor ring says which commit the mount found */
+    uint64_t seq, fallback;
+    if (!fsapi_counter(&m.fs, "anchor_seq", &seq) &&
+        !fsapi_counter(&m.fs, "anchor_fallback", &fallback)) {
+        res->rolled_back = (int64_t)im->ref_seq - (int64_t)seq;
+        res->flagged = fallback != 0;
         snprintf(out->state, sizeof out->state, res->rolled_back > 0 ? "rolled-back" : "newest");
         if (res->rolled_back > 0 || res->flagged) {
             char b[96];
-            snprintf(b, sizeof b, "commit %llu of %llu%s; ", (unsigned long long)st.anchor_seq,
+            snprintf(b, sizeof b, "commit %llu of %llu%s; ", (unsigned long long)seq,
                      (unsigned long long)im->ref_seq, res->flagged ? " (flagged)" : " (not flagged)");
             dcat(out->detail, sizeof out->detail, "%s", b);
         }
     }
     fref_compare(&m.fs, &im->ref, res, out->detail + strlen(out->detail),
                  sizeof out->detail - strlen(out->detail));
-    if (m.lfs) { /* after the reads: the fs goes read-only when it first needs the block */
-        struct logfs_stats st;
-        logfs_get_stats(m.lfs, &st);
-        if (st.segfile_unreadable)
+    /* after the reads: the fs goes read-only when it first needs the block */
+    uint64_t unreadable;
+    if (!fsapi_counter(&m.fs, "segfile_unreadable", &unreadable)) {
+        if (unreadable)
             dcat(out->detail, sizeof out->detail, "%s",
                  out->detail[0] ? "; read-only: a segment-file block is unreadable"
                                 : "read-only: a segment-file block is unreadable");

@@ -10,7 +10,6 @@
 #define FLASHLAB_EXPERIMENT_H
 
 #include "fsapi.h"
-#include "logfs/logfs.h"
 #include "nand.h"
 #include "workload.h"
 
@@ -79,8 +78,11 @@ struct exp_run {
     char device_file[1024];
     struct nand_config dev;
     const struct fsapi *fs_api; /* fs.kind: LogFS or a baseline */
-    struct logfs_options fs;    /* LogFS's options (kind logfs), fs.options included */
-    char fs_options[256];       /* fs.options as given: a baseline's options */
+    /* the options the kind is made and mounted with: the run's defaults
+     * (epoch, gc_seed from the run's seed, where the kind has those keys),
+     * then fs:'s named keys, then fs.options */
+    char fs_options[1024];
+    int64_t fs_epoch_ns;        /* the timestamps' epoch; -1: the kind has none */
     int has_age;
     struct wl_spec age;
     struct exp_stop age_stop;
@@ -111,21 +113,16 @@ int experiment_run(struct experiment *e, uint32_t index, struct exp_run *out, ch
                    size_t errlen);
 void exp_run_free(struct exp_run *r);
 
-/* A mounted run's fs: the table and handle, and the same handle as a
- * logfs * when it is LogFS (its own statistics, GC events, latency), else
- * NULL. */
+/* A mounted run's fs: the table and its handle. */
 struct exp_mounted {
     struct fsapi_fs fs;
-    logfs *lfs;
 };
 
 /* The run's file system on dev: mkfs, and mount into *m, with the run's
- * options (LogFS's random GC policies seeded from the run's seed unless
- * fs.gc_seed is given).  0 or a negative errno. */
+ * options (fs_options).  0 or a negative errno. */
 int exp_run_mkfs(const struct exp_run *r, nand_dev *dev);
 int exp_run_mount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m);
 /* Unmount m if mounted (and mark it not); the unmount's result. */
 int exp_run_unmount(struct exp_mounted *m);
-int exp_run_is_logfs(const struct exp_run *r);
 
 #endif
