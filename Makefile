@@ -8,7 +8,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsqlite3 -lfuse3 -lpthread)
 # Per-layer include paths: a folder sees only its own headers and those of
 # the layers below it (docs/architecture.md), so an upward #include fails
-# to compile.  Sub-folders of fs/ see each other's public headers as
+# to compile.  scripts/layercheck_top.py's table is the truth they must
+# match (make test checks it).  Sub-folders of fs/ see each other's public headers as
 # "logfs/logfs.h"; their internal headers only from their own folder.
 INC.sim       := -Isim
 INC.gc        := -Isim -Igc

@@ -1,7 +1,8 @@
-/* campaign.c -- the options, campaign file and database that `powercut`
- * and `faults` share (campaign.h). */
+/* campaign.c -- the options, campaign file, database and loop over the
+ * runs that `powercut` and `faults` share (campaign.h). */
 #include "campaign.h"
 #include "cli.h"
+#include "progress.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@ int campaign_open(struct campaign *c, const char *cmd, const char *point_opt,
         {"run", required_argument, 0, 'r'}, {point_opt, required_argument, 0, 'p'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->point_opt = point_opt;
     c->jobs = 1;
     c->only = -1;
     c->point = -1;
@@ -96,4 +99,53 @@ void campaign_free(struct campaign *c)
     campaign_close_db(c);
     experiment_free(c->e);
     c->e = NULL;
+}
+
+int campaign_run_all(struct campaign *c, const struct campaign_kind *kind, void *ctx)
+{
+    char err[1024];
+    int failed = 0;
+    for (uint32_t k = 0; k < c->runs; k++) {
+        if (!campaign_wants(c, k))
+            continue;
+        struct exp_run r;
+        if (experiment_run(c->e, k, &r, err, sizeof err)) {
+            cli_error("%s", err);
+            failed = 1;
+            break;
+        }
+        if (!kind->has(&r)) {
+            exp_run_free(&r);
+            campaign_free(c);
+            return cli_error("%s: no %s: section (docs/%s.md)", c->path, c->cmd, c->cmd);
+        }
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "flashlab %s %s --run %u --%s", c->cmd, c->path, k,
+                 c->point_opt);
+        char label[32];
+        snprintf(label, sizeof label, "run %u:", k);
+        struct progress prog;
+        progress_begin(&prog, label, kind->unit, 0, c->point >= 0);
+        int64_t run_id = 0;
+        if (c->db && results_begin_run(c->db, c->exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
+            cli_error("%s", results_error(c->db));
+            exp_run_free(&r);
+            failed = 1;
+            break;
+        }
+        int rc = kind->run(ctx, c, &r, run_id, cmd, progress_sink(&prog), err, sizeof err);
+        progress_end(&prog); /* the summary replaces it */
+        if (rc)
+            cli_error("run %u: %s", k, err);
+        kind->report(ctx, c, k, &r, run_id);
+        if (c->db)
+            results_end_run(c->db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE, rc ? err : NULL);
+        failed |= rc != 0;
+        exp_run_free(&r);
+    }
+    if (c->db)
+        failed |= campaign_close_db(c) != 0;
+    int found = kind->finish(ctx, c);
+    campaign_free(c);
+    return failed || found ? CLI_FAIL : CLI_OK;
 }

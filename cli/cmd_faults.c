@@ -5,7 +5,6 @@
  * results database; each bad one prints the command that reproduces it. */
 #include "campaign.h"
 #include "cli.h"
-#include "progress.h"
 #include "experiment.h"
 #include "faults.h"
 #include "fsck.h"
@@ -34,7 +33,7 @@ static const char help[] =
     "--point P checks one point of run K (default 0) in this process and\n"
     "prints what happened, with the file system's listing afterwards.\n"
     "\n"
-    "Exit status: 0 when no LogFS point had a bad outcome (crash, silent\n"
+    "Exit status: 0 when no point had a bad outcome (crash, silent\n"
     "rollback, wrong bytes, lost files; a baseline's are reported, not\n"
     "failures), 1 otherwise or on an error, 2 for bad usage.\n"
     "\n"
@@ -43,7 +42,7 @@ static const char help[] =
     "  flashlab faults configs/faults-logfs.yaml --run 0 --point 17\n"
     "  flashlab plot results/faults-logfs.db --kind faults -o faults.png\n";
 
-/* LogFS's page map: fsck's walk (workloads/ cannot see fsck/). */
+/* LogFS's page map: fsck's walk (experiment/ cannot see fsck/). */
 static int fsck_map(nand_dev *dev, uint8_t *cls, const char *const **names, char *err,
                     size_t errlen)
 {
@@ -84,78 +83,75 @@ static void print_table(const struct fault_summary *s)
     }
 }
 
+struct faults_ctx {
+    struct fault_summary sum; /* the run's (large: on the heap) */
+    uint64_t points, bad, bad_safe; /* bad_safe: on kinds that promise none */
+};
+
+static int has_faults(const struct exp_run *r)
+{
+    return r->faults.present;
+}
+
+static int run_faults(void *ctx, const struct campaign *c, const struct exp_run *r,
+                      int64_t run_id, const char *repro_cmd, struct exp_progress progress,
+                      char *err, size_t errlen)
+{
+    struct faults_ctx *x = ctx;
+    struct fault_options fo = {.jobs = (int)c->jobs, .point = c->point, .map = fsck_map,
+                               .fsck = r->faults.fsck ? fsck_verdict : NULL, .log = stderr,
+                               .repro_cmd = repro_cmd, .progress = progress};
+    memset(&x->sum, 0, sizeof x->sum);
+    return faults_run(r, c->db, run_id, &fo, &x->sum, err, errlen);
+}
+
+static void report_faults(void *ctx, const struct campaign *c, uint32_t k,
+                          const struct exp_run *r, int64_t run_id)
+{
+    struct faults_ctx *x = ctx;
+    const struct fault_summary *sum = &x->sum;
+    if (c->db) {
+        results_set_kv(c->db, run_id, "fault_points", (double)sum->points);
+        results_set_kv(c->db, run_id, "fault_points_bad", (double)sum->bad);
+        results_set_kv(c->db, run_id, "device_pages", (double)sum->pages);
+    }
+    if (c->point < 0) {
+        printf("run %u (%s): %" PRIu64 " pages, %" PRIu64 " fault points, %" PRIu64
+               " bad\n", k, r->fs_api->name, sum->pages, sum->points, sum->bad);
+        print_table(sum);
+    }
+    x->points += sum->points;
+    x->bad += sum->bad;
+    if (r->fs_api->features & FSAPI_F_FAULT_SAFE)
+        x->bad_safe += sum->bad;
+}
+
+static int finish_faults(void *ctx, const struct campaign *c)
+{
+    const struct faults_ctx *x = ctx;
+    if (c->point < 0)
+        printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64
+               " on file systems that promise none) -> %s\n",
+               experiment_name(c->e), x->points, x->bad, x->bad_safe, c->out);
+    return x->bad_safe != 0;
+}
+
+static const struct campaign_kind faults_kind = {
+    .unit = "points", .has = has_faults, .run = run_faults, .report = report_faults,
+    .finish = finish_faults};
+
 int cmd_faults(int argc, char **argv)
 {
     struct campaign c;
     int rc0 = campaign_open(&c, "faults", "point", "a point number", help, argc, argv);
     if (rc0 >= 0)
         return rc0;
-    char err[1024];
-    int failed = 0;
-    uint64_t points = 0, bad_safe = 0, bad = 0;
-    for (uint32_t k = 0; k < c.runs; k++) {
-        if (!campaign_wants(&c, k))
-            continue;
-        struct exp_run r;
-        if (experiment_run(c.e, k, &r, err, sizeof err)) {
-            cli_error("%s", err);
-            failed = 1;
-            break;
-        }
-        if (!r.faults.present) {
-            exp_run_free(&r);
-            campaign_free(&c);
-            return cli_error("%s: no faults: section (docs/faults.md)", c.path);
-        }
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "flashlab faults %s --run %u --point", c.path, k);
-        char label[32];
-        snprintf(label, sizeof label, "run %u:", k);
-        struct progress prog;
-        progress_begin(&prog, label, "points", 0, c.point >= 0);
-        struct fault_options fo = {.jobs = (int)c.jobs, .point = c.point, .map = fsck_map,
-                                   .fsck = r.faults.fsck ? fsck_verdict : NULL, .log = stderr,
-                                   .repro_cmd = cmd, .progress = prog.on ? progress_points : NULL,
-                                   .progress_ctx = &prog};
-        struct fault_summary *sum = calloc(1, sizeof *sum);
-        int64_t run_id = 0;
-        if (!sum || (c.db && results_begin_run(c.db, c.exp_id, k, r.params_json, r.seed, NULL,
-                                               &run_id))) {
-            cli_error("%s", sum ? results_error(c.db) : "out of memory");
-            free(sum);
-            exp_run_free(&r);
-            failed = 1;
-            break;
-        }
-        int rc = faults_run(&r, c.db, run_id, &fo, sum, err, sizeof err);
-        progress_end(&prog); /* the summary replaces it */
-        if (rc)
-            cli_error("run %u: %s", k, err);
-        if (c.db) {
-            results_set_kv(c.db, run_id, "fault_points", (double)sum->points);
-            results_set_kv(c.db, run_id, "fault_points_bad", (double)sum->bad);
-            results_set_kv(c.db, run_id, "device_pages", (double)sum->pages);
-            results_end_run(c.db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE, rc ? err : NULL);
-        }
-        if (c.point < 0) {
-            printf("run %u (%s): %" PRIu64 " pages, %" PRIu64 " fault points, %" PRIu64
-                   " bad\n", k, r.fs_api->name, sum->pages, sum->points, sum->bad);
-            print_table(sum);
-        }
-        points += sum->points;
-        bad += sum->bad;
-        if (r.fs_api->features & FSAPI_F_FAULT_SAFE)
-            bad_safe += sum->bad;
-        failed |= rc != 0;
-        free(sum);
-        exp_run_free(&r);
+    struct faults_ctx *x = calloc(1, sizeof *x);
+    if (!x) {
+        campaign_free(&c);
+        return cli_error("out of memory");
     }
-    if (c.db) {
-        failed |= campaign_close_db(&c) != 0;
-        printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64
-               " on file systems that promise none) -> %s\n",
-               experiment_name(c.e), points, bad, bad_safe, c.out);
-    }
-    campaign_free(&c);
-    return failed || bad_safe ? CLI_FAIL : CLI_OK;
+    int rc = campaign_run_all(&c, &faults_kind, x);
+    free(x);
+    return rc;
 }

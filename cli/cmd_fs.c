@@ -1,7 +1,8 @@
 /* cmd_fs.c -- the file commands ls, cat, put, get, mkdir, rm, rmdir, ln
  * and mv on simulator images, for every file system of fs/fsapi.h's table
- * (LogFS and the baselines), and what every file command shares
- * (fs_cmd.h; mkfs, df, stat, mknod and xattr have files of their own).
+ * (LogFS and the baselines); what every file command shares is
+ * fs_session.c's (fs_cmd.h; mkfs, df, stat, mknod and xattr have files of
+ * their own).
  *
  * Every command opens the image, finds its file system (fsapi_probe, or
  * the kind --fs names), mounts it through its fsapi table, does its work
@@ -25,134 +26,7 @@
 
 #define CHUNK (64u * 1024u) /* bytes per read/write when streaming a file */
 
-/* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
-int fs_fail(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "flashlab %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return CLI_FAIL;
-}
-
-/* A LogFS error code (negative errno) as a short lower-case phrase. */
-const char *errmsg(int rc)
-{
-    static char buf[128];
-    if (rc == -ENOENT)
-        return "no such file";
-    snprintf(buf, sizeof buf, "%s", strerror(-rc));
-    if (buf[0] >= 'A' && buf[0] <= 'Z')
-        buf[0] = (char)(buf[0] - 'A' + 'a');
-    return buf;
-}
-
-/* The kind of the mounted image (for messages). */
-static const char *cur_kind = "this file system";
-
-/* An operation a file system lacks. */
-int unsupported(int rc)
-{
-    return rc == -ENOSYS || rc == -EOPNOTSUPP;
-}
-
-/* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
-int path_fail(const char *cmd, int rc, const char *path)
-{
-    if (unsupported(rc))
-        return fs_fail(cmd, "%s does not support this operation (%s): %s", cur_kind,
-                       errmsg(rc), path);
-    return fs_fail(cmd, "%s: %s", errmsg(rc), path);
-}
-
-/* ---- --fs KIND ------------------------------------------------------------ */
-
-/* "logfs, blockfs, ..." in the order of `order` (fsapi_at or fsapi_probe_at). */
-static const char *kind_list(const struct fsapi *(*order)(size_t))
-{
-    static char buf[256];
-    size_t n = 0;
-    buf[0] = 0;
-    for (size_t i = 0; order(i) && n < sizeof buf; i++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "", order(i)->name);
-    return buf;
-}
-
-/* The fs --fs names; a usage error naming the valid kinds if none. */
-int parse_kind(const char *cmd, const char *name, const struct fsapi **out)
-{
-    if (!(*out = fsapi_find(name)))
-        return cli_usage_error(cmd, "unknown file system '%s' (one of: %s)", name,
-                               kind_list(fsapi_at));
-    return CLI_OK;
-}
-
-/* The kinds and their summaries, for --help. */
-static void print_kinds(void)
-{
-    printf("\nKINDs (--fs; without it the image's file system is probed):\n");
-    for (size_t i = 0; fsapi_at(i); i++)
-        printf("  %-14s %s\n", fsapi_at(i)->name, fsapi_at(i)->summary);
-}
-
-/* --help: the text, then the kinds. */
-int fs_help(const char *text)
-{
-    fputs(text, stdout);
-    print_kinds();
-    return CLI_OK;
-}
-
-/* The options a command takes alone, --fs KIND and --help: -1 when the
- * command goes on (optind at its first argument), else its exit code. */
-int fs_common_opts(const char *cmd, int argc, char **argv, const char *help,
-                   const struct fsapi **kind)
-{
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (parse_kind(cmd, optarg, kind))
-                return CLI_USAGE;
-            break;
-        case 'h': return fs_help(help);
-        default: return cli_usage_error(cmd, "bad option");
-        }
-    }
-    return -1;
-}
-
-/* ---- IMAGE:/path --------------------------------------------------------- */
-
-/* Split arg at its first ':' followed by '/'.  Without one, allow_bare
- * makes the whole argument the image and the path "/". */
-int parse_target(const char *cmd, const char *arg, int allow_bare,
-                 struct target *t)
-{
-    const char *sep = strstr(arg, ":/");
-    if (!sep && allow_bare) {
-        sep = arg + strlen(arg);
-        t->path = "/";
-    } else if (!sep || sep == arg) {
-        return cli_usage_error(cmd, "'%s' is not IMAGE:/path", arg);
-    } else {
-        t->path = sep + 1;
-    }
-    size_t n = (size_t)(sep - arg);
-    if (!n)
-        return cli_usage_error(cmd, "'%s' names no image", arg);
-    t->image = malloc(n + 1);
-    if (!t->image)
-        return fs_fail(cmd, "out of memory");
-    memcpy(t->image, arg, n);
-    t->image[n] = 0;
-    return CLI_OK;
-}
+/* ---- IMAGE:/path arguments on one image ------------------------------- */
 
 /* Whether two image names are the same file. */
 static int same_image(const char *a, const char *b)
@@ -171,7 +45,7 @@ static int parse_targets(const char *cmd, int argc, char **argv, int first,
     for (int i = first; i < argc; i++) {
         struct target *p = &t[i - first];
         p->image = NULL;
-        if (parse_target(cmd, argv[i], 0, p))
+        if (cli_parse_target(cmd, argv[i], 0, p))
             return CLI_USAGE;
         if (i > first && !same_image(t[0].image, p->image))
             return cli_usage_error(cmd, "'%s' and '%s' are on different images",
@@ -185,107 +59,6 @@ static void free_targets(struct target *t, int n)
     for (int i = 0; i < n; i++)
         free(t[i].image);
     free(t);
-}
-
-/* ---- a mounted image ------------------------------------------------------ */
-
-
-static const char *mount_opts; /* put -o: write-time options (put checked them) */
-
-/* Mount the fs of m's kind; file commands stamp files with the host's
- * time, as cp would (clock=host, where the kind has a clock), unless -o
- * epoch= asks for the simulated clock. */
-static int mount_kind(struct fsapi_fs *m, nand_dev *dev)
-{
-    char opts[1024];
-    cli_host_clock_options(m->api, mount_opts, opts, sizeof opts);
-    return m->api->mount(dev, opts, &m->fs);
-}
-
-/* Open image and mount its file system: kind's (--fs), else the one
- * fsapi_probe finds. */
-static int session_mount(struct session *s, const char *cmd, const char *image,
-                         const struct fsapi *kind)
-{
-    char err[512];
-    s->cmd = cmd;
-    s->image = image;
-    s->m = (struct fsapi_fs){kind, NULL};
-    if (nand_open(image, &s->dev, err, sizeof err))
-        return fs_fail(cmd, "%s", err);
-    if (!s->m.api && !(s->m.api = fsapi_probe(s->dev))) {
-        nand_close(s->dev);
-        return fs_fail(cmd, "%s: no file system found (tried %s); mkfs one or give --fs",
-                       image, kind_list(fsapi_probe_at));
-    }
-    nand_wait(s->dev); /* the mount begins on an idle chip */
-    nand_get_stats(s->dev, &s->mst0);
-    s->mt0 = nand_now(s->dev);
-    int rc = mount_kind(&s->m, s->dev);
-    nand_get_stats(s->dev, &s->mst1);
-    s->mt1 = nand_now(s->dev);
-    if (rc) {
-        /* a kind given by --fs whose marks are not there: say so, whatever
-         * its mount made of the image */
-        if (rc != -EINVAL && s->m.api->probe(s->dev) == 0)
-            rc = -EINVAL;
-        if (rc == -EPROTO && cli_format_note(image, s->m.api, s->dev) == 2) {
-            nand_close(s->dev);
-            return fs_fail(cmd, "%s: cannot mount %s of that format version", image,
-                           s->m.api->name);
-        }
-        nand_close(s->dev);
-        if (rc == -EOPNOTSUPP && mount_opts && strstr(mount_opts, "compress="))
-            return fs_fail(cmd, "%s: this %s cannot store compressed data (an older format "
-                           "version: copy the files into a new mkfs to compress them)",
-                           image, s->m.api->name);
-        if (rc == -EINVAL)
-            return fs_fail(cmd, "%s: not a %s file system (run flashlab mkfs --fs %s)",
-                           image, s->m.api->name, s->m.api->name);
-        return fs_fail(cmd, "%s: cannot mount %s: %s", image, s->m.api->name, errmsg(rc));
-    }
-    cli_format_note(image, s->m.api, s->dev);
-    cli_anchor_warning(image, &s->m);
-    cur_kind = s->m.api->name;
-    return CLI_OK;
-}
-
-/* session_mount under the image lock: held until session_close when the
- * command writes (writes), else only a check that warns. */
-int session_open(struct session *s, const char *cmd, const char *image,
-                 const struct fsapi *kind, int writes)
-{
-    s->lock.fd = -1;
-    if (!writes)
-        imglock_read(image, cmd);
-    else if (imglock_write(&s->lock, image, cmd, NULL))
-        return CLI_FAIL;
-    int rc = session_mount(s, cmd, image, kind);
-    if (rc)
-        imglock_release(&s->lock);
-    return rc;
-}
-
-/* Unmount (which commits), save the image when save and all went well,
- * close.  rc is the command's exit code so far. */
-int session_close(struct session *s, int rc, int save)
-{
-    int urc = s->m.api->unmount(s->m.fs);
-    if (urc == -EIO && (s->m.api->features & FSAPI_F_FSCK)) /* docs/logfs-design.md */
-        fprintf(stderr, "%s: warning: the commit met unreadable metadata (media "
-                "damage; LogFS: an unreadable segment-file block turns it read-only): "
-                "nothing of this command was saved; run flashlab fsck\n", s->image);
-    if (!rc && urc)
-        rc = fs_fail(s->cmd, "%s: cannot commit: %s", s->image, errmsg(urc));
-    if (!rc && save) {
-        int nrc = nand_save(s->dev, s->image);
-        if (nrc)
-            rc = fs_fail(s->cmd, "%s: cannot save image: %s", s->image,
-                         nand_strerror(nrc));
-    }
-    nand_close(s->dev);
-    imglock_release(&s->lock); /* after the save */
-    return rc;
 }
 
 /* ---- paths and directory listings ----------------------------------------- */
@@ -385,41 +158,6 @@ static int list_dir(struct session *s, const char *path, struct listing *l)
     return rc;
 }
 
-void mode_string(uint32_t mode, char out[11])
-{
-    out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-'
-           : S_ISFIFO(mode) ? 'p' : S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b'
-           : S_ISSOCK(mode) ? 's' : '?';
-    static const char rwx[] = "rwxrwxrwx";
-    for (int i = 0; i < 9; i++)
-        out[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
-    out[10] = 0;
-}
-
-const char *type_name(uint32_t mode)
-{
-    return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link"
-         : S_ISREG(mode) ? "regular file" : S_ISFIFO(mode) ? "fifo"
-         : S_ISCHR(mode) ? "character device" : S_ISBLK(mode) ? "block device"
-         : S_ISSOCK(mode) ? "socket" : "other";
-}
-
-/* The target of symlink path, as a new string. */
-int read_link(struct session *s, const char *path, uint64_t size, char **out)
-{
-    char *buf = malloc(size + 1);
-    if (!buf)
-        return -ENOMEM;
-    int64_t n = CALL(s, readlink, path, buf, size);
-    if (n < 0) {
-        free(buf);
-        return (int)n;
-    }
-    buf[n] = 0;
-    *out = buf;
-    return 0;
-}
-
 /* ---- ls ---------------------------------------------------------------------- */
 
 static const char ls_help[] =
@@ -441,11 +179,11 @@ static int ls_line(struct session *s, const char *path, const char *name, int ln
     struct fs_stat st;
     int rc = CALL(s, lstat, path, &st);
     if (rc)
-        return path_fail(s->cmd, rc, path);
+        return cli_path_fail(s->cmd, rc, path);
     char mode[11], *target = NULL;
-    mode_string(st.mode, mode);
-    if (S_ISLNK(st.mode) && (rc = read_link(s, path, st.size, &target)))
-        return path_fail(s->cmd, rc, path);
+    cli_mode_string(st.mode, mode);
+    if (S_ISLNK(st.mode) && (rc = cli_read_link(s, path, st.size, &target)))
+        return cli_path_fail(s->cmd, rc, path);
     printf("%s %3" PRIu32 " %10" PRIu64 " %s%s%s\n", mode, st.nlink, st.size, name,
            target ? " -> " : "", target ? target : "");
     free(target);
@@ -463,20 +201,20 @@ int cmd_ls(int argc, char **argv)
         switch (c) {
         case 'l': lng = 1; break;
         case 'F':
-            if (parse_kind("ls", optarg, &kind))
+            if (cli_parse_kind("ls", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return fs_help(ls_help);
+        case 'h': return cli_fs_help(ls_help);
         default: return cli_usage_error("ls", "bad option");
         }
     }
     if (optind != argc - 1)
         return cli_usage_error("ls", "expected one IMAGE[:/path] argument");
     struct target t;
-    if (parse_target("ls", argv[optind], 1, &t))
+    if (cli_parse_target("ls", argv[optind], 1, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "ls", t.image, kind, 0);
+    int rc = cli_session_open(&s, "ls", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -485,22 +223,22 @@ int cmd_ls(int argc, char **argv)
     struct fs_stat st;
     int frc = lng ? CALL(&s, lstat, t.path, &st) : CALL(&s, stat, t.path, &st);
     if (frc) {
-        rc = path_fail("ls", frc, t.path);
+        rc = cli_path_fail("ls", frc, t.path);
     } else if (!S_ISDIR(st.mode)) {
         rc = ls_line(&s, t.path, t.path, lng);
     } else {
         struct listing l;
         if ((frc = list_dir(&s, t.path, &l)))
-            rc = path_fail("ls", frc, t.path);
+            rc = cli_path_fail("ls", frc, t.path);
         for (size_t i = 0; i < l.n && !rc && !frc; i++) {
             char *p = join(t.path, l.v[i].name);
-            rc = p ? ls_line(&s, p, l.v[i].name, lng) : fs_fail("ls", "out of memory");
+            rc = p ? ls_line(&s, p, l.v[i].name, lng) : cli_fs_fail("ls", "out of memory");
             free(p);
         }
         if (!frc)
             listing_free(&l);
     }
-    rc = session_close(&s, rc, 0);
+    rc = cli_session_close(&s, rc, 0);
     free(t.image);
     return rc;
 }
@@ -516,22 +254,22 @@ static int copy_out(struct session *s, const char *path, FILE *out,
         rc = -EISDIR;
     int fd = rc ? rc : CALL(s, open, path, O_RDONLY, 0);
     if (fd < 0)
-        return path_fail(s->cmd, fd, path);
+        return cli_path_fail(s->cmd, fd, path);
     char *buf = malloc(CHUNK);
-    rc = buf ? CLI_OK : fs_fail(s->cmd, "out of memory");
+    rc = buf ? CLI_OK : cli_fs_fail(s->cmd, "out of memory");
     uint64_t off = 0;
     for (int64_t n; !rc && (n = CALL(s, pread, fd, buf, CHUNK, off)) != 0;) {
         if (n < 0)
-            rc = path_fail(s->cmd, (int)n, path);
+            rc = cli_path_fail(s->cmd, (int)n, path);
         else if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
-            rc = fs_fail(s->cmd, "%s: write error: %s", outname, strerror(errno));
+            rc = cli_fs_fail(s->cmd, "%s: write error: %s", outname, strerror(errno));
         else
             off += (uint64_t)n;
     }
     free(buf);
     int crc = CALL(s, close, fd);
     if (!rc && crc)
-        rc = path_fail(s->cmd, crc, path);
+        rc = cli_path_fail(s->cmd, crc, path);
     return rc;
 }
 
@@ -546,7 +284,7 @@ static const char cat_help[] =
 int cmd_cat(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
-    int orc = fs_common_opts("cat", argc, argv, cat_help, &kind);
+    int orc = cli_fs_common_opts("cat", argc, argv, cat_help, &kind);
     if (orc >= 0)
         return orc;
     if (optind >= argc)
@@ -554,15 +292,15 @@ int cmd_cat(int argc, char **argv)
     int n = argc - optind;
     struct target *t = calloc((size_t)n, sizeof *t);
     if (!t)
-        return fs_fail("cat", "out of memory");
+        return cli_fs_fail("cat", "out of memory");
     int rc = parse_targets("cat", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "cat", t[0].image, kind, 0))) {
+    if (!rc && !(rc = cli_session_open(&s, "cat", t[0].image, kind, 0))) {
         for (int i = 0; i < n && !rc; i++)
             rc = copy_out(&s, t[i].path, stdout, "standard output");
         if (fflush(stdout) && !rc)
-            rc = fs_fail("cat", "standard output: write error: %s", strerror(errno));
-        rc = session_close(&s, rc, 0);
+            rc = cli_fs_fail("cat", "standard output: write error: %s", strerror(errno));
+        rc = cli_session_close(&s, rc, 0);
     }
     free_targets(t, n);
     return rc;
@@ -580,17 +318,17 @@ static const char get_help[] =
 int cmd_get(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
-    int orc = fs_common_opts("get", argc, argv, get_help, &kind);
+    int orc = cli_fs_common_opts("get", argc, argv, get_help, &kind);
     if (orc >= 0)
         return orc;
     if (argc - optind != 2)
         return cli_usage_error("get", "expected IMAGE:/path and HOSTFILE");
     const char *host = argv[optind + 1];
     struct target t;
-    if (parse_target("get", argv[optind], 0, &t))
+    if (cli_parse_target("get", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "get", t.image, kind, 0);
+    int rc = cli_session_open(&s, "get", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -603,16 +341,16 @@ int cmd_get(int argc, char **argv)
     int to_stdout = !strcmp(host, "-");
     FILE *out = NULL;
     if (frc)
-        rc = path_fail("get", frc, t.path);
+        rc = cli_path_fail("get", frc, t.path);
     else if (!(out = to_stdout ? stdout : fopen(host, "wb")))
-        rc = fs_fail("get", "%s: cannot create: %s", host, strerror(errno));
+        rc = cli_fs_fail("get", "%s: cannot create: %s", host, strerror(errno));
     if (!rc)
         rc = copy_out(&s, t.path, out, to_stdout ? "standard output" : host);
     if (out && (to_stdout ? fflush(out) : fclose(out)) && !rc)
-        rc = fs_fail("get", "%s: write error: %s", host, strerror(errno));
+        rc = cli_fs_fail("get", "%s: write error: %s", host, strerror(errno));
     if (rc && out && !to_stdout)
         remove(host); /* no half-copied files */
-    rc = session_close(&s, rc, 0);
+    rc = cli_session_close(&s, rc, 0);
     free(t.image);
     return rc;
 }
@@ -648,27 +386,27 @@ static int put_stream(struct session *s, FILE *in, const char *host, const char 
     *total = 0;
     int fd = CALL(s, open, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
     if (fd < 0)
-        return path_fail("put", fd, path);
+        return cli_path_fail("put", fd, path);
     while (!rc) {
         size_t got = fread(buf, 1, CHUNK, in);
         if (got) {
             int64_t n = CALL(s, pwrite, fd, buf, got, *total);
             if (n < 0)
-                rc = path_fail("put", (int)n, path);
+                rc = cli_path_fail("put", (int)n, path);
             else if ((uint64_t)n != got)
-                rc = fs_fail("put", "%s: short write (%" PRId64 " of %zu bytes)",
+                rc = cli_fs_fail("put", "%s: short write (%" PRId64 " of %zu bytes)",
                              path, n, got);
             *total += got;
         }
         if (!rc && got < CHUNK) {
             if (ferror(in))
-                rc = fs_fail("put", "%s: read error: %s", host, strerror(errno));
+                rc = cli_fs_fail("put", "%s: read error: %s", host, strerror(errno));
             break;
         }
     }
     int crc = CALL(s, close, fd);
     if (!rc && crc)
-        rc = path_fail("put", crc, path);
+        rc = cli_path_fail("put", crc, path);
     return rc;
 }
 
@@ -687,26 +425,26 @@ static int put_tree(struct session *s, const char *host, const char *path, uint3
 {
     int rc = CALL(s, mkdir, path, mode);
     if (rc && rc != -EEXIST)
-        return path_fail("put", rc, path);
+        return cli_path_fail("put", rc, path);
     struct dirent **ents;
     int k = scandir(host, &ents, no_dots, alphasort);
     if (k < 0)
-        return fs_fail("put", "%s: cannot read directory: %s", host, strerror(errno));
+        return cli_fs_fail("put", "%s: cannot read directory: %s", host, strerror(errno));
     rc = CLI_OK;
     for (int i = 0; i < k; i++) {
         char *h = join(host, ents[i]->d_name), *p = join(path, ents[i]->d_name);
         struct stat st;
         if (!h || !p)
-            rc = fs_fail("put", "out of memory");
+            rc = cli_fs_fail("put", "out of memory");
         else if (lstat(h, &st))
-            rc = fs_fail("put", "%s: cannot stat: %s", h, strerror(errno));
+            rc = cli_fs_fail("put", "%s: cannot stat: %s", h, strerror(errno));
         else if (S_ISDIR(st.st_mode))
             rc = put_tree(s, h, p, (uint32_t)st.st_mode & 07777, buf, n);
         else if (S_ISREG(st.st_mode)) {
             FILE *in = fopen(h, "rb");
             uint64_t got = 0;
             if (!in)
-                rc = fs_fail("put", "%s: cannot open: %s", h, strerror(errno));
+                rc = cli_fs_fail("put", "%s: cannot open: %s", h, strerror(errno));
             else {
                 rc = put_stream(s, in, h, p, (uint32_t)st.st_mode & 07777, buf, &got);
                 fclose(in);
@@ -717,12 +455,12 @@ static int put_tree(struct session *s, const char *host, const char *path, uint3
             char target[4096];
             ssize_t len = readlink(h, target, sizeof target - 1);
             if (len < 0)
-                rc = fs_fail("put", "%s: cannot read link: %s", h, strerror(errno));
+                rc = cli_fs_fail("put", "%s: cannot read link: %s", h, strerror(errno));
             else {
                 target[len] = 0;
                 int lrc = CALL(s, symlink, target, p);
                 if (lrc)
-                    rc = path_fail("put", lrc, p);
+                    rc = cli_path_fail("put", lrc, p);
                 n->files++;
             }
         } else
@@ -750,12 +488,12 @@ int cmd_put(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "ho:r", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
-            if (parse_kind("put", optarg, &kind))
+            if (cli_parse_kind("put", optarg, &kind))
                 return CLI_USAGE;
             break;
         case 'o': o = optarg; break;
         case 'r': recursive = 1; break;
-        case 'h': return fs_help(put_help);
+        case 'h': return cli_fs_help(put_help);
         default: return cli_usage_error("put", "bad option");
         }
     }
@@ -767,10 +505,10 @@ int cmd_put(int argc, char **argv)
         return cli_usage_error("put", "-o: needs --fs KIND");
     if (o && fsapi_check_options(kind, o, oerr, sizeof oerr))
         return cli_usage_error("put", "-o: %s", oerr);
-    mount_opts = o;
+    cli_session_set_options(o);
     const char *host = argv[optind];
     struct target t;
-    if (parse_target("put", argv[optind + 1], recursive, &t))
+    if (cli_parse_target("put", argv[optind + 1], recursive, &t))
         return CLI_USAGE;
     int from_stdin = !recursive && !strcmp(host, "-");
     FILE *in = NULL;
@@ -779,20 +517,20 @@ int cmd_put(int argc, char **argv)
     int rc = CLI_OK;
     if (recursive) {
         if (stat(host, &hst))
-            rc = fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
+            rc = cli_fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
         else if (!S_ISDIR(hst.st_mode))
-            rc = fs_fail("put", "%s: -r needs a directory", host);
+            rc = cli_fs_fail("put", "%s: -r needs a directory", host);
         mode = (uint32_t)hst.st_mode & 07777;
     } else if (!(in = from_stdin ? stdin : fopen(host, "rb")))
-        rc = fs_fail("put", "%s: cannot open: %s", host, strerror(errno));
+        rc = cli_fs_fail("put", "%s: cannot open: %s", host, strerror(errno));
     else if (fstat(fileno(in), &hst))
-        rc = fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
+        rc = cli_fs_fail("put", "%s: cannot stat: %s", host, strerror(errno));
     else if (S_ISDIR(hst.st_mode))
-        rc = fs_fail("put", "%s: is a directory (put -r copies a tree)", host);
+        rc = cli_fs_fail("put", "%s: is a directory (put -r copies a tree)", host);
     else if (S_ISREG(hst.st_mode))
         mode = (uint32_t)hst.st_mode & 0777;
     struct session s;
-    if (rc || (rc = session_open(&s, "put", t.image, kind, 1))) {
+    if (rc || (rc = cli_session_open(&s, "put", t.image, kind, 1))) {
         if (in && !from_stdin)
             fclose(in);
         free(t.image);
@@ -802,7 +540,7 @@ int cmd_put(int argc, char **argv)
     struct put_count n = {0, 0, 0};
     char *buf = malloc(CHUNK);
     if (!buf)
-        rc = fs_fail("put", "out of memory");
+        rc = cli_fs_fail("put", "out of memory");
     else if (recursive)
         rc = put_tree(&s, host, t.path, mode, buf, &n);
     else
@@ -810,7 +548,7 @@ int cmd_put(int argc, char **argv)
     free(buf);
     if (in && !from_stdin)
         fclose(in);
-    rc = session_close(&s, rc, 1);
+    rc = cli_session_close(&s, rc, 1);
     if (!rc && recursive)
         printf("%s: %" PRIu64 " files, %" PRIu64 " bytes, %" PRIu64 " skipped\n", t.path,
                n.files, n.bytes, n.skipped);
@@ -835,11 +573,11 @@ static int mkdir_one(struct session *s, const char *path, int parents)
 {
     if (!parents) {
         int rc = CALL(s, mkdir, path, 0755);
-        return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+        return rc ? cli_path_fail(s->cmd, rc, path) : CLI_OK;
     }
     char *p = strdup(path);
     if (!p)
-        return fs_fail(s->cmd, "out of memory");
+        return cli_fs_fail(s->cmd, "out of memory");
     size_t n = strlen(p);
     int rc = CLI_OK;
     for (size_t i = 1; i <= n && !rc; i++) {
@@ -857,7 +595,7 @@ static int mkdir_one(struct session *s, const char *path, int parents)
                 frc = -ENOTDIR;
         }
         if (frc)
-            rc = path_fail(s->cmd, frc, p);
+            rc = cli_path_fail(s->cmd, frc, p);
         p[i] = save;
     }
     free(p);
@@ -875,10 +613,10 @@ int cmd_mkdir(int argc, char **argv)
         switch (c) {
         case 'p': parents = 1; break;
         case 'F':
-            if (parse_kind("mkdir", optarg, &kind))
+            if (cli_parse_kind("mkdir", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return fs_help(mkdir_help);
+        case 'h': return cli_fs_help(mkdir_help);
         default: return cli_usage_error("mkdir", "bad option");
         }
     }
@@ -887,13 +625,13 @@ int cmd_mkdir(int argc, char **argv)
     int n = argc - optind;
     struct target *t = calloc((size_t)n, sizeof *t);
     if (!t)
-        return fs_fail("mkdir", "out of memory");
+        return cli_fs_fail("mkdir", "out of memory");
     int rc = parse_targets("mkdir", argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, "mkdir", t[0].image, kind, 1))) {
+    if (!rc && !(rc = cli_session_open(&s, "mkdir", t[0].image, kind, 1))) {
         for (int i = 0; i < n && !rc; i++)
             rc = mkdir_one(&s, t[i].path, parents);
-        rc = session_close(&s, rc, 1);
+        rc = cli_session_close(&s, rc, 1);
     }
     free_targets(t, n);
     return rc;
@@ -923,20 +661,20 @@ static int rm_one(struct session *s, const char *path, int recursive)
     struct fs_stat st;
     int rc = CALL(s, lstat, path, &st);
     if (rc)
-        return path_fail(s->cmd, rc, path);
+        return cli_path_fail(s->cmd, rc, path);
     if (!S_ISDIR(st.mode)) {
         rc = CALL(s, unlink, path);
-        return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+        return rc ? cli_path_fail(s->cmd, rc, path) : CLI_OK;
     }
     if (is_root(path))
-        return fs_fail(s->cmd, "cannot remove the root directory");
+        return cli_fs_fail(s->cmd, "cannot remove the root directory");
     if (recursive) {
         struct listing l;
         if ((rc = list_dir(s, path, &l)))
-            return path_fail(s->cmd, rc, path);
+            return cli_path_fail(s->cmd, rc, path);
         for (size_t i = 0; i < l.n && !rc; i++) {
             char *p = join(path, l.v[i].name);
-            rc = p ? rm_one(s, p, 1) : fs_fail(s->cmd, "out of memory");
+            rc = p ? rm_one(s, p, 1) : cli_fs_fail(s->cmd, "out of memory");
             free(p);
         }
         listing_free(&l);
@@ -945,8 +683,8 @@ static int rm_one(struct session *s, const char *path, int recursive)
     }
     rc = CALL(s, rmdir, path);
     if (rc == -ENOTEMPTY && !recursive)
-        return fs_fail(s->cmd, "%s (use rm -r): %s", errmsg(rc), path);
-    return rc ? path_fail(s->cmd, rc, path) : CLI_OK;
+        return cli_fs_fail(s->cmd, "%s (use rm -r): %s", cli_errmsg(rc), path);
+    return rc ? cli_path_fail(s->cmd, rc, path) : CLI_OK;
 }
 
 static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
@@ -965,10 +703,10 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
             recursive = 1;
             break;
         case 'F':
-            if (parse_kind(cmd, optarg, &kind))
+            if (cli_parse_kind(cmd, optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return fs_help(is_rmdir ? rmdir_help : rm_help);
+        case 'h': return cli_fs_help(is_rmdir ? rmdir_help : rm_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -977,21 +715,21 @@ static int rm_main(int argc, char **argv, const char *cmd, int is_rmdir)
     int n = argc - optind;
     struct target *t = calloc((size_t)n, sizeof *t);
     if (!t)
-        return fs_fail(cmd, "out of memory");
+        return cli_fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind, 1))) {
+    if (!rc && !(rc = cli_session_open(&s, cmd, t[0].image, kind, 1))) {
         for (int i = 0; i < n && !rc; i++) {
             if (!is_rmdir) {
                 rc = rm_one(&s, t[i].path, recursive);
             } else if (is_root(t[i].path)) {
-                rc = fs_fail(cmd, "cannot remove the root directory");
+                rc = cli_fs_fail(cmd, "cannot remove the root directory");
             } else {
                 int frc = CALL(&s, rmdir, t[i].path);
-                rc = frc ? path_fail(cmd, frc, t[i].path) : CLI_OK;
+                rc = frc ? cli_path_fail(cmd, frc, t[i].path) : CLI_OK;
             }
         }
-        rc = session_close(&s, rc, 1);
+        rc = cli_session_close(&s, rc, 1);
     }
     free_targets(t, n);
     return rc;
@@ -1059,10 +797,10 @@ static int link_main(int argc, char **argv, const char *cmd)
             sym = 1;
             break;
         case 'F':
-            if (parse_kind(cmd, optarg, &kind))
+            if (cli_parse_kind(cmd, optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return fs_help(is_mv ? mv_help : ln_help);
+        case 'h': return cli_fs_help(is_mv ? mv_help : ln_help);
         default: return cli_usage_error(cmd, "bad option");
         }
     }
@@ -1071,10 +809,10 @@ static int link_main(int argc, char **argv, const char *cmd)
                                           : "expected IMAGE:/target and IMAGE:/linkname");
     struct target *t = calloc(2, sizeof *t);
     if (!t)
-        return fs_fail(cmd, "out of memory");
+        return cli_fs_fail(cmd, "out of memory");
     int rc = parse_targets(cmd, argc, argv, optind, t);
     struct session s;
-    if (!rc && !(rc = session_open(&s, cmd, t[0].image, kind, 1))) {
+    if (!rc && !(rc = cli_session_open(&s, cmd, t[0].image, kind, 1))) {
         const char *src = t[0].path;
         char *dst = destination(&s, src, t[1].path);
         int frc = !dst ? -ENOMEM
@@ -1086,21 +824,21 @@ static int link_main(int argc, char **argv, const char *cmd)
         if (!frc)
             rc = CLI_OK;
         else if (!dst)
-            rc = fs_fail(cmd, "out of memory");
+            rc = cli_fs_fail(cmd, "out of memory");
         else if (src_rc) /* the source is what is wrong */
-            rc = path_fail(cmd, src_rc, src);
+            rc = cli_path_fail(cmd, src_rc, src);
         else if (is_mv && frc == -EINVAL)
-            rc = fs_fail(cmd, "cannot move a directory into itself: %s -> %s",
+            rc = cli_fs_fail(cmd, "cannot move a directory into itself: %s -> %s",
                          src, dst);
         else if (frc == -EBUSY)
-            rc = fs_fail(cmd, "cannot %s the root directory",
+            rc = cli_fs_fail(cmd, "cannot %s the root directory",
                          is_mv ? "move or replace" : "link");
         else if (!is_mv && frc == -EPERM)
-            rc = fs_fail(cmd, "cannot hard-link a directory: %s", src);
+            rc = cli_fs_fail(cmd, "cannot hard-link a directory: %s", src);
         else
-            rc = path_fail(cmd, frc, dst);
+            rc = cli_path_fail(cmd, frc, dst);
         free(dst);
-        rc = session_close(&s, rc, 1);
+        rc = cli_session_close(&s, rc, 1);
     }
     free_targets(t, 2);
     return rc;

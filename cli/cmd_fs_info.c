@@ -76,13 +76,13 @@ int cmd_df(int argc, char **argv)
             argc--;
             i--;
         }
-    int orc = fs_common_opts("df", argc, argv, df_help, &kind);
+    int orc = cli_fs_common_opts("df", argc, argv, df_help, &kind);
     if (orc >= 0)
         return orc;
     if (optind != argc - 1)
         return cli_usage_error("df", "expected one IMAGE argument");
     struct session s;
-    int rc = session_open(&s, "df", argv[optind], kind, 0);
+    int rc = cli_session_open(&s, "df", argv[optind], kind, 0);
     if (rc)
         return rc;
     struct fs_statfs sf;
@@ -92,8 +92,8 @@ int cmd_df(int argc, char **argv)
     int has_compress = !fsapi_counter(&s.m, "compress", &compress);
     int frc = CALL(&s, statfs, &sf);
     if (frc) {
-        rc = unsupported(frc) ? fs_fail("df", "%s does not report its space", s.m.api->name)
-                              : fs_fail("df", "%s: %s", argv[optind], errmsg(frc));
+        rc = cli_unsupported(frc) ? cli_fs_fail("df", "%s does not report its space", s.m.api->name)
+                              : cli_fs_fail("df", "%s: %s", argv[optind], cli_errmsg(frc));
     } else {
         if (strcmp(s.m.api->name, "logfs"))
             printf("%-11s %s\n", "fs:", s.m.api->name);
@@ -161,7 +161,7 @@ int cmd_df(int argc, char **argv)
     }
     if (!rc && mount_cost)
         print_mount_cost(&s);
-    return session_close(&s, rc, 0);
+    return cli_session_close(&s, rc, 0);
 }
 
 /* ---- stat ---------------------------------------------------------------------------------- */
@@ -188,16 +188,16 @@ static void print_time(const char *name, int64_t ns)
 int cmd_stat(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
-    int orc = fs_common_opts("stat", argc, argv, stat_help, &kind);
+    int orc = cli_fs_common_opts("stat", argc, argv, stat_help, &kind);
     if (orc >= 0)
         return orc;
     if (optind != argc - 1)
         return cli_usage_error("stat", "expected one IMAGE:/path argument");
     struct target t;
-    if (parse_target("stat", argv[optind], 0, &t))
+    if (cli_parse_target("stat", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "stat", t.image, kind, 0);
+    int rc = cli_session_open(&s, "stat", t.image, kind, 0);
     if (rc) {
         free(t.image);
         return rc;
@@ -206,14 +206,14 @@ int cmd_stat(int argc, char **argv)
     char *target = NULL;
     int frc = CALL(&s, lstat, t.path, &st);
     if (!frc && S_ISLNK(st.mode))
-        frc = read_link(&s, t.path, st.size, &target);
+        frc = cli_read_link(&s, t.path, st.size, &target);
     if (frc) {
-        rc = path_fail("stat", frc, t.path);
+        rc = cli_path_fail("stat", frc, t.path);
     } else {
         char mode[11];
-        mode_string(st.mode, mode);
+        cli_mode_string(st.mode, mode);
         printf("path:   %s\n", t.path);
-        printf("type:   %s\n", type_name(st.mode));
+        printf("type:   %s\n", cli_type_name(st.mode));
         if (target)
             printf("target: %s\n", target);
         printf("inode:  %" PRIu64 "\n", st.ino);
@@ -229,7 +229,7 @@ int cmd_stat(int argc, char **argv)
         print_time("ctime", st.ctime);
     }
     free(target);
-    rc = session_close(&s, rc, 0);
+    rc = cli_session_close(&s, rc, 0);
     free(t.image);
     return rc;
 }

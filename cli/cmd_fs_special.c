@@ -64,7 +64,7 @@ int cmd_mknod(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hm:", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
-            if (parse_kind("mknod", optarg, &kind))
+            if (cli_parse_kind("mknod", optarg, &kind))
                 return CLI_USAGE;
             break;
         case 'm': {
@@ -75,7 +75,7 @@ int cmd_mknod(int argc, char **argv)
             mode = (uint32_t)v;
             break;
         }
-        case 'h': return fs_help(mknod_help);
+        case 'h': return cli_fs_help(mknod_help);
         default: return cli_usage_error("mknod", "bad option");
         }
     }
@@ -84,15 +84,15 @@ int cmd_mknod(int argc, char **argv)
     if (node_kind(argc - optind - 1, argv + optind + 1, &mode, &rdev))
         return CLI_USAGE;
     struct target t;
-    if (parse_target("mknod", argv[optind], 0, &t))
+    if (cli_parse_target("mknod", argv[optind], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "mknod", t.image, kind, 1);
+    int rc = cli_session_open(&s, "mknod", t.image, kind, 1);
     if (!rc) {
         int frc = fsapi_mknod(&s.m, t.path, mode, rdev);
         if (frc)
-            rc = path_fail("mknod", frc, t.path);
-        rc = session_close(&s, rc, 1);
+            rc = cli_path_fail("mknod", frc, t.path);
+        rc = cli_session_close(&s, rc, 1);
     }
     free(t.image);
     return rc;
@@ -148,10 +148,10 @@ int cmd_xattr(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
-            if (parse_kind("xattr", optarg, &kind))
+            if (cli_parse_kind("xattr", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'h': return fs_help(xattr_help);
+        case 'h': return cli_fs_help(xattr_help);
         default: return cli_usage_error("xattr", "bad option");
         }
     }
@@ -167,17 +167,17 @@ int cmd_xattr(int argc, char **argv)
         return cli_usage_error("xattr", "%s takes IMAGE:/path%s", ops[k].op,
                                ops[k].nargs == 2 ? " NAME VALUE" : ops[k].nargs ? " NAME" : "");
     struct target t;
-    if (parse_target("xattr", argv[optind + 1], 0, &t))
+    if (cli_parse_target("xattr", argv[optind + 1], 0, &t))
         return CLI_USAGE;
     struct session s;
-    int rc = session_open(&s, "xattr", t.image, kind, ops[k].writes);
+    int rc = cli_session_open(&s, "xattr", t.image, kind, ops[k].writes);
     if (!rc) {
         int frc = xattr_do(&s, ops[k].op, t.path, argv + optind + 2);
         if (frc == -ENODATA)
-            rc = fs_fail("xattr", "%s: no attribute %s", t.path, argv[optind + 2]);
+            rc = cli_fs_fail("xattr", "%s: no attribute %s", t.path, argv[optind + 2]);
         else if (frc)
-            rc = path_fail("xattr", frc, t.path);
-        rc = session_close(&s, rc, ops[k].writes);
+            rc = cli_path_fail("xattr", frc, t.path);
+        rc = cli_session_close(&s, rc, ops[k].writes);
     }
     free(t.image);
     return rc;

@@ -61,7 +61,7 @@ static int mkfs_check_existing(nand_dev *dev, const char *image, int force)
                      (double)st.total_bytes / 1048576.0);
         old->unmount(fs);
     }
-    return fs_fail("mkfs", "%s: already holds a %s file system%s; use --force to "
+    return cli_fs_fail("mkfs", "%s: already holds a %s file system%s; use --force to "
                    "overwrite it", image, old->name, what);
 }
 
@@ -95,7 +95,7 @@ static char *mkfs_options(const struct fsapi *api, const struct mkfs_arg *a, int
         len += strlen(a[i].arg) + 16;
     char *opts = malloc(len);
     if (!opts) {
-        fs_fail("mkfs", "out of memory");
+        cli_fs_fail("mkfs", "out of memory");
         return NULL;
     }
     opts[0] = 0;
@@ -149,7 +149,7 @@ static int mkfs_image(const struct fsapi *api, const char *image, const char *op
     char err[512];
     nand_dev *dev;
     if (nand_open(image, &dev, err, sizeof err))
-        return fs_fail("mkfs", "%s", err);
+        return cli_fs_fail("mkfs", "%s", err);
     if (mkfs_check_existing(dev, image, force)) {
         nand_close(dev);
         return CLI_FAIL;
@@ -159,30 +159,30 @@ static int mkfs_image(const struct fsapi *api, const char *image, const char *op
         const struct nand_geometry *g = &nand_get_config(dev)->geo;
         nand_close(dev);
         if (rc == -ENOSPC)
-            return fs_fail("mkfs", "%s: too few good blocks for %s (or block 0 is bad)", image,
+            return cli_fs_fail("mkfs", "%s: too few good blocks for %s (or block 0 is bad)", image,
                            api->name);
         if (rc == -EINVAL)
-            return fs_fail("mkfs", "%s: %s with options '%s' does not suit the device "
+            return cli_fs_fail("mkfs", "%s: %s with options '%s' does not suit the device "
                            "(%u B pages, %u KiB erase blocks)", image, api->name, opts,
                            g->page_size, g->page_size * g->pages_per_block / 1024);
-        return fs_fail("mkfs", "%s: cannot make a %s file system: %s", image, api->name,
-                       errmsg(rc));
+        return cli_fs_fail("mkfs", "%s: cannot make a %s file system: %s", image, api->name,
+                       cli_errmsg(rc));
     }
     void *fs;
     struct fs_statfs st = {0};
     if ((rc = api->mount(dev, NULL, &fs))) {
         nand_close(dev);
-        return fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
-                       errmsg(rc));
+        return cli_fs_fail("mkfs", "%s: cannot mount the new file system: %s", image,
+                       cli_errmsg(rc));
     }
     api->statfs(fs, &st);
     rc = api->unmount(fs);
     int nrc = rc ? 0 : nand_save(dev, image);
     nand_close(dev);
     if (rc)
-        return fs_fail("mkfs", "%s: cannot commit: %s", image, errmsg(rc));
+        return cli_fs_fail("mkfs", "%s: cannot commit: %s", image, cli_errmsg(rc));
     if (nrc)
-        return fs_fail("mkfs", "%s: cannot save image: %s", image, nand_strerror(nrc));
+        return cli_fs_fail("mkfs", "%s: cannot save image: %s", image, nand_strerror(nrc));
     printf("%s: %s, block size %u, %.1f MiB free of %.1f MiB\n", image, api->name,
            st.block_size, (double)st.free_bytes / 1048576.0,
            (double)st.total_bytes / 1048576.0);
@@ -203,7 +203,7 @@ int cmd_mkfs(int argc, char **argv)
     struct mkfs_arg *a = calloc((size_t)argc + 1, sizeof *a);
     int na = 0, c, force = 0, want_options = 0;
     if (!a)
-        return fs_fail("mkfs", "out of memory");
+        return cli_fs_fail("mkfs", "out of memory");
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:a:r:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -212,7 +212,7 @@ int cmd_mkfs(int argc, char **argv)
             break;
         case 'f': force = 1; break;
         case 'F':
-            if (parse_kind("mkfs", optarg, &api)) {
+            if (cli_parse_kind("mkfs", optarg, &api)) {
                 free(a);
                 return CLI_USAGE;
             }
@@ -220,7 +220,7 @@ int cmd_mkfs(int argc, char **argv)
         case 'H':
             want_options = 1;
             break;
-        case 'h': free(a); return fs_help(mkfs_help);
+        case 'h': free(a); return cli_fs_help(mkfs_help);
         default: free(a); return cli_usage_error("mkfs", "bad option");
         }
     }

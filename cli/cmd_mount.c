@@ -28,13 +28,16 @@
 #include <unistd.h>
 
 static const char mount_help[] =
-    "usage: flashlab mount [-f] [-d] [-o OPTION[,OPTION...]] [--trace FILE]\n"
-    "                      [--cut-after-ops N | --cut-at-time T] [--save-after-cut]\n"
-    "                      IMAGE MOUNTPOINT\n"
+    "usage: flashlab mount [--fs KIND] [-f] [-d] [-o OPTION[,OPTION...]]\n"
+    "                      [--trace FILE] [--cut-after-ops N | --cut-at-time T]\n"
+    "                      [--save-after-cut] IMAGE MOUNTPOINT\n"
     "\n"
-    "Mount the LogFS on IMAGE at MOUNTPOINT through FUSE, and go to the\n"
+    "Mount the file system on IMAGE at MOUNTPOINT through FUSE, and go to the\n"
     "background once it is mounted (-f: stay in the foreground; -d: FUSE\n"
-    "debug output, implies -f).  Unmount with `fusermount3 -u MOUNTPOINT`\n"
+    "debug output, implies -f).  Any kind is served (logfs, jffs2-scan,\n"
+    "jffs2-summary, blockfs), found by its marks or named by --fs KIND; what\n"
+    "a kind lacks (chmod on the baselines) fails with ENOTSUP.  The rest of\n"
+    "this text is about LogFS.  Unmount with `fusermount3 -u MOUNTPOINT`\n"
     "(or SIGINT/SIGTERM): LogFS commits and IMAGE is saved (atomically, a\n"
     "temporary file renamed over it) when the process exits.  fsync (and\n"
     "`sync FILE`) on the mount commits LogFS and appends what changed on\n"
@@ -50,10 +53,10 @@ static const char mount_help[] =
     "around every LogFS call (LogFS is single-threaded), so the file system\n"
     "serves one request at a time.\n"
     "\n"
-    "-o takes LogFS options (the keys of `flashlab mkfs --help-options`:\n"
-    "cache=1M, dirty=256K, gc_policy=..., wear_leveling=...) and FUSE mount\n"
-    "options (allow_other, ro, max_write=N, ...) in one list; keys LogFS\n"
-    "knows go to LogFS, the others to FUSE.  ro (or readonly) mounts both\n"
+    "-o takes the fs's options (the keys of `flashlab mkfs --fs KIND\n"
+    "--help-options`; LogFS: cache=1M, dirty=256K, gc_policy=...) and FUSE\n"
+    "mount options (allow_other, ro, max_write=N, ...) in one list; keys the\n"
+    "fs knows go to it, the others to FUSE.  ro (or readonly) mounts both\n"
     "read-only and never saves IMAGE.  The kernel checks permissions\n"
     "(default_permissions); only the mounting user may enter the mount\n"
     "unless -o allow_other, so conformance suites that switch uids\n"
@@ -78,6 +81,7 @@ static const char mount_help[] =
     "\n"
     "examples:\n"
     "  mkdir -p /tmp/mnt && flashlab mount fs.img /tmp/mnt\n"
+    "  flashlab mount --fs jffs2-summary jffs2.img /tmp/mnt\n"
     "  flashlab mount -o gc_policy=cost-benefit --trace rec.fstrace fs.img /tmp/mnt\n"
     "  fusermount3 -u /tmp/mnt      # unmount: commits and saves fs.img\n";
 
@@ -500,7 +504,7 @@ int cmd_mount(int argc, char **argv)
             if (add_opt(&a.raw_opts, &a.raw_len, optarg, strlen(optarg)))
                 rc = mfail("mount", "out of memory");
             break;
-        case O_FS: rc = parse_kind("mount", optarg, &a.kind); break;
+        case O_FS: rc = cli_parse_kind("mount", optarg, &a.kind); break;
         case O_TRACE: a.trace = optarg; break;
         case O_CUT_OPS:
             if (parse_u64(optarg, &a.cut_ops))

@@ -5,7 +5,6 @@
  * command that reproduces it. */
 #include "campaign.h"
 #include "cli.h"
-#include "progress.h"
 #include "experiment.h"
 #include "fsck.h"
 #include "powercut.h"
@@ -39,71 +38,66 @@ static const char help[] =
     "  flashlab powercut configs/powercut-churn.yaml -j 2\n"
     "  flashlab powercut configs/powercut-churn.yaml --run 0 --repro 17\n";
 
+struct powercut_ctx {
+    struct pc_summary sum; /* the run's */
+    uint64_t points, bad;
+};
+
+static int has_powercut(const struct exp_run *r)
+{
+    return r->pc.present;
+}
+
+static int run_powercut(void *ctx, const struct campaign *c, const struct exp_run *r,
+                        int64_t run_id, const char *repro_cmd, struct exp_progress progress,
+                        char *err, size_t errlen)
+{
+    struct powercut_ctx *x = ctx;
+    struct pc_options po = {.jobs = (int)c->jobs, .repro = c->point,
+                            .fsck = r->pc.fsck ? fsck_verdict : NULL, .log = stderr,
+                            .repro_cmd = repro_cmd, .progress = progress};
+    return powercut_run(r, c->db, run_id, &po, &x->sum, err, errlen);
+}
+
+static void report_powercut(void *ctx, const struct campaign *c, uint32_t k,
+                            const struct exp_run *r, int64_t run_id)
+{
+    struct powercut_ctx *x = ctx;
+    const struct pc_summary *sum = &x->sum;
+    (void)r;
+    if (c->db) {
+        results_set_kv(c->db, run_id, "flash_ops", (double)sum->flash_ops);
+        results_set_kv(c->db, run_id, "cut_points", (double)sum->points);
+        results_set_kv(c->db, run_id, "cut_points_failed", (double)sum->failed);
+        results_set_kv(c->db, run_id, "commit_points", (double)sum->commits);
+    }
+    printf("run %u: %" PRIu64 " calls, %" PRIu64 " flash operations, %" PRIu64
+           " commit points; %" PRIu64 " cut points checked (%" PRIu64
+           " with a second cut), %" PRIu64 " failed\n",
+           k, sum->calls, sum->flash_ops, sum->commits, sum->points, sum->second, sum->failed);
+    x->points += sum->points;
+    x->bad += sum->failed;
+}
+
+static int finish_powercut(void *ctx, const struct campaign *c)
+{
+    const struct powercut_ctx *x = ctx;
+    if (c->point < 0)
+        printf("%s: %" PRIu64 " cut points, %" PRIu64 " failed -> %s\n", experiment_name(c->e),
+               x->points, x->bad, c->out);
+    return x->bad != 0;
+}
+
+static const struct campaign_kind powercut_kind = {
+    .unit = "cut points", .has = has_powercut, .run = run_powercut, .report = report_powercut,
+    .finish = finish_powercut};
+
 int cmd_powercut(int argc, char **argv)
 {
     struct campaign c;
     int rc0 = campaign_open(&c, "powercut", "repro", "a cut point", help, argc, argv);
     if (rc0 >= 0)
         return rc0;
-    char err[1024];
-    int failed = 0;
-    uint64_t points = 0, bad = 0;
-    for (uint32_t k = 0; k < c.runs; k++) {
-        if (!campaign_wants(&c, k))
-            continue;
-        struct exp_run r;
-        if (experiment_run(c.e, k, &r, err, sizeof err)) {
-            cli_error("%s", err);
-            failed = 1;
-            break;
-        }
-        if (!r.pc.present) {
-            exp_run_free(&r);
-            campaign_free(&c);
-            return cli_error("%s: no powercut: section (docs/powercut.md)", c.path);
-        }
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "flashlab powercut %s --run %u --repro", c.path, k);
-        char label[32];
-        snprintf(label, sizeof label, "run %u:", k);
-        struct progress prog;
-        progress_begin(&prog, label, "cut points", 0, c.point >= 0);
-        struct pc_options po = {.jobs = (int)c.jobs, .repro = c.point, .fsck = r.pc.fsck ? fsck_verdict : NULL,
-                                .log = stderr, .repro_cmd = cmd,
-                                .progress = prog.on ? progress_points : NULL, .progress_ctx = &prog};
-        struct pc_summary sum;
-        int64_t run_id = 0;
-        if (c.db && results_begin_run(c.db, c.exp_id, k, r.params_json, r.seed, NULL, &run_id)) {
-            cli_error("%s", results_error(c.db));
-            exp_run_free(&r);
-            failed = 1;
-            break;
-        }
-        int rc = powercut_run(&r, c.db, run_id, &po, &sum, err, sizeof err);
-        progress_end(&prog); /* the summary line replaces it */
-        if (rc)
-            cli_error("run %u: %s", k, err);
-        if (c.db) {
-            results_set_kv(c.db, run_id, "flash_ops", (double)sum.flash_ops);
-            results_set_kv(c.db, run_id, "cut_points", (double)sum.points);
-            results_set_kv(c.db, run_id, "cut_points_failed", (double)sum.failed);
-            results_set_kv(c.db, run_id, "commit_points", (double)sum.commits);
-            results_end_run(c.db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE, rc ? err : NULL);
-        }
-        printf("run %u: %" PRIu64 " calls, %" PRIu64 " flash operations, %" PRIu64
-               " commit points; %" PRIu64 " cut points checked (%" PRIu64
-               " with a second cut), %" PRIu64 " failed\n",
-               k, sum.calls, sum.flash_ops, sum.commits, sum.points, sum.second, sum.failed);
-        points += sum.points;
-        bad += sum.failed;
-        failed |= rc != 0;
-        exp_run_free(&r);
-    }
-    if (c.db) {
-        failed |= campaign_close_db(&c) != 0;
-        printf("%s: %" PRIu64 " cut points, %" PRIu64 " failed -> %s\n", experiment_name(c.e),
-               points, bad, c.out);
-    }
-    campaign_free(&c);
-    return failed || bad ? CLI_FAIL : CLI_OK;
+    struct powercut_ctx x = {0};
+    return campaign_run_all(&c, &powercut_kind, &x);
 }

@@ -56,7 +56,7 @@ struct job {
     pid_t pid;
     int fd;          /* progress pipe */
     uint32_t run;
-    struct runner_progress last;
+    struct exp_report last; /* the run's latest report */
     double started;
 };
 
@@ -64,7 +64,7 @@ struct child_ctx {
     int fd;
 };
 
-static void child_progress(void *ctx, const struct runner_progress *p)
+static void child_progress(void *ctx, const struct exp_report *p)
 {
     const struct child_ctx *c = ctx;
     ssize_t n = write(c->fd, p, sizeof *p);
@@ -93,7 +93,8 @@ static int child_run(struct experiment *e, const char *db_path, int64_t exp_id,
         fprintf(stderr, "flashlab run: run %u: %s\n", k, results_error(db));
     } else {
         struct child_ctx c = {fd};
-        rc = runner_run(&r, db, run_id, child_progress, &c, err, sizeof err) ? 1 : 0;
+        struct exp_progress prog = {child_progress, &c};
+        rc = runner_run(&r, db, run_id, &prog, err, sizeof err) ? 1 : 0;
         if (rc)
             fprintf(stderr, "flashlab run: run %u: %s\n", k, err);
         if (results_end_run(db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE,
@@ -149,7 +150,7 @@ static void show_progress(struct progress *pr, const struct job *jobs, int njobs
     char extra[96];
     snprintf(extra, sizeof extra, "%.1f%%  %.0f ops/s  WA %.2f%s",
              pr->total ? 100.0 * frac / (double)pr->total : 100.0, ops_s, wa,
-             njobs && jobs[0].last.ageing ? "  (ageing)" : "");
+             njobs && jobs[0].last.phase == EXP_PHASE_AGEING ? "  (ageing)" : "");
     progress_step(pr, frac, failed, extra);
 }
 
@@ -225,7 +226,7 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
         for (int i = 0; i < *njobs; i++) {
             if (!(pf[i].revents & (POLLIN | POLLHUP)))
                 continue;
-            struct runner_progress p;
+            struct exp_report p;
             ssize_t n = read(jobs[i].fd, &p, sizeof p);
             if (n == (ssize_t)sizeof p) {
                 jobs[i].last = p;

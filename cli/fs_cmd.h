@@ -1,4 +1,4 @@
-/* fs_cmd.h -- what the file commands share (cmd_fs.c defines it): the
+/* fs_cmd.h -- what the file commands share (fs_session.c defines it): the
  * IMAGE:/path arguments, a mounted image (a session) and the messages.
  * cmd_fs.c: ls, cat, get, put, mkdir, rm, rmdir, ln, mv; cmd_mkfs.c;
  * cmd_fs_info.c: df, stat; cmd_fs_special.c: mknod, xattr. */
@@ -41,34 +41,37 @@ struct session {
     ((s)->m.api->op ? (s)->m.api->op((s)->m.fs, __VA_ARGS__) : -ENOSYS)
 
 /* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
-int fs_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_fs_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A negative errno as a short lower-case phrase. */
-const char *errmsg(int rc);
+const char *cli_errmsg(int rc);
 /* "flashlab CMD: what went wrong: /path"; returns CLI_FAIL. */
-int path_fail(const char *cmd, int rc, const char *path);
+int cli_path_fail(const char *cmd, int rc, const char *path);
 /* rc says the file system lacks the operation (ENOSYS, EOPNOTSUPP). */
-int unsupported(int rc);
+int cli_unsupported(int rc);
 /* --help: the text, then the kinds; returns CLI_OK. */
-int fs_help(const char *text);
+int cli_fs_help(const char *text);
 /* --fs NAME as an fsapi table in *out; CLI_USAGE with a message if unknown. */
-int parse_kind(const char *cmd, const char *name, const struct fsapi **out);
+int cli_parse_kind(const char *cmd, const char *name, const struct fsapi **out);
 /* The options a command takes alone, --fs KIND and --help: -1 when the
  * command goes on (optind at its first argument), else its exit code. */
-int fs_common_opts(const char *cmd, int argc, char **argv, const char *help,
+int cli_fs_common_opts(const char *cmd, int argc, char **argv, const char *help,
                    const struct fsapi **kind);
 /* Split arg at its first ':' followed by '/'; allow_bare: a bare image is "/". */
-int parse_target(const char *cmd, const char *arg, int allow_bare, struct target *t);
+int cli_parse_target(const char *cmd, const char *arg, int allow_bare, struct target *t);
 /* Open image (locked when writes) and mount its fs (kind, or probed). */
-int session_open(struct session *s, const char *cmd, const char *image,
+int cli_session_open(struct session *s, const char *cmd, const char *image,
                  const struct fsapi *kind, int writes);
+/* Options the next cli_session_open mounts with ("key=value,...", the
+ * kind's own; NULL: none).  put -o sets them. */
+void cli_session_set_options(const char *options);
 /* Unmount (which commits), save the image when save and all went well,
  * close.  rc is the command's exit code so far. */
-int session_close(struct session *s, int rc, int save);
+int cli_session_close(struct session *s, int rc, int save);
 /* "drwxr-xr-x" for mode. */
-void mode_string(uint32_t mode, char out[11]);
+void cli_mode_string(uint32_t mode, char out[11]);
 /* "regular file", "directory", ... */
-const char *type_name(uint32_t mode);
+const char *cli_type_name(uint32_t mode);
 /* A symbolic link's target (size bytes) as a new string in *out. */
-int read_link(struct session *s, const char *path, uint64_t size, char **out);
+int cli_read_link(struct session *s, const char *path, uint64_t size, char **out);
 
 #endif

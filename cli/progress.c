@@ -41,13 +41,22 @@ void progress_step(struct progress *p, double done, uint64_t failures, const cha
     p->drawn = 1;
 }
 
-void progress_points(void *ctx, uint64_t done, uint64_t total, uint64_t failures)
+void progress_campaign(void *ctx, const struct exp_report *r)
 {
     struct progress *p = ctx;
-    p->total = total;
-    if (done <= 1)
+    if (r->phase == EXP_PHASE_NOTE) {
+        progress_clear(p);
+        return;
+    }
+    p->total = r->total;
+    if (r->done <= 1)
         p->t0 = cli_now_s();
-    progress_step(p, (double)done, failures, NULL);
+    progress_step(p, r->done, r->bad, NULL);
+}
+
+struct exp_progress progress_sink(struct progress *p)
+{
+    return (struct exp_progress){.report = p->on ? progress_campaign : NULL, .ctx = p};
 }
 
 void progress_clear(struct progress *p)

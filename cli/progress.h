@@ -6,6 +6,8 @@
 #ifndef FLASHLAB_CLI_PROGRESS_H
 #define FLASHLAB_CLI_PROGRESS_H
 
+#include "exp_progress.h"
+
 #include <stdint.h>
 
 struct progress {
@@ -25,11 +27,14 @@ void progress_begin(struct progress *p, const char *label, const char *unit, uin
  * redraws a second, but always the last (done == total) and one with a new
  * failure (whose report may have wiped the line). */
 void progress_step(struct progress *p, double done, uint64_t failures, const char *extra);
-/* The campaigns' callback (pc_options/fault_options .progress, ctx a
- * struct progress): done of total points, failures so far.  The total is
- * known only once the workload has run, and so the rate counts from the
+/* The campaigns' side of experiment/exp_progress.h (ctx a struct
+ * progress): phase points draws done of total points and the failures so
+ * far, phase note wipes the line for the message that follows.  The total
+ * is known only once the workload has run, and so the rate counts from the
  * first point, not from progress_begin. */
-void progress_points(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
+void progress_campaign(void *ctx, const struct exp_report *r);
+/* What a campaign reports to: p's line when p draws, else nothing. */
+struct exp_progress progress_sink(struct progress *p);
 /* Wipe the line so that a message can be printed; the next step redraws. */
 void progress_clear(struct progress *p);
 /* Wipe the line for good (the command's summary replaces it). */

@@ -253,8 +253,7 @@ static void record(struct campaign *c, const struct msg *m)
     }
     if (fault_outcome_bad(oc) || oc == FO_REFUSED) {
         s->bad += fault_outcome_bad(oc);
-        if (c->o->progress) /* a progress line is on the terminal: clear it */
-            fputs("\r\033[K", c->log);
+        exp_progress_report(&c->o->progress, &(struct exp_report){.phase = EXP_PHASE_NOTE});
         fprintf(c->log, "point %llu: %s fault in %s (block %lld page %lld): %s: %s\n",
                 (unsigned long long)m->point, exp_fault_kind_name(pt->kind), class_of(c, pt),
                 (long long)pt->block, (long long)pt->page, fault_outcome_name(oc), m->detail);
@@ -262,8 +261,8 @@ static void record(struct campaign *c, const struct msg *m)
             fprintf(c->log, "  reproduce: %s %llu\n", c->o->repro_cmd,
                     (unsigned long long)m->point);
     }
-    if (c->o->progress)
-        c->o->progress(c->o->progress_ctx, s->points, c->p->n, s->bad);
+    exp_progress_report(&c->o->progress, &(struct exp_report){
+        .phase = EXP_PHASE_POINTS, .done = (double)s->points, .total = c->p->n, .bad = s->bad});
 }
 
 struct job {

@@ -11,6 +11,7 @@
 #ifndef FLASHLAB_FAULTS_H
 #define FLASHLAB_FAULTS_H
 
+#include "exp_progress.h"
 #include "experiment.h"
 #include "powercut.h"
 #include "results.h"
@@ -61,9 +62,9 @@ struct fault_options {
     pc_fsck_fn fsck;      /* NULL: no fsck */
     FILE *log;            /* bad outcomes and --point details; NULL: stderr */
     const char *repro_cmd; /* printed with each bad outcome: "CMD POINT" */
-    /* after each point (NULL: none); only when the log is a terminal */
-    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t bad);
-    void *progress_ctx;
+    /* phase points after each point, and a note before each failure's
+     * report (no callback: none) */
+    struct exp_progress progress;
 };
 
 #define FAULT_MAX_CLASSES 32

@@ -424,16 +424,17 @@ static void record(struct campaign *c, const struct msg *m)
         results_add_powercut(c->db, c->run_id, &row);
     if (!m->ok) {
         c->sum->failed++;
-        if (c->o->progress) /* a progress line is on the terminal: clear it */
-            fputs("\r\033[K", c->log);
+        exp_progress_report(&c->o->progress, &(struct exp_report){.phase = EXP_PHASE_NOTE});
         fprintf(c->log, "cut point %llu (call %llu): %s: %s\n", (unsigned long long)m->point,
                 (unsigned long long)m->call, m->outcome, m->detail);
         if (c->o->repro_cmd)
             fprintf(c->log, "  reproduce: %s %llu\n", c->o->repro_cmd,
                     (unsigned long long)m->point);
     }
-    if (c->o->progress)
-        c->o->progress(c->o->progress_ctx, c->sum->points, c->npoints, c->sum->failed);
+    exp_progress_report(&c->o->progress,
+                        &(struct exp_report){.phase = EXP_PHASE_POINTS,
+                                             .done = (double)c->sum->points,
+                                             .total = c->npoints, .bad = c->sum->failed});
 }
 
 /* Read what outcomes are there (block: wait for at least one child's). */

@@ -13,6 +13,7 @@
 #ifndef FLASHLAB_POWERCUT_H
 #define FLASHLAB_POWERCUT_H
 
+#include "exp_progress.h"
 #include "experiment.h"
 #include "results.h"
 
@@ -29,10 +30,9 @@ struct pc_options {
     pc_fsck_fn fsck;     /* NULL: no fsck */
     FILE *log;           /* failures and --repro details; NULL: stderr */
     const char *repro_cmd; /* printed with each failure: "CMD POINT" */
-    /* called after each checked cut point (NULL: none); set only when the
-     * log is a terminal, whose line a failure's report clears first */
-    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failed);
-    void *progress_ctx;
+    /* phase points after each point, and a note before each failure's
+     * report (no callback: none) */
+    struct exp_progress progress;
 };
 
 struct pc_summary {

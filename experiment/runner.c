@@ -38,8 +38,7 @@ struct run_state {
     uint64_t next_host, next_ops; /* next sample due */
     nand_time_t next_sim;
     uint32_t snaps_done;
-    runner_progress_fn progress;
-    void *ctx;
+    const struct exp_progress *progress;
     int measuring, gc_db_failed; /* gc events go to the db while measuring */
     char *err;
     size_t errlen;
@@ -268,12 +267,13 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
         if (s->progress && ops % PROGRESS_EVERY == 0) {
             struct nand_stats st;
             nand_get_stats(s->dev, &st);
-            struct runner_progress p = {
-                .done = done > 1 ? 1 : done, .ops = ops, .ageing = !measured,
+            struct exp_report p = {
+                .phase = measured ? EXP_PHASE_MEASURE : EXP_PHASE_AGEING,
+                .done = done > 1 ? 1 : done, .ops = ops,
                 .wa = measured && s->host ? (double)((st.programs - s->st0.programs) * s->page_size) /
                                                 (double)s->host : 0,
             };
-            s->progress(s->ctx, &p);
+            exp_progress_report(s->progress, &p);
         }
         if (done >= 1)
             break;
@@ -442,10 +442,10 @@ static int finish(struct run_state *s, const char *reason)
 }
 
 int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
-               runner_progress_fn progress, void *ctx, char *err, size_t errlen)
+               const struct exp_progress *progress, char *err, size_t errlen)
 {
     struct run_state s = {
-        .r = r, .db = db, .run_id = run_id, .progress = progress, .ctx = ctx,
+        .r = r, .db = db, .run_id = run_id, .progress = progress,
         .err = err, .errlen = errlen,
     };
     int rc = nand_create(&r->dev, &s.dev);

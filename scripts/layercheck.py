@@ -9,6 +9,8 @@ and every call into a file above the caller's layer.
 
     python3 scripts/layercheck.py [OBJDIR]     (default build/obj/fs/logfs)
 
+Then runs scripts/layercheck_top.py, the check of the top-level folders.
+
 Exit status 0 when clean, 1 with one line per violation.
 """
 import os
@@ -119,4 +121,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    import layercheck_top  # the top-level folders: their own module
+    sys.exit(max(main(sys.argv), layercheck_top.main(sys.argv[:1])))

@@ -179,7 +179,11 @@ TEST(mistakes_are_named_with_their_place)
                   "workload.request_size: need 0 < min <= max"));
     CHECK(refused(BASE "fs: {kind: ext4}\n", "bad.yaml:7:12: fs.kind: unknown file system "
                   "\"ext4\" (one of: logfs, blockfs, jffs2-scan, jffs2-summary)"));
-    CHECK(refused(BASE "fs: {kind: jffs2-scan, reserve: 4}\n", "unknown key 'reserve' in fs"));
+    /* a kind takes its own keys by name (fsapi's option_help), no other's */
+    CHECK(refused(BASE "fs: {kind: jffs2-scan, gc_policy: greedy}\n",
+                  "unknown key 'gc_policy' in fs"));
+    CHECK(refused(BASE "fs: {kind: jffs2-scan, reserve: 1}\n",
+                  "bad.yaml:7:33: fs.jffs2: bad option 'reserve=1'"));
     CHECK(refused(BASE "fs: {kind: blockfs, options: \"block_size=4096,colour=red\"}\n",
                   "bad.yaml:7:30: fs.options: \"block_size=4096,colour=red\" is not valid for blockfs"));
     CHECK(refused(BASE "fs: {options: \"x=1\"}\n", "fs.options: \"x=1\" is not valid for logfs: "));

@@ -19,7 +19,7 @@
  * A table entry left NULL (an fs without that call) skips those steps for
  * that fs; every fs registered now has all of them.
  */
-#include "lfs_model.h"
+#include "model_driver.h"
 #include "fsapi.h"
 #include "fixture.h"
 
@@ -27,9 +27,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/stat.h>
-
-static const char *names[] = {"a", "b", "c", "dir1", "dir2", "x", "longer-name", "z"};
-#define NNAMES (sizeof names / sizeof names[0])
 
 enum op {
     OP_WRITE, OP_BIG_WRITE, OP_TRUNCATE, OP_PUNCH, OP_UNLINK, OP_MKDIR, OP_RMDIR,
@@ -99,38 +96,7 @@ struct run {
 
 static uint64_t rnd(struct run *r)
 {
-    r->rng ^= r->rng << 13;
-    r->rng ^= r->rng >> 7;
-    r->rng ^= r->rng << 17;
-    return r->rng;
-}
-
-static int pick_dir(struct run *r, char *path, size_t cap)
-{
-    int dir = 1;
-    snprintf(path, cap, "%s", "");
-    for (int depth = 0; depth < 3 && rnd(r) % 2; depth++) {
-        struct m_inode *d = &r->m.in[dir];
-        int subs[M_MAXENT], n = 0;
-        for (int i = 0; i < d->nent; i++)
-            if (r->m.in[d->ent[i].ino].type == M_DIR)
-                subs[n++] = i;
-        if (!n)
-            break;
-        int k = subs[rnd(r) % (uint64_t)n];
-        size_t l = strlen(path);
-        snprintf(path + l, cap - l, "/%s", d->ent[k].name);
-        dir = d->ent[k].ino;
-    }
-    return dir;
-}
-
-static void fill(uint8_t *buf, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        buf[i] = (uint8_t)(seed >> 59) ? (uint8_t)(seed >> 40) : 0;
-    }
+    return md_rnd(&r->rng);
 }
 
 #define EXPECT(cond, what)                                                        \
@@ -144,28 +110,16 @@ static void fill(uint8_t *buf, size_t n, uint64_t seed)
         }                                                                         \
     } while (0)
 
-struct seen { const struct model *m; int dir, count, bad; };
-static int on_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
-{
-    struct seen *s = ctx;
-    (void)ino;
-    int mino = m_find(s->m, s->dir, name);
-    s->count++;
-    if (!mino || (type == S_IFDIR) != (s->m->in[mino].type == M_DIR))
-        s->bad = 1;
-    return 0;
-}
-
 /* readdir one entry a call: take one, stop at the next (which the cookie
  * then names, so that the next call starts with it) */
-struct paged { struct seen s; int budget; };
+struct paged { struct md_seen s; int budget; };
 static int one_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
 {
     struct paged *pg = ctx;
     if (!pg->budget)
         return 1;
     pg->budget--;
-    return on_entry(&pg->s, name, ino, type);
+    return md_on_entry(&pg->s, name, ino, type);
 }
 
 /* 1 if fd reads back exactly the model inode's content */
@@ -181,9 +135,9 @@ static int same_content(struct run *r, int fd, const struct m_inode *in)
 static void check_tree(struct run *r, int dir, const char *path)
 {
     const char *dp = *path ? path : "/";
-    struct seen s = {&r->m, dir, 0, 0};
+    struct md_seen s = {&r->m, dir, 0, 0};
     uint64_t cookie = 0;
-    int rc = r->api->readdir(r->fs, dp, &cookie, on_entry, &s);
+    int rc = r->api->readdir(r->fs, dp, &cookie, md_on_entry, &s);
     EXPECT(rc == 0 && !s.bad && s.count == r->m.in[dir].nent, path);
     struct paged pg = {{&r->m, dir, 0, 0}, 0};
     cookie = 0;
@@ -253,50 +207,51 @@ static void remount(struct run *r)
 }
 
 /* m_unref, but a file the kept fd still reads stays in the model */
-static void unref(struct run *r, int ino)
+static void unref(void *ctx, struct model *m, int ino)
 {
-    if (ino == r->oino && r->ofd >= 0 && r->m.in[ino].type == M_FILE) {
-        r->m.in[ino].nlink--;
+    struct run *r = ctx;
+    if (ino == r->oino && r->ofd >= 0 && m->in[ino].type == M_FILE) {
+        m->in[ino].nlink--;
         return;
     }
-    m_unref(&r->m, ino);
+    m_unref(m, ino);
 }
 
 /* ENOSPC is fine where the call adds data (in a fill profile); anything
  * else must match. */
 #define FULL(rc) ((rc) == -ENOSPC && r->p->fill && ++r->enospc)
 
-static void op_write(struct run *r, int dir, const char *name, const char *path, int ino,
-                     enum m_type t, int big)
+/* A namespace call's result rc against the model (which follows). */
+static int ns(struct run *r, enum md_op op, const struct md_place *a, const struct md_place *b,
+              const char *target, int rc)
+{
+    int v = md_step(&r->m, op, a, b, target, rc, r->p->fill, unref, r);
+    r->enospc += v == MD_FULL;
+    return v >= 0;
+}
+
+static void op_write(struct run *r, const struct md_place *a, int big)
 {
     uint64_t off = big ? (rnd(r) % 2 ? 0 : rnd(r) % 100000)
                  : rnd(r) % 3 ? rnd(r) % 9000 : rnd(r) % 300000;
     uint64_t len = big ? 500000 + rnd(r) % 2500000 : rnd(r) % 3 ? rnd(r) % 5000 : rnd(r) % 40000;
     uint8_t *buf = malloc(len + 1);
-    fill(buf, len, rnd(r));
-    int fd = r->api->open(r->fs, path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
-    if (t == M_NONE) {
-        EXPECT(fd >= 0 || FULL(fd) || r->m.in[dir].nent >= M_MAXENT, "create");
-        if (fd >= 0) {
-            ino = m_new(&r->m, M_FILE);
-            m_add(&r->m, dir, name, ino);
-        }
-    } else if (t == M_DIR) {
-        EXPECT(fd == -EISDIR, "open dir for writing");
-    } else if (t == M_LINK) {
-        EXPECT(fd == -ELOOP, "open symlink with O_NOFOLLOW");
-    } else {
-        EXPECT(fd >= 0, "open");
-    }
-    if (fd >= 0) {
-        int64_t n = r->api->pwrite(r->fs, fd, buf, len, off);
-        EXPECT(n == (int64_t)len || FULL(n) || (r->p->fill && n >= 0 && n < (int64_t)len),
-               "pwrite");
+    md_fill(buf, len, rnd(r), 0);
+    int fd = r->api->open(r->fs, a->path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
+    int ok = ns(r, MD_CREATE, a, NULL, NULL, fd >= 0 ? 0 : fd);
+    int64_t n = 0;
+    if (ok && fd >= 0) {
+        n = r->api->pwrite(r->fs, fd, buf, len, off);
         if (n > 0)
-            m_write(&r->m.in[ino], buf, (uint64_t)n, off);
-        EXPECT(r->api->close(r->fs, fd) == 0, "close");
+            m_write(&r->m.in[m_find(&r->m, a->dir, a->name)], buf, (uint64_t)n, off);
     }
     free(buf);
+    EXPECT(ok, "open");
+    if (fd >= 0) {
+        EXPECT(n == (int64_t)len || FULL(n) || (r->p->fill && n >= 0 && n < (int64_t)len),
+               "pwrite");
+        EXPECT(r->api->close(r->fs, fd) == 0, "close");
+    }
 }
 
 /* truncate or punch through an fd */
@@ -330,56 +285,6 @@ static void op_resize(struct run *r, const char *path, int ino, enum m_type t, i
     EXPECT(r->api->close(r->fs, fd) == 0, "close");
 }
 
-static void op_rename(struct run *r, int dir, const char *name, const char *path, int ino,
-                      enum m_type t)
-{
-    char p2[200], to[300];
-    int dir2 = pick_dir(r, p2, sizeof p2);
-    const char *name2 = names[rnd(r) % NNAMES];
-    snprintf(to, sizeof to, "%s/%s", p2, name2);
-    int ino2 = m_find(&r->m, dir2, name2);
-    enum m_type t2 = ino2 ? r->m.in[ino2].type : M_NONE;
-    int rc = r->api->rename(r->fs, path, to);
-    if (t == M_NONE) {
-        EXPECT(rc == -ENOENT, "rename missing");
-        return;
-    }
-    int inside = 0;
-    if (t == M_DIR) {
-        size_t l = strlen(path);
-        inside = !strncmp(to, path, l) && (to[l] == '/' || to[l] == 0);
-    }
-    if (ino2 == ino)
-        EXPECT(rc == 0, "rename onto itself");
-    else if (inside)
-        EXPECT(rc == -EINVAL, "rename into itself");
-    else if (t2 != M_NONE && t == M_DIR && t2 != M_DIR)
-        EXPECT(rc == -ENOTDIR, "rename dir onto file");
-    else if (t2 == M_DIR && t != M_DIR)
-        EXPECT(rc == -EISDIR, "rename file onto dir");
-    else if (t2 == M_DIR && r->m.in[ino2].nent)
-        EXPECT(rc == -ENOTEMPTY, "rename onto non-empty dir");
-    else if (t2 == M_NONE && r->m.in[dir2].nent >= M_MAXENT)
-        return;
-    else {
-        EXPECT(rc == 0 || FULL(rc), "rename");
-        if (rc)
-            return;
-        if (t2 != M_NONE) {
-            m_del(&r->m, dir2, name2);
-            if (t2 == M_DIR)
-                r->m.in[dir2].nlink--;
-            unref(r, ino2);
-        }
-        m_del(&r->m, dir, name);
-        m_add(&r->m, dir2, name2, ino);
-        if (t == M_DIR && dir != dir2) {
-            r->m.in[dir].nlink--;
-            r->m.in[dir2].nlink++;
-        }
-    }
-}
-
 /* unlink a file while it is open: still readable through the fd */
 static void op_unlink_open(struct run *r, int dir, const char *name, const char *path,
                            int ino, enum m_type t)
@@ -391,7 +296,7 @@ static void op_unlink_open(struct run *r, int dir, const char *name, const char 
     EXPECT(r->api->unlink(r->fs, path) == 0, "unlink open file");
     int same = same_content(r, fd, &r->m.in[ino]);
     m_del(&r->m, dir, name);
-    unref(r, ino);
+    unref(r, &r->m, ino);
     EXPECT(same, "read after unlink");
     EXPECT(r->api->close(r->fs, fd) == 0, "close unlinked");
 }
@@ -422,103 +327,47 @@ static int pick_op(struct run *r)
 
 static void step(struct run *r)
 {
-    char dpath[200], path[256], p2[200];
-    int dir = pick_dir(r, dpath, sizeof dpath);
-    const char *name = names[rnd(r) % NNAMES];
-    snprintf(path, sizeof path, "%s/%s", dpath, name);
-    int ino = m_find(&r->m, dir, name), rc;
-    enum m_type t = ino ? r->m.in[ino].type : M_NONE;
+    struct md_place a, b;
+    md_pick(&r->m, &r->rng, &a);
     int op = pick_op(r);
     r->ops[op]++;
     switch ((enum op)op) {
     case OP_WRITE:
     case OP_BIG_WRITE:
-        op_write(r, dir, name, path, ino, t, op == OP_BIG_WRITE);
+        op_write(r, &a, op == OP_BIG_WRITE);
         break;
     case OP_TRUNCATE:
     case OP_PUNCH:
-        op_resize(r, path, ino, t, op == OP_PUNCH);
+        op_resize(r, a.path, a.ino, a.t, op == OP_PUNCH);
         break;
     case OP_UNLINK:
-        rc = r->api->unlink(r->fs, path);
-        if (t == M_FILE || t == M_LINK) {
-            EXPECT(rc == 0, "unlink");
-            m_del(&r->m, dir, name);
-            unref(r, ino);
-        } else {
-            EXPECT(rc == (t == M_DIR ? -EISDIR : -ENOENT), "unlink error");
-        }
+        EXPECT(ns(r, MD_UNLINK, &a, NULL, NULL, r->api->unlink(r->fs, a.path)), "unlink");
         break;
     case OP_MKDIR:
-        rc = r->api->mkdir(r->fs, path, 0755);
-        if (t != M_NONE) {
-            EXPECT(rc == -EEXIST, "mkdir exists");
-        } else if (r->m.in[dir].nent < M_MAXENT) {
-            EXPECT(rc == 0 || FULL(rc), "mkdir");
-            if (!rc) {
-                m_add(&r->m, dir, name, m_new(&r->m, M_DIR));
-                r->m.in[dir].nlink++;
-            }
-        }
+        EXPECT(ns(r, MD_MKDIR, &a, NULL, NULL, r->api->mkdir(r->fs, a.path, 0755)), "mkdir");
         break;
     case OP_RMDIR:
-        rc = r->api->rmdir(r->fs, path);
-        if (t == M_DIR) {
-            int empty = r->m.in[ino].nent == 0;
-            EXPECT(rc == (empty ? 0 : -ENOTEMPTY), "rmdir");
-            if (empty) {
-                m_del(&r->m, dir, name);
-                m_unref(&r->m, ino);
-                r->m.in[dir].nlink--;
-            }
-        } else {
-            EXPECT(rc == (t == M_NONE ? -ENOENT : -ENOTDIR), "rmdir error");
-        }
+        EXPECT(ns(r, MD_RMDIR, &a, NULL, NULL, r->api->rmdir(r->fs, a.path)), "rmdir");
         break;
     case OP_RENAME:
-        if (r->api->rename)
-            op_rename(r, dir, name, path, ino, t);
+        if (!r->api->rename)
+            break;
+        md_pick(&r->m, &r->rng, &b);
+        EXPECT(ns(r, MD_RENAME, &a, &b, NULL, r->api->rename(r->fs, a.path, b.path)), "rename");
         break;
-    case OP_LINK: {
+    case OP_LINK:
         if (!r->api->link)
             break;
-        int dir2 = pick_dir(r, p2, sizeof p2);
-        const char *name2 = names[rnd(r) % NNAMES];
-        char to[300];
-        snprintf(to, sizeof to, "%s/%s", p2, name2);
-        int ino2 = m_find(&r->m, dir2, name2);
-        rc = r->api->link(r->fs, path, to);
-        if (t == M_NONE)
-            EXPECT(rc == -ENOENT, "link missing");
-        else if (t == M_DIR)
-            EXPECT(rc == -EPERM, "link dir");
-        else if (ino2)
-            EXPECT(rc == -EEXIST, "link exists");
-        else if (r->m.in[dir2].nent < M_MAXENT) {
-            EXPECT(rc == 0 || FULL(rc), "link");
-            if (!rc) {
-                m_add(&r->m, dir2, name2, ino);
-                r->m.in[ino].nlink++;
-            }
-        }
+        md_pick(&r->m, &r->rng, &b);
+        EXPECT(ns(r, MD_LINK, &a, &b, NULL, r->api->link(r->fs, a.path, b.path)), "link");
         break;
-    }
     case OP_SYMLINK: {
         if (!r->api->symlink)
             break;
         char target[64];
         snprintf(target, sizeof target, "/target-%u", (unsigned)(rnd(r) % 1000));
-        rc = r->api->symlink(r->fs, target, path);
-        if (t != M_NONE) {
-            EXPECT(rc == -EEXIST, "symlink exists");
-        } else if (r->m.in[dir].nent < M_MAXENT) {
-            EXPECT(rc == 0 || FULL(rc), "symlink");
-            if (!rc) {
-                int li = m_new(&r->m, M_LINK);
-                m_write(&r->m.in[li], target, strlen(target), 0);
-                m_add(&r->m, dir, name, li);
-            }
-        }
+        EXPECT(ns(r, MD_SYMLINK, &a, NULL, target, r->api->symlink(r->fs, target, a.path)),
+               "symlink");
         break;
     }
     case OP_SYNC:
@@ -529,10 +378,10 @@ static void step(struct run *r)
             remount(r);
         break;
     case OP_UNLINK_OPEN:
-        op_unlink_open(r, dir, name, path, ino, t);
+        op_unlink_open(r, a.dir, a.name, a.path, a.ino, a.t);
         break;
     case OP_FSYNC: { /* fsync of a fresh write */
-        int fd = r->api->open(r->fs, path, O_RDONLY | O_NOFOLLOW, 0);
+        int fd = r->api->open(r->fs, a.path, O_RDONLY | O_NOFOLLOW, 0);
         if (fd >= 0) {
             EXPECT(r->api->fsync(r->fs, fd) == 0, "fsync");
             r->api->close(r->fs, fd);
@@ -540,7 +389,7 @@ static void step(struct run *r)
         break;
     }
     case OP_KEEP:
-        op_keep(r, path, ino, t);
+        op_keep(r, a.path, a.ino, a.t);
         break;
     case NOPS:
         break;

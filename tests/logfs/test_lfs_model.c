@@ -5,7 +5,7 @@
  * sync, unmount and remount (with a tiny cache, so the tree is read back
  * from flash), over many seeds.
  */
-#include "lfs_model.h"
+#include "model_driver.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 #include "fixture.h"
@@ -13,9 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-
-static const char *names[] = {"a", "b", "c", "dir1", "dir2", "x", "longer-name", "z"};
-#define NNAMES (sizeof names / sizeof names[0])
 
 struct run {
     struct model m;
@@ -37,48 +34,9 @@ static void count_data(struct run *r)
     r->stored += st.data_stored_bytes;
 }
 
-static uint64_t rnd(struct run *r)
-{
-    r->rng ^= r->rng << 13;
-    r->rng ^= r->rng >> 7;
-    r->rng ^= r->rng << 17;
-    return r->rng;
-}
-
-/* A random existing directory: its path and model inode. */
-static int pick_dir(struct run *r, char *path, size_t cap)
-{
-    int dir = 1;
-    snprintf(path, cap, "%s", "");
-    for (int depth = 0; depth < 3 && rnd(r) % 2; depth++) {
-        struct m_inode *d = &r->m.in[dir];
-        int subs[M_MAXENT], n = 0;
-        for (int i = 0; i < d->nent; i++)
-            if (r->m.in[d->ent[i].ino].type == M_DIR)
-                subs[n++] = i;
-        if (!n)
-            break;
-        int k = subs[rnd(r) % (uint64_t)n];
-        size_t l = strlen(path);
-        snprintf(path + l, cap - l, "/%s", d->ent[k].name);
-        dir = d->ent[k].ino;
-    }
-    return dir;
-}
-
 /* LOGFS_COMPRESS_* of the runs (0: none), and with it data that
  * compresses: bytes of a 4-letter alphabet in runs, some random */
 static int model_compress;
-
-static void fill(uint8_t *buf, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        buf[i] = (uint8_t)(seed >> 59) ? (uint8_t)(seed >> 40) : 0; /* some zeros */
-        if (model_compress && (seed >> 61) && i)
-            buf[i] = (seed >> 58 & 7) ? buf[i - 1] : (uint8_t)("acgt"[seed >> 56 & 3]);
-    }
-}
 
 #define EXPECT(cond, what)                                                   \
     do {                                                                     \
@@ -90,25 +48,11 @@ static void fill(uint8_t *buf, size_t n, uint64_t seed)
     } while (0)
 
 /* Compare one directory of the fs with the model, recursively. */
-struct seen { const struct model *m; int dir; int count; int bad; };
-static int on_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
-{
-    struct seen *s = ctx;
-    (void)ino;
-    int mino = m_find(s->m, s->dir, name);
-    s->count++;
-    if (!mino)
-        s->bad = 1;
-    else if ((type == S_IFDIR) != (s->m->in[mino].type == M_DIR))
-        s->bad = 1;
-    return 0;
-}
-
 static void check_tree(struct run *r, int dir, const char *path)
 {
-    struct seen s = {&r->m, dir, 0, 0};
+    struct md_seen s = {&r->m, dir, 0, 0};
     uint64_t cookie = 0;
-    int rc = logfs_readdir(r->fs, *path ? path : "/", &cookie, on_entry, &s);
+    int rc = logfs_readdir(r->fs, *path ? path : "/", &cookie, md_on_entry, &s);
     EXPECT(rc == 0 && !s.bad && s.count == r->m.in[dir].nent, path);
     struct m_inode *d = &r->m.in[dir];
     for (int i = 0; i < d->nent; i++) {
@@ -150,179 +94,78 @@ static void remount(struct run *r)
     EXPECT(logfs_mount(r->dev, &r->opt, &r->fs) == 0, "mount");
 }
 
+/* A namespace call's result rc against the model (which follows). */
+#define NS(op, b, target, rc, what) \
+    EXPECT(md_step(&r->m, op, &a, b, target, rc, 0, NULL, NULL) == 0, what)
+
 /* One random operation, applied to both. */
 static void step(struct run *r)
 {
-    char dpath[200], path[256], p2[200];
-    int dir = pick_dir(r, dpath, sizeof dpath);
-    const char *name = names[rnd(r) % NNAMES];
-    snprintf(path, sizeof path, "%s/%s", dpath, name);
-    int ino = m_find(&r->m, dir, name);
-    enum m_type t = ino ? r->m.in[ino].type : M_NONE;
-    int op = (int)(rnd(r) % 13), rc;
+    struct md_place a, b;
+    md_pick(&r->m, &r->rng, &a);
+    int op = (int)(md_rnd(&r->rng) % 13), rc;
     r->ops[op]++;
     switch (op) {
     case 0: case 1: case 2: { /* write somewhere in a file, creating it */
-        uint64_t off = rnd(r) % 3 ? rnd(r) % 9000 : rnd(r) % 300000;
-        uint64_t len = rnd(r) % 3 ? rnd(r) % 5000 : rnd(r) % 40000;
+        uint64_t off = md_rnd(&r->rng) % 3 ? md_rnd(&r->rng) % 9000 : md_rnd(&r->rng) % 300000;
+        uint64_t len = md_rnd(&r->rng) % 3 ? md_rnd(&r->rng) % 5000 : md_rnd(&r->rng) % 40000;
         uint8_t *buf = malloc(len + 1);
-        fill(buf, len, rnd(r));
-        int fd = logfs_open(r->fs, path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
-        if (t == M_NONE) {
-            EXPECT(fd >= 0 || (r->m.in[dir].nent >= M_MAXENT), "create");
-            if (fd >= 0) {
-                ino = m_new(&r->m, M_FILE);
-                m_add(&r->m, dir, name, ino);
-                t = M_FILE;
-            }
-        } else if (t == M_DIR) {
-            EXPECT(fd == -EISDIR, "open dir for writing");
-        } else if (t == M_LINK) {
-            EXPECT(fd == -ELOOP, "open symlink with O_NOFOLLOW");
-        } else {
-            EXPECT(fd >= 0, "open");
-        }
-        if (fd >= 0) {
-            int64_t n = logfs_pwrite(r->fs, fd, buf, len, off);
-            EXPECT(n == (int64_t)len, "pwrite");
-            if (len)
-                m_write(&r->m.in[ino], buf, len, off);
-            EXPECT(logfs_close(r->fs, fd) == 0, "close");
+        md_fill(buf, len, md_rnd(&r->rng), model_compress);
+        int fd = logfs_open(r->fs, a.path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644);
+        int64_t n = 0;
+        rc = md_step(&r->m, MD_CREATE, &a, NULL, NULL, fd >= 0 ? 0 : fd, 0, NULL, NULL);
+        if (!rc && fd >= 0) {
+            n = logfs_pwrite(r->fs, fd, buf, len, off);
+            if (n == (int64_t)len && len)
+                m_write(&r->m.in[m_find(&r->m, a.dir, a.name)], buf, len, off);
         }
         free(buf);
+        EXPECT(rc == 0, "open");
+        if (fd >= 0) {
+            EXPECT(n == (int64_t)len, "pwrite");
+            EXPECT(logfs_close(r->fs, fd) == 0, "close");
+        }
         break;
     }
     case 3: { /* truncate */
-        uint64_t size = rnd(r) % 20000;
-        rc = logfs_truncate(r->fs, path, size);
-        if (t == M_FILE) {
+        uint64_t size = md_rnd(&r->rng) % 20000;
+        rc = logfs_truncate(r->fs, a.path, size);
+        if (a.t == M_FILE) {
             EXPECT(rc == 0, "truncate");
-            m_resize(&r->m.in[ino], size);
+            m_resize(&r->m.in[a.ino], size);
         } else {
             EXPECT(rc < 0, "truncate non-file");
         }
         break;
     }
-    case 4: /* unlink */
-        rc = logfs_unlink(r->fs, path);
-        if (t == M_FILE || t == M_LINK) {
-            EXPECT(rc == 0, "unlink");
-            m_del(&r->m, dir, name);
-            m_unref(&r->m, ino);
-        } else {
-            EXPECT(rc == (t == M_DIR ? -EISDIR : -ENOENT), "unlink error");
-        }
+    case 4:
+        NS(MD_UNLINK, NULL, NULL, logfs_unlink(r->fs, a.path), "unlink");
         break;
-    case 5: /* mkdir */
-        rc = logfs_mkdir(r->fs, path, 0755);
-        if (t == M_NONE && r->m.in[dir].nent < M_MAXENT) {
-            EXPECT(rc == 0, "mkdir");
-            m_add(&r->m, dir, name, m_new(&r->m, M_DIR));
-            r->m.in[dir].nlink++;
-        } else if (t != M_NONE) {
-            EXPECT(rc == -EEXIST, "mkdir exists");
-        }
+    case 5:
+        NS(MD_MKDIR, NULL, NULL, logfs_mkdir(r->fs, a.path, 0755), "mkdir");
         break;
-    case 6: /* rmdir */
-        rc = logfs_rmdir(r->fs, path);
-        if (t == M_DIR) {
-            int empty = r->m.in[ino].nent == 0;
-            EXPECT(rc == (empty ? 0 : -ENOTEMPTY), "rmdir");
-            if (empty) {
-                m_del(&r->m, dir, name);
-                m_unref(&r->m, ino);
-                r->m.in[dir].nlink--;
-            }
-        } else {
-            EXPECT(rc == (t == M_NONE ? -ENOENT : -ENOTDIR), "rmdir error");
-        }
+    case 6:
+        NS(MD_RMDIR, NULL, NULL, logfs_rmdir(r->fs, a.path), "rmdir");
         break;
-    case 7: case 8: { /* rename to a random place */
-        int dir2 = pick_dir(r, p2, sizeof p2);
-        const char *name2 = names[rnd(r) % NNAMES];
-        char to[300];
-        snprintf(to, sizeof to, "%s/%s", p2, name2);
-        int ino2 = m_find(&r->m, dir2, name2);
-        enum m_type t2 = ino2 ? r->m.in[ino2].type : M_NONE;
-        rc = logfs_rename(r->fs, path, to);
-        if (t == M_NONE) {
-            EXPECT(rc == -ENOENT, "rename missing");
-            break;
-        }
-        /* would it move a directory into itself? */
-        int inside = 0;
-        if (t == M_DIR) {
-            size_t l = strlen(path);
-            inside = !strncmp(to, path, l) && (to[l] == '/' || to[l] == 0);
-        }
-        if (ino2 == ino) {
-            EXPECT(rc == 0, "rename onto itself");
-        } else if (inside) {
-            EXPECT(rc == -EINVAL, "rename into itself");
-        } else if (t2 != M_NONE && t == M_DIR && t2 != M_DIR) {
-            EXPECT(rc == -ENOTDIR, "rename dir onto file");
-        } else if (t2 == M_DIR && t != M_DIR) {
-            EXPECT(rc == -EISDIR, "rename file onto dir");
-        } else if (t2 == M_DIR && r->m.in[ino2].nent) {
-            EXPECT(rc == -ENOTEMPTY, "rename onto non-empty dir");
-        } else if (t2 == M_NONE && r->m.in[dir2].nent >= M_MAXENT) {
-            break;
-        } else {
-            EXPECT(rc == 0, "rename");
-            if (t2 != M_NONE) {
-                m_del(&r->m, dir2, name2);
-                if (t2 == M_DIR)
-                    r->m.in[dir2].nlink--;
-                m_unref(&r->m, ino2);
-            }
-            m_del(&r->m, dir, name);
-            m_add(&r->m, dir2, name2, ino);
-            if (t == M_DIR && dir != dir2) {
-                r->m.in[dir].nlink--;
-                r->m.in[dir2].nlink++;
-            }
-        }
+    case 7: case 8: /* rename to a random place */
+        md_pick(&r->m, &r->rng, &b);
+        NS(MD_RENAME, &b, NULL, logfs_rename(r->fs, a.path, b.path), "rename");
         break;
-    }
-    case 9: { /* hard link */
-        int dir2 = pick_dir(r, p2, sizeof p2);
-        const char *name2 = names[rnd(r) % NNAMES];
-        char to[300];
-        snprintf(to, sizeof to, "%s/%s", p2, name2);
-        int ino2 = m_find(&r->m, dir2, name2);
-        rc = logfs_link(r->fs, path, to);
-        if (t == M_NONE)
-            EXPECT(rc == -ENOENT, "link missing");
-        else if (t == M_DIR)
-            EXPECT(rc == -EPERM, "link dir");
-        else if (ino2)
-            EXPECT(rc == -EEXIST, "link exists");
-        else if (r->m.in[dir2].nent < M_MAXENT) {
-            EXPECT(rc == 0, "link");
-            m_add(&r->m, dir2, name2, ino);
-            r->m.in[ino].nlink++;
-        }
+    case 9: /* hard link */
+        md_pick(&r->m, &r->rng, &b);
+        NS(MD_LINK, &b, NULL, logfs_link(r->fs, a.path, b.path), "link");
         break;
-    }
     case 10: { /* symlink */
         char target[64];
-        snprintf(target, sizeof target, "/target-%u", (unsigned)(rnd(r) % 1000));
-        rc = logfs_symlink(r->fs, target, path);
-        if (t != M_NONE) {
-            EXPECT(rc == -EEXIST, "symlink exists");
-        } else if (r->m.in[dir].nent < M_MAXENT) {
-            EXPECT(rc == 0, "symlink");
-            int li = m_new(&r->m, M_LINK);
-            m_write(&r->m.in[li], target, strlen(target), 0);
-            m_add(&r->m, dir, name, li);
-        }
+        snprintf(target, sizeof target, "/target-%u", (unsigned)(md_rnd(&r->rng) % 1000));
+        NS(MD_SYMLINK, NULL, target, logfs_symlink(r->fs, target, a.path), "symlink");
         break;
     }
     case 11: /* sync */
         EXPECT(logfs_sync(r->fs) == 0, "sync");
         break;
     case 12: /* remount now and then */
-        if (rnd(r) % 4 == 0)
+        if (md_rnd(&r->rng) % 4 == 0)
             remount(r);
         break;
     }
