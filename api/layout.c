@@ -1,6 +1,6 @@
 /*
  * layout.c -- the table of api/layout.h, filled by the compiler: sizeof,
- * _Alignof, offsetof and the kind of each member's type (_Generic), so it
+ * _Alignof, offsetof and the kind and type of each member (_Generic), so it
  * cannot drift from the headers.  A struct added to a binding gets an entry
  * here; a member added to a struct listed here gets a line.
  */
@@ -32,8 +32,41 @@
         long double: FLASHLAB_KIND_FLOAT,                                    \
         default: FLASHLAB_KIND_OTHER)
 
+/* the exact type (layout.h's FLASHLAB_TYPE_*) of a scalar or pointer */
+#define TYPE(e)                                                                \
+    _Generic(&(e),                                                             \
+        _Bool *: FLASHLAB_TYPE_BOOL, char *: FLASHLAB_TYPE_CHAR,               \
+        signed char *: FLASHLAB_TYPE_SIGNED, unsigned char *: FLASHLAB_TYPE_UNSIGNED, \
+        short *: FLASHLAB_TYPE_SIGNED, unsigned short *: FLASHLAB_TYPE_UNSIGNED, \
+        int *: FLASHLAB_TYPE_SIGNED, unsigned *: FLASHLAB_TYPE_UNSIGNED,       \
+        long *: FLASHLAB_TYPE_SIGNED, unsigned long *: FLASHLAB_TYPE_UNSIGNED, \
+        long long *: FLASHLAB_TYPE_SIGNED,                                     \
+        unsigned long long *: FLASHLAB_TYPE_UNSIGNED,                          \
+        float *: FLASHLAB_TYPE_FLOAT, double *: FLASHLAB_TYPE_FLOAT,           \
+        long double *: FLASHLAB_TYPE_FLOAT,                                    \
+        char **: FLASHLAB_TYPE_STRING, const char **: FLASHLAB_TYPE_STRING,    \
+        default: FLASHLAB_TYPE_POINTER)
+
+#define FIELD(T, m, type, count, tag)                                            \
+    { #m, (uint32_t)offsetof(struct T, m), (uint32_t)sizeof MEMBER(T, m),        \
+      KIND(MEMBER(T, m)), (char)(type), (uint32_t)(count), tag }
+
+/* A scalar or pointer member.  One that is a struct or an array does not
+ * compile here (no `== 0` of a struct, no `=` of an array): it takes S()
+ * or A(), which say what it is made of. */
 #define F(T, m) \
-    { #m, (uint32_t)offsetof(struct T, m), (uint32_t)sizeof MEMBER(T, m), KIND(MEMBER(T, m)) }
+    FIELD(T, m, TYPE(MEMBER(T, m)) + 0 * sizeof((MEMBER(T, m) = MEMBER(T, m)) == 0), 0, NULL)
+/* A member of type struct tag (a distinct pointer type does not compile). */
+#define S(T, m, tag) \
+    FIELD(T, m, FLASHLAB_TYPE_STRUCT + 0 * sizeof(&MEMBER(T, m) == (struct tag *)0), 0, #tag)
+/* A pointer to struct tag. */
+#define SP(T, m, tag) \
+    FIELD(T, m, FLASHLAB_TYPE_STRUCT_PTR + 0 * sizeof(MEMBER(T, m) == (const struct tag *)0), \
+          0, #tag)
+/* An array of scalars. */
+#define A(T, m)                                                                 \
+    FIELD(T, m, TYPE(MEMBER(T, m)[0]),                                          \
+          sizeof MEMBER(T, m) / sizeof MEMBER(T, m)[0], NULL)
 
 #define NFIELDS(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 #define ENTRY(T) \
@@ -65,11 +98,12 @@ static const struct flashlab_field fields_nand_ecc[] = {
 };
 
 static const struct flashlab_field fields_nand_config[] = {
-    F(nand_config, name), F(nand_config, geo), F(nand_config, cell),
-    F(nand_config, nop), F(nand_config, pair_distance), F(nand_config, timing),
+    A(nand_config, name), S(nand_config, geo, nand_geometry), F(nand_config, cell),
+    F(nand_config, nop), F(nand_config, pair_distance), S(nand_config, timing, nand_timing),
     F(nand_config, endurance), F(nand_config, endurance_sigma),
     F(nand_config, endurance_scale), F(nand_config, initial_pe),
-    F(nand_config, factory_bad_fraction), F(nand_config, rber), F(nand_config, ecc),
+    F(nand_config, factory_bad_fraction), S(nand_config, rber, nand_rber_model),
+    S(nand_config, ecc, nand_ecc),
     F(nand_config, seed), F(nand_config, dedup), F(nand_config, compress),
 };
 
@@ -80,7 +114,7 @@ static const struct flashlab_field fields_nand_result[] = {
 
 static const struct flashlab_field fields_nand_op[] = {
     F(nand_op, kind), F(nand_op, block), F(nand_op, page), F(nand_op, data),
-    F(nand_op, oob), F(nand_op, status), F(nand_op, res),
+    F(nand_op, oob), F(nand_op, status), S(nand_op, res, nand_result),
 };
 
 static const struct flashlab_field fields_nand_block_info[] = {
@@ -123,9 +157,25 @@ static const struct flashlab_field fields_fs_statfs[] = {
     F(fs_statfs, files),
 };
 
-/* only the head: what a binding reads of an entry (see layout.h) */
+/* every member: a binding calls the entry points by name */
 static const struct flashlab_field fields_fsapi[] = {
-    F(fsapi, name), F(fsapi, summary),
+    F(fsapi, name), F(fsapi, summary), F(fsapi, features), F(fsapi, check_options),
+    F(fsapi, option_help), F(fsapi, mkfs), F(fsapi, probe), F(fsapi, mount),
+    F(fsapi, unmount), F(fsapi, sync), F(fsapi, open), F(fsapi, close), F(fsapi, pread),
+    F(fsapi, pwrite), F(fsapi, ftruncate), F(fsapi, punch), F(fsapi, fsync), F(fsapi, stat),
+    F(fsapi, lstat), F(fsapi, fstat), F(fsapi, mkdir), F(fsapi, mknod), F(fsapi, getxattr),
+    F(fsapi, setxattr), F(fsapi, listxattr), F(fsapi, removexattr), F(fsapi, rmdir),
+    F(fsapi, unlink), F(fsapi, rename), F(fsapi, link), F(fsapi, symlink),
+    F(fsapi, readlink), F(fsapi, readdir), F(fsapi, statfs), F(fsapi, mem_bytes),
+    F(fsapi, mount_work), F(fsapi, page_map), F(fsapi, page_classes), F(fsapi, stats),
+    F(fsapi, latency), F(fsapi, reset_latency), F(fsapi, set_gc_observer), F(fsapi, idle),
+    F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
+    F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
+    F(fsapi, format_check),
+};
+
+static const struct flashlab_field fields_fsapi_counter[] = {
+    F(fsapi_counter, name), F(fsapi_counter, value),
 };
 
 static const struct flashlab_field fields_logfs_options[] = {
@@ -202,12 +252,13 @@ static const struct flashlab_field fields_results_fault[] = {
 
 static const struct flashlab_field fields_flashlab_field[] = {
     F(flashlab_field, name), F(flashlab_field, offset), F(flashlab_field, size),
-    F(flashlab_field, kind),
+    F(flashlab_field, kind), F(flashlab_field, type), F(flashlab_field, count),
+    F(flashlab_field, tag),
 };
 
 static const struct flashlab_field fields_flashlab_struct[] = {
     F(flashlab_struct, name), F(flashlab_struct, size), F(flashlab_struct, align),
-    F(flashlab_struct, nfields), F(flashlab_struct, fields),
+    F(flashlab_struct, nfields), SP(flashlab_struct, fields, flashlab_field),
 };
 
 static const struct flashlab_field fields_flashlab_enum[] = {
@@ -218,7 +269,7 @@ static const struct flashlab_struct structs[] = {
     ENTRY(nand_geometry), ENTRY(nand_timing), ENTRY(nand_rber_model), ENTRY(nand_ecc),
     ENTRY(nand_config), ENTRY(nand_result), ENTRY(nand_op), ENTRY(nand_block_info),
     ENTRY(nand_stats), ENTRY(nand_corrupt),
-    ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi),
+    ENTRY(fs_stat), ENTRY(fs_statfs), ENTRY(fsapi), ENTRY(fsapi_counter),
     ENTRY(logfs_options), ENTRY(logfs_stats), ENTRY(fs_latency),
     ENTRY(results_sample), ENTRY(results_mount), ENTRY(results_latency),
     ENTRY(results_fault),
@@ -244,6 +295,11 @@ static const struct flashlab_enum enums[] = {
     E(LOGFS_COMPRESS_NONE), E(LOGFS_COMPRESS_ZLIB), E(LOGFS_COMPRESS_LZO),
     E(LOGFS_OP_READ), E(LOGFS_OP_WRITE), E(LOGFS_OP_SYNC), E(LOGFS_OP_META),
     E(LOGFS_OP_KINDS), E(LOGFS_TIME_NOW), E(LOGFS_TIME_OMIT),
+    /* fs/fstypes.h, fs/fsapi.h */
+    E(FS_OP_READ), E(FS_OP_WRITE), E(FS_OP_SYNC), E(FS_OP_META), E(FS_OP_KINDS),
+    E(FS_TIME_NOW), E(FS_TIME_OMIT), E(FSAPI_COUNTERS_MAX),
+    E(FSAPI_F_SPECIAL_FILES), E(FSAPI_F_XATTR), E(FSAPI_F_COMPRESS), E(FSAPI_F_FSCK),
+    E(FSAPI_F_ATTRS), E(FSAPI_F_FAULT_SAFE),
     /* analysis/results.h */
     E(RESULTS_RUNNING), E(RESULTS_COMPLETE), E(RESULTS_FAILED), E(RESULTS_INCOMPLETE),
     E(RESULTS_SCHEMA_VERSION),

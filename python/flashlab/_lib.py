@@ -1,23 +1,28 @@
 """Loading libflashlab.so and declaring its C API for ctypes.
 
-The structures below mirror sim/nand.h, fs/fstypes.h, fs/logfs/logfs.h,
-fs/fsapi.h and analysis/results.h field by field, with the same C types, so
-that ctypes lays them out as the C compiler does.  The library reports its
-own layouts (api/layout.h): for each struct its sizeof and alignment, for
-each member its offsetof, sizeof and kind of type (integer, floating,
-other), and the values of its enums and constants.  When the library is
-loaded (``get()``), every class here is compared with that table -- same
-field names in the same order, same offsets, sizes and kinds, same total
-size and alignment -- and so is every constant below; a mismatch raises
-LayoutError naming the struct and the field (or the constant) before
-anything else uses the library.  When a header changes, update this file.
+The library describes its own public structs (api/layout.h): for each its
+sizeof and alignment, for each member its offsetof, sizeof, kind and exact
+type (signed or unsigned integer, float, char, string, pointer, nested
+struct or pointer to one, with an array's element count), and the values
+of its enums and constants.  The ctypes Structure classes below are built
+from that table when the library is loaded (``get()``): this file names
+them (NandConfig is struct nand_config) and nothing more, so a member added
+to a C struct and its line in api/layout.c is seen here without an edit.
+Only the function signatures (_PROTOS, FSAPI_HOOKS) and the three classes
+that read the table itself are written by hand.  Every class is then
+checked against the table -- same field names in the same order, same
+offsets, sizes and kinds, same total size and alignment -- and so is every
+constant below; a mismatch (say a packed struct that ctypes would lay out
+otherwise) raises LayoutError naming the struct and the field (or the
+constant) before anything else uses the library.
 
 ``self_check()`` (run by the tests) repeats the comparison and also
 round-trips a YAML device file with a distinct value in every field through
 ``nand_config_load`` and ``nand_create`` + ``nand_get_config``.
 
 The library is loaded lazily by ``get()`` so that the pure-Python parts of
-the package (flashlab.results) work without it.
+the package (flashlab.results) work without it; a class built from the
+table loads it when its first instance is made.
 """
 
 import ctypes
@@ -25,12 +30,12 @@ import errno
 import os
 import stat
 import tempfile
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
-                    c_int64, c_size_t, c_uint, c_uint8, c_uint32, c_uint64,
-                    c_void_p)
+from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_float,
+                    c_int, c_int8, c_int16, c_int32, c_int64, c_longdouble, c_size_t,
+                    c_uint, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 
 __all__ = ["get", "lib_path", "lib_candidates", "self_check", "layout", "constants", "check_struct",
-           "LibraryNotFound", "LayoutError"]
+           "struct_class", "fsapi_hook", "LibraryNotFound", "LayoutError"]
 
 
 class LibraryNotFound(FileNotFoundError):
@@ -69,145 +74,57 @@ NAND_OP_READ, NAND_OP_PROGRAM, NAND_OP_ERASE = 0, 1, 2
 c_enum = c_int  # C enums of these small values are int-sized
 
 
-class NandGeometry(Structure):
+class _TableStruct(Structure):
+    """A struct whose _fields_ the layout table gives (see _build): the
+    classes below only name their C struct."""
+
+    def __new__(cls, *args, **kw):
+        if "_fields_" not in cls.__dict__:
+            get()  # builds every class of the table
+        return super().__new__(cls, *args, **kw)
+
+
+class NandGeometry(_TableStruct):
     _c_struct_ = "nand_geometry"
-    _fields_ = [
-        ("channels", c_uint32),
-        ("dies_per_channel", c_uint32),
-        ("planes_per_die", c_uint32),
-        ("blocks_per_plane", c_uint32),
-        ("pages_per_block", c_uint32),
-        ("page_size", c_uint32),
-        ("oob_size", c_uint32),
-    ]
 
 
-class NandTiming(Structure):
+class NandTiming(_TableStruct):
     _c_struct_ = "nand_timing"
-    _fields_ = [
-        ("t_r_ns", c_uint64),
-        ("t_r_upper_ns", c_uint64),
-        ("t_prog_ns", c_uint64),
-        ("t_prog_upper_ns", c_uint64),
-        ("t_bers_ns", c_uint64),
-        ("t_cycle_ns", c_uint64),
-        ("bus_bytes", c_uint32),
-        ("addr_cycles", c_uint32),
-        ("whole_page_reads", c_int),
-    ]
 
 
-class NandRberModel(Structure):
+class NandRberModel(_TableStruct):
     _c_struct_ = "nand_rber_model"
-    _fields_ = [(n, c_double) for n in
-                ("eps", "alpha", "k", "beta", "m", "n", "gamma", "p", "q")]
 
 
-class NandEcc(Structure):
+class NandEcc(_TableStruct):
     _c_struct_ = "nand_ecc"
-    _fields_ = [
-        ("codeword_bytes", c_uint32),
-        ("correct_bits", c_uint32),
-    ]
 
 
-class NandConfig(Structure):
+class NandConfig(_TableStruct):
     _c_struct_ = "nand_config"
-    _fields_ = [
-        ("name", c_char * 64),
-        ("geo", NandGeometry),
-        ("cell", c_enum),
-        ("nop", c_uint32),
-        ("pair_distance", c_uint32),
-        ("timing", NandTiming),
-        ("endurance", c_uint64),
-        ("endurance_sigma", c_double),
-        ("endurance_scale", c_double),
-        ("initial_pe", c_uint64),
-        ("factory_bad_fraction", c_double),
-        ("rber", NandRberModel),
-        ("ecc", NandEcc),
-        ("seed", c_uint64),
-        ("dedup", c_int),
-        ("compress", c_int),
-    ]
 
 
-class NandResult(Structure):
+class NandResult(_TableStruct):
     _c_struct_ = "nand_result"
-    _fields_ = [
-        ("start", c_uint64),
-        ("done", c_uint64),
-        ("corrected_bits", c_uint32),
-        ("raw_bit_errors", c_uint32),
-        ("max_cw_bits", c_uint32),
-    ]
 
 
-class NandOp(Structure):
+class NandOp(_TableStruct):
     _c_struct_ = "nand_op"
-    _fields_ = [
-        ("kind", c_enum),
-        ("block", c_uint32),
-        ("page", c_uint32),
-        ("data", c_void_p),
-        ("oob", c_void_p),
-        ("status", c_int),
-        ("res", NandResult),
-    ]
 
 
-class NandBlockInfo(Structure):
+class NandBlockInfo(_TableStruct):
     _c_struct_ = "nand_block_info"
-    _fields_ = [
-        ("pe_cycles", c_uint64),
-        ("endurance", c_uint64),
-        ("reads_since_erase", c_uint64),
-        ("pages_programmed", c_uint32),
-        ("factory_bad", c_int),
-        ("grown_bad", c_int),
-        ("marked_bad", c_int),
-        ("erase_torn", c_int),
-    ]
 
 
-class NandStats(Structure):
+class NandStats(_TableStruct):
     _c_struct_ = "nand_stats"
-    _fields_ = [(n, c_uint64) for n in (
-        "reads", "programs", "erases",
-        "bytes_read", "bytes_written",
-        "bits_corrected",
-        "ecc_failures",
-        "uncorrectable_reads",
-        "program_fails", "erase_fails",
-        "violations_not_erased", "violations_order", "violations_nop",
-        "violations_addr",
-        "power_cuts", "torn_programs", "torn_erases", "paired_corruptions",
-        "state_ops",
-        "pages_stored",
-        "bytes_stored",
-        "busy_ns",
-    )]
 
 
-class NandCorrupt(Structure):
+class NandCorrupt(_TableStruct):
     _c_struct_ = "nand_corrupt"
-    _fields_ = [
-        ("mode", c_enum),
-        ("block", c_uint32),
-        ("page", c_uint32),
-        ("bits", c_uint32),
-        ("offset", c_uint32),
-        ("length", c_uint32),
-        ("frac", c_double),
-        ("age_ns", c_uint64),
-        ("reads", c_uint64),
-        ("all_blocks", c_int),
-        ("seed", c_uint64),
-    ]
 
 
-# ---- fs/logfs/logfs.h -------------------------------------------------------------
+# ---- fs/logfs/logfs.h, fs/fstypes.h, fs/fsapi.h ------------------------------
 
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
 LOGFS_COMPRESS_NONE, LOGFS_COMPRESS_ZLIB, LOGFS_COMPRESS_LZO = 1, 2, 3
@@ -216,86 +133,52 @@ LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = ra
 LOGFS_TIME_NOW, LOGFS_TIME_OMIT = -(1 << 63), -(1 << 63) + 1
 
 
-class LogfsOptions(Structure):
+class LogfsOptions(_TableStruct):
     _c_struct_ = "logfs_options"
-    _fields_ = [
-        ("block_size", c_uint32),
-        ("anchor_blocks", c_uint32),
-        ("reserve_segments", c_uint32),
-        ("cache_bytes", c_uint64),
-        ("dirty_bytes", c_uint64),
-        ("readonly", c_int),
-        ("gc_policy", c_char_p),
-        ("gc_window", c_uint32),
-        ("gc_choices", c_uint32),
-        ("gc_seed", c_uint64),
-        ("gc_free_min", c_uint32),
-        ("gc_separate", c_int),
-        ("wear_leveling", c_int),
-        ("wl_threshold", c_uint32),
-        ("gc_idle_free", c_uint32),
-        ("clock", c_void_p),        # int64_t (*)(void *): None = simulated time
-        ("clock_ctx", c_void_p),
-        ("epoch_ns", c_int64),
-        ("scrub_threshold", c_uint32),
-        ("compress", c_int),        # LOGFS_COMPRESS_*: 0 = mkfs's choice
-        ("parallel", c_uint32),
-    ]
 
 
-class LogfsStat(Structure):
+class LogfsStat(_TableStruct):
     _c_struct_ = "fs_stat"
-    _fields_ = [
-        ("ino", c_uint64),
-        ("mode", c_uint32),
-        ("nlink", c_uint32),
-        ("uid", c_uint32),
-        ("gid", c_uint32),
-        ("size", c_uint64),
-        ("atime", c_int64),
-        ("mtime", c_int64),
-        ("ctime", c_int64),
-        ("rdev", c_uint64),
-    ]
 
 
-class LogfsStatfs(Structure):
+class LogfsStatfs(_TableStruct):
     _c_struct_ = "fs_statfs"
-    _fields_ = [
-        ("block_size", c_uint32),
-        ("total_bytes", c_uint64),
-        ("free_bytes", c_uint64),
-        ("files", c_uint64),
-    ]
 
 
-class LogfsStats(Structure):
+class LogfsStats(_TableStruct):
     _c_struct_ = "logfs_stats"
-    _fields_ = [(n, c_uint64) for n in (
-        "commits", "live_bytes", "mem_bytes", "cache_hits", "cache_misses",
-        "next_ino", "relocations", "host_bytes", "pages_data", "pages_meta",
-        "pages_anchor", "pages_gc", "erases", "gc_rounds", "gc_objects",
-        "gc_bytes", "gc_time_ns", "wl_moves", "gc_fallbacks", "free_segments",
-        "anchor_seq", "anchor_fallback", "gc_unreadable", "segfile_unreadable",
-        "scrub_flagged", "scrub_reads", "scrub_segments", "scrub_pages",
-        "data_raw_bytes", "data_stored_bytes", "compress",
-        "scrub_super", "scrub_anchor", "anchor_bad", "anchor_left",
-    )]
 
 
-class LogfsLatency(Structure):
+class LogfsLatency(_TableStruct):
     _c_struct_ = "fs_latency"
-    _fields_ = [
-        ("count", c_uint64),
-        ("p50_ns", c_uint64),
-        ("p99_ns", c_uint64),
-        ("p999_ns", c_uint64),
-        ("max_ns", c_uint64),
-        ("mean_ns", c_double),
-    ]
 
 
-# int (*)(void *ctx, const char *name, uint64_t ino, uint32_t type)
+FsLatency = LogfsLatency  # fs/fstypes.h's name
+
+
+class Fsapi(_TableStruct):
+    """An entry of fs/fsapi.h's table: its name, summary and entry points
+    (function pointers, read as c_void_p; fsapi_hook makes them callable)."""
+    _c_struct_ = "fsapi"
+
+
+FsapiHead = Fsapi  # its name when Python read only the head
+
+
+class FsapiCounter(_TableStruct):
+    """One named counter of a mounted fs (struct fsapi's stats)."""
+    _c_struct_ = "fsapi_counter"
+
+
+# fs/fstypes.h, fs/fsapi.h
+FS_OP_READ, FS_OP_WRITE, FS_OP_SYNC, FS_OP_META, FS_OP_KINDS = range(5)
+FS_TIME_NOW, FS_TIME_OMIT = LOGFS_TIME_NOW, LOGFS_TIME_OMIT
+FSAPI_COUNTERS_MAX = 64
+(FSAPI_F_SPECIAL_FILES, FSAPI_F_XATTR, FSAPI_F_COMPRESS, FSAPI_F_FSCK, FSAPI_F_ATTRS,
+ FSAPI_F_FAULT_SAFE) = (1 << i for i in range(6))
+
+
+# int (*)(void *ctx, const char *name, uint64_t ino, uint32_t type): fs_dir_fn
 LOGFS_DIR_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_uint64, c_uint32)
 
 
@@ -304,85 +187,29 @@ LOGFS_DIR_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_uint64, c_uint32)
 RESULTS_RUNNING, RESULTS_COMPLETE, RESULTS_FAILED, RESULTS_INCOMPLETE = range(4)
 
 
-class ResultsSample(Structure):
+class ResultsSample(_TableStruct):
     _c_struct_ = "results_sample"
-    _fields_ = [
-        ("seq", c_int64),
-        ("sim_time_ns", c_int64),
-        ("host_bytes", c_int64),
-        ("flash_bytes_programmed", c_int64),
-        ("data_pages", c_int64),
-        ("meta_pages", c_int64),
-        ("anchor_pages", c_int64),
-        ("gc_pages", c_int64),
-        ("erases", c_int64),
-        ("wa", c_double),
-        ("free_segments", c_int64),
-        ("gc_time_ns", c_int64),
-        ("gc_invocations", c_int64),
-    ]
 
 
-class ResultsMount(Structure):
+class ResultsMount(_TableStruct):
     _c_struct_ = "results_mount"
-    _fields_ = [
-        ("fs_kind", c_char_p),
-        ("device_bytes", c_int64),
-        ("fill_fraction", c_double),
-        ("clean", c_int),
-        ("sim_latency_ns", c_int64),
-        ("flash_time_ns", c_int64),
-        ("cpu_time_ns", c_int64),
-        ("pages_read", c_int64),
-        ("bytes_read", c_int64),
-        ("ram_bytes", c_int64),
-        ("wall_ns", c_int64),
-    ]
 
 
-class ResultsLatency(Structure):
+class ResultsLatency(_TableStruct):
     _c_struct_ = "results_latency"
-    _fields_ = [
-        ("op", c_char_p),
-        ("count", c_int64),
-        ("p50_ns", c_int64),
-        ("p99_ns", c_int64),
-        ("p999_ns", c_int64),
-        ("max_ns", c_int64),
-        ("mean_ns", c_double),
-    ]
 
 
-
-class ResultsFault(Structure):
+class ResultsFault(_TableStruct):
     _c_struct_ = "results_fault"
-    _fields_ = [
-        ("point", c_int64),
-        ("fault", c_char_p),
-        ("class_name", c_char_p),
-        ("block", c_int64),
-        ("page", c_int64),
-        ("outcome", c_char_p),
-        ("mounted", c_int),
-        ("state", c_char_p),
-        ("rolled_back", c_int64),
-        ("flagged", c_int),
-        ("files", c_int64),
-        ("files_eio", c_int64),
-        ("files_wrong", c_int64),
-        ("files_missing", c_int64),
-        ("crashed", c_int),
-        ("fsck", c_char_p),
-        ("after_write", c_char_p),
-        ("detail", c_char_p),
-    ]
 
-# ---- api/layout.h: the table the classes above are checked against ---------
+
+# ---- api/layout.h: the table itself ----------------------------------------
+# Written by hand: they read the table (checked against its own entries).
 
 class LayoutField(Structure):
     _c_struct_ = "flashlab_field"
     _fields_ = [("name", c_char_p), ("offset", c_uint32), ("size", c_uint32),
-                ("kind", c_char)]
+                ("kind", c_char), ("type", c_char), ("count", c_uint32), ("tag", c_char_p)]
 
 
 class LayoutStruct(Structure):
@@ -396,18 +223,10 @@ class LayoutEnum(Structure):
     _fields_ = [("name", c_char_p), ("value", c_int64)]
 
 
-LAYOUT_VERSION = 1  # FLASHLAB_LAYOUT_VERSION these three classes mirror
+LAYOUT_VERSION = 2  # FLASHLAB_LAYOUT_VERSION these three classes mirror
 
 
 # ---- prototypes -------------------------------------------------------------
-
-class FsapiHead(Structure):
-    """The first two members of struct fsapi (fs/fsapi.h): all Python reads
-    of an entry of the table; the rest stays opaque."""
-    _c_struct_ = "fsapi"
-    _c_head_ = True  # a prefix of the C struct: smaller, and fewer fields
-    _fields_ = [("name", c_char_p), ("summary", c_char_p)]
-
 
 _P = POINTER
 _dev = c_void_p   # nand_dev *
@@ -465,8 +284,10 @@ _PROTOS = {
     # fsck/fsck.h: the page map of media-fault campaigns (docs/faults.md)
     "fsck_page_map": (c_int, [_dev, _P(c_uint8)]),
     "fsck_page_class_name": (c_char_p, [c_int]),
-    # fs/fsapi.h
-    "fsapi_at": (_P(FsapiHead), [c_size_t]),
+    # fs/fsapi.h (the entry points of an entry: FSAPI_HOOKS)
+    "fsapi_at": (_P(Fsapi), [c_size_t]),
+    "fsapi_find": (_P(Fsapi), [c_char_p]),
+    "fsapi_probe": (_P(Fsapi), [_dev]),
     # fs/logfs/logfs.h
     "logfs_gc_policy_name": (c_char_p, [c_uint, _P(c_char_p)]),
     "logfs_option_set": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_char_p, c_size_t]),
@@ -539,11 +360,82 @@ _PROTOS = {
     "flashlab_enum_at": (_P(LayoutEnum), [c_size_t]),
 }
 
-# Every class get() checks against the library's table.
-_MIRRORED = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
-             NandOp, NandBlockInfo, NandStats, NandCorrupt, LogfsStat, LogfsStatfs, FsapiHead,
-             LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
-             ResultsLatency, ResultsFault, LayoutField, LayoutStruct, LayoutEnum)
+# The signatures of struct fsapi's entry points (fs/fsapi.h), by member name.
+FSAPI_HOOKS = {
+    "check_options": (c_int, [c_char_p, c_char_p, c_size_t]),
+    "option_help": (c_char_p, [c_uint, _P(c_char_p)]),
+    "mkfs": (c_int, [_dev, c_char_p]),
+    "probe": (c_int, [_dev]),
+    "mount": (c_int, [_dev, c_char_p, _P(c_void_p)]),
+    "unmount": (c_int, [_fs]),
+    "sync": (c_int, [_fs]),
+    "open": (c_int, [_fs, c_char_p, c_int, c_uint32]),
+    "close": (c_int, [_fs, c_int]),
+    "pread": (c_int64, [_fs, c_int, c_void_p, c_uint64, c_uint64]),
+    "pwrite": (c_int64, [_fs, c_int, c_void_p, c_uint64, c_uint64]),
+    "ftruncate": (c_int, [_fs, c_int, c_uint64]),
+    "punch": (c_int, [_fs, c_int, c_uint64, c_uint64]),
+    "fsync": (c_int, [_fs, c_int]),
+    "stat": (c_int, [_fs, c_char_p, _P(LogfsStat)]),
+    "lstat": (c_int, [_fs, c_char_p, _P(LogfsStat)]),
+    "fstat": (c_int, [_fs, c_int, _P(LogfsStat)]),
+    "mkdir": (c_int, [_fs, c_char_p, c_uint32]),
+    "mknod": (c_int, [_fs, c_char_p, c_uint32, c_uint64]),
+    "getxattr": (c_int64, [_fs, c_char_p, c_char_p, c_void_p, c_uint64]),
+    "setxattr": (c_int, [_fs, c_char_p, c_char_p, c_char_p, c_uint64, c_int]),
+    "listxattr": (c_int64, [_fs, c_char_p, c_void_p, c_uint64]),
+    "removexattr": (c_int, [_fs, c_char_p, c_char_p]),
+    "rmdir": (c_int, [_fs, c_char_p]),
+    "unlink": (c_int, [_fs, c_char_p]),
+    "rename": (c_int, [_fs, c_char_p, c_char_p]),
+    "link": (c_int, [_fs, c_char_p, c_char_p]),
+    "symlink": (c_int, [_fs, c_char_p, c_char_p]),
+    "readlink": (c_int64, [_fs, c_char_p, c_void_p, c_uint64]),
+    "readdir": (c_int, [_fs, c_char_p, _P(c_uint64), LOGFS_DIR_FN, c_void_p]),
+    "statfs": (c_int, [_fs, _P(LogfsStatfs)]),
+    "mem_bytes": (c_uint64, [_fs]),
+    "page_map": (c_int, [_dev, _P(c_uint8)]),
+    "stats": (c_size_t, [_fs, _P(FsapiCounter), c_size_t]),
+    "latency": (c_int, [_fs, c_int, _P(LogfsLatency)]),
+    "reset_latency": (None, [_fs]),
+    "set_gc_observer": (None, [_fs, c_void_p, c_void_p]),
+    "idle": (c_int, [_fs, c_uint64]),
+    "scrub": (c_int, [_fs, c_uint64]),
+    "block_role": (c_char_p, [_fs, c_uint32]),
+    "chmod": (c_int, [_fs, c_char_p, c_uint32]),
+    "chown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
+    "utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
+    "lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
+    "truncate": (c_int, [_fs, c_char_p, c_uint64]),
+    "format_check": (c_int, [_dev, c_char_p, c_size_t]),
+}
+_hook_types = {}  # name: its CFUNCTYPE
+
+
+def fsapi_hook(entry, name):
+    """Entry point `name` of an fsapi entry (an Fsapi structure) as a
+    callable, or None when the fs leaves it NULL (or the library's struct
+    fsapi has no such member)."""
+    if name not in FSAPI_HOOKS:
+        raise KeyError("no signature for fsapi member %r (FSAPI_HOOKS)" % name)
+    if name not in dict(type(entry)._fields_):
+        return None
+    addr = getattr(entry, name)
+    if not addr:
+        return None
+    if name not in _hook_types:
+        restype, argtypes = FSAPI_HOOKS[name]
+        _hook_types[name] = ctypes.CFUNCTYPE(restype, *argtypes)
+    return _hook_types[name](addr)
+
+
+# The classes built from the table, and the table's own (all checked at load).
+_BUILT = (NandGeometry, NandTiming, NandRberModel, NandEcc, NandConfig, NandResult,
+          NandOp, NandBlockInfo, NandStats, NandCorrupt, LogfsStat, LogfsStatfs, Fsapi,
+          FsapiCounter, LogfsOptions, LogfsStats, LogfsLatency, ResultsSample, ResultsMount,
+          ResultsLatency, ResultsFault)
+_MIRRORED = _BUILT + (LayoutField, LayoutStruct, LayoutEnum)
 
 # The constants above, each checked against the library's value.
 _CONSTANTS = (
@@ -559,6 +451,10 @@ _CONSTANTS = (
     "LOGFS_OP_READ", "LOGFS_OP_WRITE", "LOGFS_OP_SYNC", "LOGFS_OP_META", "LOGFS_OP_KINDS",
     "LOGFS_TIME_NOW", "LOGFS_TIME_OMIT",
     "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",
+    "FS_OP_READ", "FS_OP_WRITE", "FS_OP_SYNC", "FS_OP_META", "FS_OP_KINDS",
+    "FS_TIME_NOW", "FS_TIME_OMIT", "FSAPI_COUNTERS_MAX",
+    "FSAPI_F_SPECIAL_FILES", "FSAPI_F_XATTR", "FSAPI_F_COMPRESS", "FSAPI_F_FSCK",
+    "FSAPI_F_ATTRS", "FSAPI_F_FAULT_SAFE",
 )
 
 # The host's values that the file systems take as they are (fs.py passes
@@ -654,7 +550,7 @@ def get():
         _check_library(lib)
     except LayoutError as e:
         raise LayoutError("flashlab: %s: %s (python/flashlab/_lib.py and the library disagree: "
-                          "update _lib.py to the C headers, or rebuild with `make`)"
+                          "rebuild with `make`, or fix api/layout.c or _lib.py)"
                           % (path, e)) from None
     _lib = lib
     return lib
@@ -666,8 +562,9 @@ _table = None  # (structs, constants) of the loaded library
 
 
 def _read_table(lib):
-    """({name: {"size", "align", "fields": [(name, offset, size, kind)]}},
-    {constant: value}) from the library's api/layout.h table."""
+    """({name: {"size", "align", "fields": [(name, offset, size, kind, type,
+    count, tag)]}}, {constant: value}) from the library's api/layout.h
+    table (tag None but for a struct or a pointer to one)."""
     version = lib.flashlab_layout_version()
     if version != LAYOUT_VERSION:
         raise LayoutError("the library's layout table is version %d, _lib.py reads version %d: "
@@ -680,7 +577,8 @@ def _read_table(lib):
         if not p:
             break
         s = p.contents
-        fields = [(f.name.decode(), f.offset, f.size, f.kind.decode())
+        fields = [(f.name.decode(), f.offset, f.size, f.kind.decode(), f.type.decode(), f.count,
+                   f.tag.decode() if f.tag else None)
                   for f in (s.fields[j] for j in range(s.nfields))]
         structs[s.name.decode()] = {"size": s.size, "align": s.align, "fields": fields}
         i += 1
@@ -692,6 +590,79 @@ def _read_table(lib):
         consts[p.contents.name.decode()] = p.contents.value
         i += 1
     return structs, consts
+
+
+# ---- classes from the table -------------------------------------------------
+
+# layout.h's FLASHLAB_TYPE_* and element size: the ctypes type
+# (long double first: where it is a double's size, double wins)
+_SCALARS = {("f", ctypes.sizeof(c_longdouble)): c_longdouble,
+            ("i", 1): c_int8, ("i", 2): c_int16, ("i", 4): c_int32, ("i", 8): c_int64,
+            ("u", 1): c_uint8, ("u", 2): c_uint16, ("u", 4): c_uint32, ("u", 8): c_uint64,
+            ("b", ctypes.sizeof(c_bool)): c_bool, ("c", 1): c_char,
+            ("f", 4): c_float, ("f", 8): c_double,
+            ("s", ctypes.sizeof(c_char_p)): c_char_p, ("p", ctypes.sizeof(c_void_p)): c_void_p}
+
+_classes = {cls._c_struct_: cls for cls in _MIRRORED}  # tag: class
+
+
+def struct_class(tag, table=None):
+    """The ctypes class of struct tag, built from the layout table (by
+    default the loaded library's).  A struct of the table that this module
+    does not name gets a class of its own (CamelCase of its tag)."""
+    structs = table if table is not None else layout()
+    cls = _classes.get(tag)
+    if cls is None:
+        if tag not in structs:
+            raise LayoutError("struct %s: the library's layout table has no such struct" % tag)
+        name = "".join(w.capitalize() for w in tag.split("_"))
+        cls = _classes[tag] = type(name, (_TableStruct,), {"_c_struct_": tag})
+    if "_fields_" not in cls.__dict__:
+        _build(cls, structs, ())
+    return cls
+
+
+def _field_type(where, field, structs, building):
+    name, _off, size, _kind, typ, count, tag = field
+    n = count or 1
+    if typ in ("S", "P"):
+        if tag not in structs:
+            raise LayoutError("%s: field %r is of struct %s, which the table lacks"
+                              % (where, name, tag))
+        cls = _classes.get(tag) or struct_class(tag, structs)
+        if typ == "S":
+            if tag in building:
+                raise LayoutError("%s: field %r nests struct %s in itself" % (where, name, tag))
+            if "_fields_" not in cls.__dict__:
+                _build(cls, structs, building)
+            t = cls
+        else:
+            t = POINTER(cls)  # needs no fields yet: a struct may point to itself
+    else:
+        t = _SCALARS.get((typ, size // n))
+        if t is None or size % n:
+            raise LayoutError("%s: field %r: no ctypes type for type %r of %d bytes"
+                              % (where, name, typ, size // n))
+    return t * count if count else t
+
+
+def _build(cls, structs, building):
+    """Give cls its _fields_ from the table's entry for its tag."""
+    tag = cls._c_struct_
+    c = structs.get(tag)
+    if c is None:
+        raise LayoutError("struct %s (ctypes %s): the library's layout table has no such struct"
+                          % (tag, cls.__name__))
+    where = "struct %s (ctypes %s)" % (tag, cls.__name__)
+    cls._fields_ = [(f[0], _field_type(where, f, structs, building + (tag,)))
+                    for f in c["fields"]]
+
+
+def _build_all(structs):
+    for tag in structs:
+        cls = _classes.get(tag)
+        if cls is None or "_fields_" not in cls.__dict__:
+            struct_class(tag, structs)
 
 
 def _kind(ctype):
@@ -722,23 +693,19 @@ def check_struct(cls, table=None):
     c = structs.get(cname)
     if c is None:
         raise LayoutError("%s: the library's layout table has no such struct" % where)
-    head = getattr(cls, "_c_head_", False)
     cfields = c["fields"]
     pyfields = [(f[0], f[1]) for f in cls._fields_]
     cnames = [f[0] for f in cfields]
     pynames = [f[0] for f in pyfields]
     for i in range(max(len(cfields), len(pyfields))):
         if i >= len(pyfields):
-            if head:
-                break
-            name, off, size, _ = cfields[i]
+            name, off, size = cfields[i][:3]
             raise LayoutError("%s: field %r (offset %d, %d bytes) is missing from ctypes"
                               % (where, name, off, size))
         pyname, ctype = pyfields[i]
         if i >= len(cfields):
-            raise LayoutError("%s: ctypes field %r is not in the C struct%s"
-                              % (where, pyname, " (or not in its listed head)" if head else ""))
-        name, off, size, kind = cfields[i]
+            raise LayoutError("%s: ctypes field %r is not in the C struct" % (where, pyname))
+        name, off, size, kind = cfields[i][:4]
         if pyname != name:
             if pyname in cnames and name in pynames:
                 raise LayoutError("%s: field %d is %r in C but %r in ctypes (fields out of order)"
@@ -762,14 +729,13 @@ def check_struct(cls, table=None):
                               % (where, name, _KIND_NAMES.get(kind, repr(kind)),
                                  _KIND_NAMES[_kind(ctype)], ctype.__name__))
     size = ctypes.sizeof(cls)
-    if size != c["size"] and not (head and size <= c["size"]):
+    if size != c["size"]:
         raise LayoutError("%s: sizeof is %d in C, %d in ctypes" % (where, c["size"], size))
-    if ctypes.alignment(cls) != c["align"] and not head:
+    if ctypes.alignment(cls) != c["align"]:
         raise LayoutError("%s: alignment is %d in C, %d in ctypes"
                           % (where, c["align"], ctypes.alignment(cls)))
-    return ("sizeof(struct %s) = %d, align %d, %s%d fields: %s matches"
-            % (cname, c["size"], c["align"], "the first " if head else "",
-               len(pyfields), cls.__name__))
+    return ("sizeof(struct %s) = %d, align %d, %d fields: %s matches"
+            % (cname, c["size"], c["align"], len(pyfields), cls.__name__))
 
 
 def check_constants(consts=None):
@@ -795,15 +761,17 @@ def check_constants(consts=None):
                               "the library was built for another platform"
                               % (name, consts[name], getattr(module, name), module.__name__))
         host += 1
-    return ["%d constants (NAND_E_*, NAND_OP_*, LOGFS_WL_*, LOGFS_OP_*, RESULTS_*) match "
-            "the library's" % len(_CONSTANTS),
+    return ["%d constants (NAND_E_*, NAND_OP_*, LOGFS_WL_*, LOGFS_OP_*, RESULTS_*, FS_OP_*, "
+            "FSAPI_F_*) match the library's" % len(_CONSTANTS),
             "%d host constants (O_*, SEEK_*, S_IF*) match os/stat" % host]
 
 
 def _check_library(lib):
-    """At load: read the table, check every mirrored class and constant."""
+    """At load: read the table, build the classes from it, check every
+    class (built or written here) and constant."""
     global _table
     table = _read_table(lib)
+    _build_all(table[0])
     for cls in _MIRRORED:
         check_struct(cls, table[0])
     check_constants(table[1])
@@ -811,8 +779,8 @@ def _check_library(lib):
 
 
 def layout():
-    """{struct tag: {"size", "align", "fields": [(name, offset, size, kind)]}}
-    as the library reports it (api/layout.h)."""
+    """{struct tag: {"size", "align", "fields": [(name, offset, size, kind,
+    type, count, tag)]}} as the library reports it (api/layout.h)."""
     get()
     return _table[0]
 
@@ -949,6 +917,8 @@ def struct_dict(s):
         v = getattr(s, name)
         if isinstance(v, Structure):
             v = struct_dict(v)
+        elif isinstance(v, ctypes.Array):
+            v = [struct_dict(x) if isinstance(x, Structure) else x for x in v]
         elif isinstance(v, bytes):
             v = v.decode("utf-8", "replace")
         out[name] = v

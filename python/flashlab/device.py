@@ -142,11 +142,13 @@ def config_from(yaml_path=None, **settings):
 
 class _Handle:
     """The C pointer, shared by a Python object and whoever must release it
-    first (a LogFS is released by its Device's close)."""
-    __slots__ = ("ptr",)
+    first (a mounted file system is released by its Device's close, through
+    release: its kind's unmount)."""
+    __slots__ = ("ptr", "release")
 
-    def __init__(self, ptr=None):
+    def __init__(self, ptr=None, release=None):
         self.ptr = ptr
+        self.release = release
 
 
 class Snapshot:
@@ -194,7 +196,7 @@ class Device:
         """Takes ownership of a nand_dev pointer (use create/open)."""
         self._lib = lib or _lib.get()
         self._h = _Handle(ptr)
-        self._mounts = set()     # _Handle of each LogFS mounted on it
+        self._mounts = set()     # _Handle of each file system mounted on it
         self._snapshots = set()  # _Handle of each live snapshot
         self.last_result = None  # dict of the last read/program/erase's nand_result
 
@@ -277,7 +279,7 @@ class Device:
         for h in list(self._mounts):
             if h.ptr:
                 ptr, h.ptr = h.ptr, None
-                rc = self._lib.logfs_unmount(ptr)
+                rc = h.release(ptr) if h.release else self._lib.logfs_unmount(ptr)
                 if rc < 0 and first_error is None:
                     first_error = OSError(-rc, "unmount at device close: %s"
                                           % os.strerror(-rc))

@@ -12,6 +12,7 @@ import errno
 import gc
 import os
 import random
+import re
 import sqlite3
 import stat
 import sys
@@ -23,7 +24,8 @@ if os.path.join(_ROOT, "python") not in sys.path:
     sys.path.insert(0, os.path.join(_ROOT, "python"))
 
 import flashlab  # noqa: E402
-from flashlab import Device, LogFS, NandError, Results, _lib  # noqa: E402
+from flashlab import (Device, FileSystem, LogFS, NandError, NotSupported,  # noqa: E402
+                      Results, _lib)
 from flashlab import experiment  # noqa: E402
 from flashlab.results import ResultsError  # noqa: E402
 
@@ -71,6 +73,58 @@ class TestLayout(unittest.TestCase):
         self.assertEqual(c["size"], _lib.ctypes.sizeof(_lib.NandConfig))
         self.assertEqual([f[0] for f in c["fields"]], [f[0] for f in _lib.NandConfig._fields_])
 
+    def test_classes_are_built_from_the_table(self):
+        # every struct of the table has a class whose fields, offsets, sizes
+        # and total size are the table's: none is written in Python
+        table = _lib.layout()
+        for tag, c in table.items():
+            cls = _lib.struct_class(tag)
+            self.assertEqual(_lib.ctypes.sizeof(cls), c["size"], tag)
+            self.assertEqual([f[0] for f in cls._fields_], [f[0] for f in c["fields"]], tag)
+            for name, off, size, *_ in c["fields"]:
+                self.assertEqual((getattr(cls, name).offset, getattr(cls, name).size),
+                                 (off, size), "%s.%s" % (tag, name))
+        self.assertIs(_lib.struct_class("nand_config"), _lib.NandConfig)
+        self.assertEqual(_lib.NandConfig.geo.size, _lib.ctypes.sizeof(_lib.NandGeometry))
+        self.assertIs(dict(_lib.NandConfig._fields_)["geo"], _lib.NandGeometry)
+
+    def test_fsapi_members_need_no_python_edit(self):
+        # every member fs/fsapi.h declares in struct fsapi is in the class
+        # built from the table, at the C offset (layout.c's line is the edit)
+        with open(os.path.join(_ROOT, "fs", "fsapi.h")) as f:
+            src = f.read()
+        body = re.search(r"struct fsapi \{(.*?)\n\};", src, re.S).group(1)
+        body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)
+        names = []
+        for decl in body.split(";"):
+            m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", decl) or re.search(r"(\w+)\s*$", decl)
+            if m:
+                names.append(m.group(1))
+        self.assertIn("readdir", names)
+        self.assertEqual([f[0] for f in _lib.Fsapi._fields_], names)
+        c = _lib.layout()["fsapi"]
+        self.assertEqual(_lib.ctypes.sizeof(_lib.Fsapi), c["size"])
+
+    def test_a_new_member_needs_no_python_edit(self):
+        # a struct the library might describe: built from its entry alone
+        table = dict(_lib.layout())
+        ecc = table["nand_ecc"]
+        table["test_widget"] = {"size": 48, "align": 8, "fields": [
+            ("count", 0, 4, "i", "u", 0, None), ("delta", 4, 2, "i", "i", 0, None),
+            ("tag", 6, 10, "-", "c", 10, None), ("ratio", 16, 8, "f", "f", 0, None),
+            ("ecc", 24, ecc["size"], "-", "S", 0, "nand_ecc"),
+            ("next", 32, 8, "-", "P", 0, "test_widget"), ("name", 40, 8, "-", "s", 0, None)]}
+        cls = _lib.struct_class("test_widget", table)
+        self.assertEqual(cls.__name__, "TestWidget")
+        self.assertEqual(_lib.ctypes.sizeof(cls), 48)
+        self.assertIn("matches", _lib.check_struct(cls, table))
+        w = cls(count=7, delta=-2, tag=b"abc", ratio=0.5, name=b"w")
+        w.ecc.correct_bits = 9
+        self.assertEqual(_lib.struct_dict(w)["tag"], "abc")
+        self.assertEqual((w.count, w.delta, w.ratio, w.ecc.correct_bits), (7, -2, 0.5, 9))
+        w.next = _lib.ctypes.pointer(w)
+        self.assertEqual(w.next.contents.count, 7)
+
     def test_every_class_is_in_the_table(self):
         table = _lib.layout()
         for cls in _lib._MIRRORED:
@@ -87,6 +141,7 @@ class TestLayout(unittest.TestCase):
         return msg
 
     def test_wrong_classes_are_rejected(self):
+        _lib.get()  # the classes get their fields from the library's table
         good = list(_lib.NandStats._fields_)
 
         def copy(fields, name="BadStats"):
@@ -141,8 +196,7 @@ class TestLayout(unittest.TestCase):
         import subprocess
         code = ("import ctypes, flashlab\n"
                 "from flashlab import _lib\n"
-                "f = list(_lib.NandStats._fields_)\n"
-                "f[0], f[1] = f[1], f[0]\n"
+                "f = [('programs', ctypes.c_uint64), ('reads', ctypes.c_uint64)]\n"
                 "Bad = type('Bad', (ctypes.Structure,), {'_c_struct_': 'nand_stats', "
                 "'_fields_': f})\n"
                 "_lib._MIRRORED = _lib._MIRRORED + (Bad,)\n"
@@ -416,6 +470,147 @@ class TestDevice(TempDirMixin, unittest.TestCase):
         with self.assertRaises(ValueError):
             dev.stats()
         self.assertIn("closed", repr(dev))
+
+
+class TestFileSystem(unittest.TestCase):
+    """FileSystem: every kind of fs/fsapi.h through its table."""
+
+    def test_round_trip_every_kind(self):
+        kinds = flashlab.fs_kinds()
+        self.assertEqual(set(kinds), {"logfs", "jffs2-scan", "jffs2-summary", "blockfs"})
+        for kind in kinds:
+            with self.subTest(kind=kind), small_device() as dev:
+                FileSystem.mkfs(dev, kind=kind)
+                big = pattern(20000, 5)
+                with FileSystem.mount(dev, kind=kind) as fs:
+                    self.assertEqual(fs.kind, kind)
+                    fs.mkdir("/d")
+                    fs.write_file("/d/big", big)
+                    fd = fs.open("/d/pos", os.O_RDWR | os.O_CREAT, 0o600)
+                    self.assertEqual(fs.write(fd, b"abc"), 3)
+                    self.assertEqual(fs.write(fd, b"def"), 3)
+                    self.assertEqual(fs.lseek(fd, 2), 2)
+                    self.assertEqual(fs.read(fd, 3), b"cde")
+                    self.assertEqual(fs.pwrite(fd, b"XY", 4), 2)
+                    fs.fsync(fd)
+                    self.assertEqual(fs.fstat(fd).size, 6)
+                    fs.close(fd)
+                    fs.write_file("/gone", b"x")
+                    fs.rename("/gone", "/d/moved")
+                    fs.unlink("/d/moved")
+                    fs.sync()
+                    self.assertGreater(fs.statfs().total_bytes, 0)
+                self.assertTrue(fs.closed)
+                with FileSystem.mount(dev) as fs:  # probed
+                    self.assertEqual(fs.kind, kind)
+                    self.assertEqual(fs.read_file("/d/big"), big)
+                    self.assertEqual(fs.read_file("/d/pos"), b"abcdXY")
+                    self.assertEqual(sorted(fs.listdir("/d")), ["big", "pos"])
+                    self.assertTrue(stat.S_ISDIR(fs.stat("/d").mode))
+                    self.assertEqual(fs.stat("/d/pos").mode & 0o777, 0o600)
+                    with self.assertRaises(FileNotFoundError):
+                        fs.stat("/d/moved")
+
+    def test_kind_does_not_support(self):
+        with small_device() as dev:
+            FileSystem.mkfs(dev, kind="blockfs")
+            with FileSystem.mount(dev) as fs:
+                self.assertFalse(fs.supports("mknod"))
+                self.assertTrue(fs.supports("pread"))
+                with self.assertRaises(NotSupported) as cm:
+                    fs.mknod("/fifo", stat.S_IFIFO | 0o644)
+                self.assertIn("blockfs does not support", str(cm.exception))
+                self.assertEqual(cm.exception.errno, errno.ENOTSUP)
+                self.assertIsInstance(cm.exception, OSError)
+                self.assertIsInstance(cm.exception, NotImplementedError)
+                fs.write_file("/f", b"x")
+                with self.assertRaisesRegex(NotSupported, "blockfs does not support"):
+                    fs.setxattr("/f", "user.a", b"1")
+
+    def test_hooks_features_and_options(self):
+        self.assertTrue({"special_files", "xattr", "attrs"} <= flashlab.fs_features("logfs"))
+        self.assertNotIn("special_files", flashlab.fs_features("blockfs"))
+        self.assertIn("compress", flashlab.fs_features("jffs2-scan"))
+        self.assertIn("gc_policy", flashlab.option_keys("logfs"))
+        self.assertEqual(flashlab.option_keys(), flashlab.option_keys("logfs"))
+        self.assertIn("block_size", flashlab.option_keys("blockfs"))
+        with small_device() as dev:
+            # the kind's check_options, with its text naming the key
+            with self.assertRaises(OSError) as cm:
+                FileSystem.mkfs(dev, kind="blockfs", options="nonsense=1")
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertIn("nonsense", cm.exception.strerror)
+            FileSystem.mkfs(dev, kind="blockfs", block_size=4096)
+            with FileSystem.mount(dev) as fs:
+                self.assertEqual(fs.features, flashlab.fs_features("blockfs"))
+                for what, call in (("stats", fs.stats), ("latency", lambda: fs.latency("read")),
+                                   ("idle", lambda: fs.idle(1)), ("scrub", lambda: fs.scrub(1)),
+                                   ("chmod", lambda: fs.chmod("/", 0o700))):
+                    with self.assertRaisesRegex(NotSupported, "blockfs does not support"):
+                        call()
+                fs.write_file("/t", b"0123456789")
+                fs.truncate("/t", 4)  # no hook: open, ftruncate, close
+                self.assertEqual(fs.read_file("/t"), b"0123")
+        with small_device() as dev:
+            FileSystem.mkfs(dev, kind="logfs")
+            with FileSystem.mount(dev, dirty="64K") as fs:
+                fs.reset_latency()
+                fs.write_file("/t", b"0123456789")
+                fs.sync()
+                st = fs.stats()
+                self.assertGreaterEqual(st["commits"], 1)
+                self.assertEqual(st["host_bytes"], 10)
+                self.assertEqual(set(st), set(f[0] for f in _lib.LogfsStats._fields_))
+                self.assertEqual(fs.latency("sync")["count"], 1)
+                fs.idle(10**6)
+                self.assertGreaterEqual(fs.scrub(4), 0)
+                self.assertIsInstance(fs.block_role(0), str)
+                fs.chmod("/t", 0o600)
+                self.assertEqual(fs.stat("/t").mode & 0o777, 0o600)
+                fs.utimens("/t", 5 * 10**9, _lib.FS_TIME_OMIT)
+                self.assertEqual(fs.stat("/t").atime, 5 * 10**9)
+                fs.truncate("/t", 3)
+                self.assertEqual(fs.read_file("/t"), b"012")
+
+    def test_logfs_is_a_filesystem(self):
+        self.assertTrue(issubclass(LogFS, FileSystem))
+        with small_device() as dev:
+            FileSystem.mkfs(dev, kind="logfs", options="block_size=4096")
+            with FileSystem.mount(dev, options="cache=1M") as fs:
+                self.assertIs(type(fs), LogFS)  # probed, with LogFS's extras
+                self.assertEqual(fs.kind, "logfs")
+                fs.write_file("/a", b"data")
+                self.assertGreaterEqual(fs.stats()["commits"], 0)
+            with LogFS.mount(dev, readonly=True) as fs:
+                self.assertIsInstance(fs, FileSystem)
+                self.assertEqual(fs.read_file("/a"), b"data")
+                self.assertTrue(fs.supports("mknod"))
+
+    def test_bad_kind_options_and_blank_device(self):
+        with small_device() as dev:
+            with self.assertRaises(OSError) as cm:
+                FileSystem.mkfs(dev, kind="no-such-fs")
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertIn("blockfs", str(cm.exception))  # names the kinds there are
+            with self.assertRaises(OSError) as cm:
+                FileSystem.mount(dev)  # nothing to probe
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            with self.assertRaises(OSError) as cm:
+                FileSystem.mkfs(dev, kind="blockfs", options="no_such_key=1")
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+
+    def test_close_device_unmounts_any_kind(self):
+        dev = small_device()
+        FileSystem.mkfs(dev, kind="jffs2-summary")
+        fs = FileSystem.mount(dev, kind="jffs2-summary")
+        fs.write_file("/f", b"x")
+        with self.assertRaises(OSError) as cm:
+            FileSystem.mount(dev)
+        self.assertEqual(cm.exception.errno, errno.EBUSY)
+        dev.close()
+        self.assertTrue(fs.closed)
+        with self.assertRaises(ValueError):
+            fs.stat("/")
 
 
 class TestLifetime(unittest.TestCase):
