@@ -129,7 +129,7 @@ class NandCorrupt(_TableStruct):
 LOGFS_WL_DYNAMIC, LOGFS_WL_NONE, LOGFS_WL_STATIC = 0, 1, 2
 LOGFS_COMPRESS_NONE, LOGFS_COMPRESS_ZLIB, LOGFS_COMPRESS_LZO = 1, 2, 3
 LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = range(5)
-# logfs_utimens: "now" and "leave as it is" (utimensat's UTIME_NOW, UTIME_OMIT)
+# utimens: "now" and "leave as it is" (utimensat's UTIME_NOW, UTIME_OMIT)
 LOGFS_TIME_NOW, LOGFS_TIME_OMIT = -(1 << 63), -(1 << 63) + 1
 
 
@@ -290,52 +290,7 @@ _PROTOS = {
     "fsapi_probe": (_P(Fsapi), [_dev]),
     # fs/logfs/logfs.h
     "logfs_gc_policy_name": (c_char_p, [c_uint, _P(c_char_p)]),
-    "logfs_option_set": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_char_p, c_size_t]),
     "logfs_options_parse": (c_int, [_P(LogfsOptions), c_char_p, c_char_p, c_size_t]),
-    "logfs_option_help": (c_char_p, [c_uint, _P(c_char_p)]),
-    "logfs_mkfs": (c_int, [_dev, _P(LogfsOptions)]),
-    "logfs_mount": (c_int, [_dev, _P(LogfsOptions), _P(c_void_p)]),
-    "logfs_sync": (c_int, [_fs]),
-    "logfs_unmount": (c_int, [_fs]),
-    "logfs_open": (c_int, [_fs, c_char_p, c_int, c_uint32]),
-    "logfs_close": (c_int, [_fs, c_int]),
-    "logfs_read": (c_int64, [_fs, c_int, c_void_p, c_uint64]),
-    "logfs_write": (c_int64, [_fs, c_int, c_void_p, c_uint64]),
-    "logfs_pread": (c_int64, [_fs, c_int, c_void_p, c_uint64, c_uint64]),
-    "logfs_pwrite": (c_int64, [_fs, c_int, c_void_p, c_uint64, c_uint64]),
-    "logfs_lseek": (c_int64, [_fs, c_int, c_int64, c_int]),
-    "logfs_ftruncate": (c_int, [_fs, c_int, c_uint64]),
-    "logfs_truncate": (c_int, [_fs, c_char_p, c_uint64]),
-    "logfs_punch": (c_int, [_fs, c_int, c_uint64, c_uint64]),
-    "logfs_fsync": (c_int, [_fs, c_int]),
-    "logfs_stat": (c_int, [_fs, c_char_p, _P(LogfsStat)]),
-    "logfs_lstat": (c_int, [_fs, c_char_p, _P(LogfsStat)]),
-    "logfs_fstat": (c_int, [_fs, c_int, _P(LogfsStat)]),
-    "logfs_chmod": (c_int, [_fs, c_char_p, c_uint32]),
-    "logfs_chown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
-    "logfs_host_clock": (c_int64, [c_void_p]),
-    "logfs_utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
-    "logfs_lchown": (c_int, [_fs, c_char_p, c_uint32, c_uint32]),
-    "logfs_lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
-    "logfs_mkdir": (c_int, [_fs, c_char_p, c_uint32]),
-    "logfs_mknod": (c_int, [_fs, c_char_p, c_uint32, c_uint64]),
-    "logfs_getxattr": (c_int64, [_fs, c_char_p, c_char_p, c_void_p, c_uint64]),
-    "logfs_setxattr": (c_int, [_fs, c_char_p, c_char_p, c_char_p, c_uint64, c_int]),
-    "logfs_listxattr": (c_int64, [_fs, c_char_p, c_void_p, c_uint64]),
-    "logfs_removexattr": (c_int, [_fs, c_char_p, c_char_p]),
-    "logfs_rmdir": (c_int, [_fs, c_char_p]),
-    "logfs_unlink": (c_int, [_fs, c_char_p]),
-    "logfs_rename": (c_int, [_fs, c_char_p, c_char_p]),
-    "logfs_link": (c_int, [_fs, c_char_p, c_char_p]),
-    "logfs_symlink": (c_int, [_fs, c_char_p, c_char_p]),
-    "logfs_readlink": (c_int64, [_fs, c_char_p, c_void_p, c_uint64]),
-    "logfs_readdir": (c_int, [_fs, c_char_p, _P(c_uint64), LOGFS_DIR_FN, c_void_p]),
-    "logfs_statfs": (c_int, [_fs, _P(LogfsStatfs)]),
-    "logfs_get_stats": (None, [_fs, _P(LogfsStats)]),
-    "logfs_get_latency": (c_int, [_fs, c_int, _P(LogfsLatency)]),
-    "logfs_reset_latency": (None, [_fs]),
-    "logfs_idle": (c_int, [_fs, c_uint64]),
-    "logfs_scrub": (c_int, [_fs, c_uint64]),
     # analysis/results.h (writer; the Python reader is flashlab.results)
     "results_open": (c_int, [c_char_p, _P(c_void_p), c_char_p, c_size_t]),
     "results_close": (c_int, [_res]),

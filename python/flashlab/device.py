@@ -279,7 +279,7 @@ class Device:
         for h in list(self._mounts):
             if h.ptr:
                 ptr, h.ptr = h.ptr, None
-                rc = h.release(ptr) if h.release else self._lib.logfs_unmount(ptr)
+                rc = h.release(ptr)  # its kind's unmount
                 if rc < 0 and first_error is None:
                     first_error = OSError(-rc, "unmount at device close: %s"
                                           % os.strerror(-rc))

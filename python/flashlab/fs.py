@@ -628,8 +628,8 @@ class FileSystem:
 
 class LogFS(FileSystem):
     """A mounted LogFS.  Use LogFS.mount(device, ...).  Its calls go through
-    fsapi's logfs entry; only read, write and lseek, with the file position
-    LogFS keeps, call logfs_* directly (fsapi has pread and pwrite)."""
+    fsapi's logfs entry, as every kind's do; read, write and lseek keep the
+    file position in Python (FileSystem's)."""
 
     kind = "logfs"
     mkfs = staticmethod(mkfs)
@@ -643,20 +643,6 @@ class LogFS(FileSystem):
 
     def __repr__(self):
         return "<flashlab.LogFS %s>" % ("unmounted" if self.closed else "mounted")
-
-    def read(self, fd, n):
-        """Up to n bytes from the file position (LogFS keeps it)."""
-        buf = ctypes.create_string_buffer(n)
-        rc = self._call(self._lib.logfs_read(self._fs(), fd, buf, n))
-        return ctypes.string_at(buf, rc)
-
-    def write(self, fd, data):
-        """Bytes written (all of them unless an error is raised)."""
-        data = _bytes(data)
-        return self._call(self._lib.logfs_write(self._fs(), fd, data, len(data)))
-
-    def lseek(self, fd, offset, whence=os.SEEK_SET):
-        return self._call(self._lib.logfs_lseek(self._fs(), fd, offset, whence))
 
 
 _KINDS = {"logfs": LogFS}  # the class FileSystem.mount gives a kind
