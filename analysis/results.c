@@ -101,7 +101,7 @@ static const char retention_table[] =
     " erases INTEGER, scrub_reads INTEGER, scrub_segments INTEGER, scrub_pages INTEGER);"
     "CREATE INDEX IF NOT EXISTS retention_run ON retention(run_id, seq);";
 
-int res_fail(struct results *r, const char *what)
+int results_fail(struct results *r, const char *what)
 {
     const char *msg = r->db ? sqlite3_errmsg(r->db) : NULL;
     if (msg && strcmp(msg, "not an error"))
@@ -111,7 +111,7 @@ int res_fail(struct results *r, const char *what)
     return -1;
 }
 
-int res_failf(struct results *r, const char *fmt, ...)
+int results_failf(struct results *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -120,44 +120,44 @@ int res_failf(struct results *r, const char *fmt, ...)
     return -1;
 }
 
-int res_exec(struct results *r, const char *sql)
+int results_exec(struct results *r, const char *sql)
 {
-    return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : res_fail(r, "sql");
+    return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : results_fail(r, "sql");
 }
 
-int res_begin(struct results *r)
+int results_txn_begin(struct results *r)
 {
     return sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK
-               ? 0 : res_fail(r, "begin transaction");
+               ? 0 : results_fail(r, "begin transaction");
 }
 
-int res_end(struct results *r, int rc)
+int results_txn_end(struct results *r, int rc)
 {
     if (rc == 0 && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
     if (rc == 0)
-        res_fail(r, "commit");
+        results_fail(r, "commit");
     if (!sqlite3_get_autocommit(r->db))
         sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
 }
 
-int res_step_done(struct results *r, sqlite3_stmt *st, const char *what)
+int results_step_done(struct results *r, sqlite3_stmt *st, const char *what)
 {
     int rc = sqlite3_step(st);
-    int ok = rc == SQLITE_DONE ? 0 : res_fail(r, what);
+    int ok = rc == SQLITE_DONE ? 0 : results_fail(r, what);
     sqlite3_reset(st);
     return ok;
 }
 
-void res_hostname(char *buf, size_t len)
+void results_hostname(char *buf, size_t len)
 {
     if (gethostname(buf, len))
         buf[0] = 0;
     buf[len - 1] = 0;
 }
 
-int res_check_header(struct results *r, sqlite3 *db, int64_t *version)
+int results_check_header(struct results *r, sqlite3 *db, int64_t *version)
 {
     /* One statement, so one snapshot: another process may be creating the
      * schema at this moment. */
@@ -177,20 +177,20 @@ int res_check_header(struct results *r, sqlite3 *db, int64_t *version)
     if (rc != SQLITE_ROW) {
         /* The first read of the file is where a non-database shows. */
         if (sqlite3_errcode(db) == SQLITE_NOTADB)
-            return res_failf(r, "not an SQLite database");
-        return res_failf(r, "cannot read: %s", sqlite3_errmsg(db));
+            return results_failf(r, "not an SQLite database");
+        return results_failf(r, "cannot read: %s", sqlite3_errmsg(db));
     }
     if (*version == 0 && ntables == 0)
         return 0; /* empty: ours to create */
     if (app != RESULTS_APP_ID)
-        return res_failf(r, "an SQLite database, but not a flashlab results one "
+        return results_failf(r, "an SQLite database, but not a flashlab results one "
                             "(application_id 0x%llx)", (unsigned long long)app);
     if (*version > RESULTS_SCHEMA_VERSION)
-        return res_failf(r, "results schema version %lld is newer than this program "
+        return results_failf(r, "results schema version %lld is newer than this program "
                             "supports (%d); use a newer flashlab",
                          (long long)*version, RESULTS_SCHEMA_VERSION);
     if (*version < 1)
-        return res_failf(r, "results schema version %lld is not valid", (long long)*version);
+        return results_failf(r, "results schema version %lld is not valid", (long long)*version);
     return 0;
 }
 
@@ -210,23 +210,23 @@ static const char faults_table[] =
 static int create_schema(struct results *r)
 {
     int64_t v = 0;
-    if (res_begin(r))
+    if (results_txn_begin(r))
         return -1;
-    int rc = res_check_header(r, r->db, &v);
+    int rc = results_check_header(r, r->db, &v);
     if (!rc && v == 0 && sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
-        rc = res_fail(r, "creating the schema");
+        rc = results_fail(r, "creating the schema");
     if (!rc && sqlite3_exec(r->db, faults_table, NULL, NULL, NULL) != SQLITE_OK)
-        rc = res_fail(r, "creating the faults table");
+        rc = results_fail(r, "creating the faults table");
     if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
-        rc = res_fail(r, "creating the final view");
+        rc = results_fail(r, "creating the final view");
     if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)
-        rc = res_fail(r, "creating the retention table");
+        rc = results_fail(r, "creating the retention table");
     /* version 1 -> 2: the tables above, then the version */
     if (!rc && v == 1 &&
         sqlite3_exec(r->db, "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION), NULL, NULL,
                      NULL) != SQLITE_OK)
-        rc = res_fail(r, "migrating to schema version " STR(RESULTS_SCHEMA_VERSION));
-    return res_end(r, rc);
+        rc = results_fail(r, "migrating to schema version " STR(RESULTS_SCHEMA_VERSION));
+    return results_txn_end(r, rc);
 }
 
 /* Switching to WAL needs an exclusive lock and SQLite does not call the
@@ -238,7 +238,7 @@ static int set_wal(struct results *r)
         if (rc == SQLITE_OK)
             return 0;
         if ((rc & 0xff) != SQLITE_BUSY || tries >= 6000) /* 60 s, as the busy timeout */
-            return res_fail(r, "journal_mode = WAL");
+            return results_fail(r, "journal_mode = WAL");
         usleep(10000);
     }
 }
@@ -250,10 +250,10 @@ static int configure(struct results *r)
     sqlite3_busy_timeout(r->db, 60000);
     sqlite3_extended_result_codes(r->db, 1);
     int64_t v = 0;
-    if (res_check_header(r, r->db, &v))
+    if (results_check_header(r, r->db, &v))
         return -1; /* before anything writes to a file that is not ours */
-    if (set_wal(r) || res_exec(r, "PRAGMA synchronous = NORMAL") ||
-        res_exec(r, "PRAGMA foreign_keys = ON") || res_exec(r, "PRAGMA temp_store = MEMORY"))
+    if (set_wal(r) || results_exec(r, "PRAGMA synchronous = NORMAL") ||
+        results_exec(r, "PRAGMA foreign_keys = ON") || results_exec(r, "PRAGMA temp_store = MEMORY"))
         return -1;
     return create_schema(r);
 }
@@ -268,7 +268,7 @@ int results_open(const char *path, struct results **out, char *err, size_t errle
     }
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &r->db, flags, NULL) != SQLITE_OK)
-        res_fail(r, "cannot open");
+        results_fail(r, "cannot open");
     else if (configure(r) == 0) {
         *out = r;
         return 0;
@@ -286,7 +286,7 @@ int results_close(struct results *r)
     int rc = results_flush(r);
     if (rc) /* the caller cannot ask once r is gone */
         fprintf(stderr, "results: rows lost at close: %s\n", r->err);
-    res_queue_clear(r);
+    results_queue_clear(r);
     free(r->q);
     for (int k = 0; k < RS_COUNT; k++)
         sqlite3_finalize(r->st[k]);
@@ -337,19 +337,19 @@ int results_mark_stale(struct results *r, int64_t *marked)
     sqlite3_stmt *st = NULL;
     if (marked)
         *marked = 0;
-    res_hostname(host, sizeof host);
+    results_hostname(host, sizeof host);
     if (!host[0])
-        return res_failf(r, "mark stale: this host has no name");
+        return results_failf(r, "mark stale: this host has no name");
     if (results_flush(r))
         return -1;
     if (sqlite3_create_function(r->db, "pid_gone", 1, SQLITE_UTF8, NULL, pid_gone, NULL,
                                 NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
-        return res_fail(r, "mark stale");
+        return results_fail(r, "mark stale");
     }
     sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-    int rc = res_step_done(r, st, "mark stale");
+    int rc = results_step_done(r, st, "mark stale");
     if (!rc && marked)
         *marked = sqlite3_changes(r->db);
     sqlite3_finalize(st);

@@ -18,7 +18,7 @@ int results_find_complete_run(struct results *r, const char *exp_name, const cha
     if (results_flush(r))
         return -1;
     if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return res_fail(r, "find run");
+        return results_fail(r, "find run");
     sqlite3_bind_text(st, 1, exp_name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, params_json, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, (int64_t)seed); /* stored as these bits */
@@ -30,5 +30,5 @@ int results_find_complete_run(struct results *r, const char *exp_name, const cha
             snprintf(version, vlen, "%s", (const char *)sqlite3_column_text(st, 1));
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? found : res_fail(r, "find run");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? found : results_fail(r, "find run");
 }

@@ -14,7 +14,7 @@
 #define RESULTS_FLUSH_SECONDS 5   /* oldest queued row older: flush */
 
 /* Prepared statements, made on first use (SQL in results_write.c). */
-enum res_stmt {
+enum results_stmt {
     RS_SAMPLE, RS_ERASE, RS_MOUNT, RS_GC, RS_LATENCY, RS_POWERCUT, RS_FAULT, RS_KV,
     RS_RETENTION,
     RS_EXP_FIND, RS_EXP_ADD, RS_RUN_ADD, RS_RUN_END,
@@ -30,7 +30,7 @@ struct res_val {
 };
 
 struct res_row {
-    enum res_stmt stmt;
+    enum results_stmt stmt;
     int n;
     struct res_val v[RESULTS_MAX_COLS];
 };
@@ -45,28 +45,28 @@ struct results {
 };
 
 /* Record "what: sqlite's message" (or just what when db has none); -1. */
-int res_fail(struct results *r, const char *what);
+int results_fail(struct results *r, const char *what);
 /* printf-style error; -1. */
-int res_failf(struct results *r, const char *fmt, ...)
+int results_failf(struct results *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Run SQL with no parameters and no result rows. */
-int res_exec(struct results *r, const char *sql);
+int results_exec(struct results *r, const char *sql);
 /* BEGIN IMMEDIATE (takes the write lock now, so no upgrade deadlock). */
-int res_begin(struct results *r);
-/* Finish res_begin: COMMIT when rc is 0, else ROLLBACK (keeping the error
+int results_txn_begin(struct results *r);
+/* Finish results_txn_begin: COMMIT when rc is 0, else ROLLBACK (keeping the error
  * already recorded).  Returns 0 only if committed. */
-int res_end(struct results *r, int rc);
+int results_txn_end(struct results *r, int rc);
 /* Step a statement that returns no rows, then reset it; what names it in
  * the error. */
-int res_step_done(struct results *r, sqlite3_stmt *st, const char *what);
+int results_step_done(struct results *r, sqlite3_stmt *st, const char *what);
 /* Check that db holds a results schema this program can read; *version
  * gets its user_version (0: empty file, which is fine for a new DB). */
-int res_check_header(struct results *r, sqlite3 *db, int64_t *version);
+int results_check_header(struct results *r, sqlite3 *db, int64_t *version);
 /* This host's name for runs.hostname ("" if unknown). */
-void res_hostname(char *buf, size_t len);
+void results_hostname(char *buf, size_t len);
 /* The cached statement, reset and with bindings cleared; NULL on error. */
-sqlite3_stmt *res_stmt(struct results *r, enum res_stmt which);
+sqlite3_stmt *results_stmt(struct results *r, enum results_stmt which);
 /* Drop queued rows without writing them. */
-void res_queue_clear(struct results *r);
+void results_queue_clear(struct results *r);
 
 #endif

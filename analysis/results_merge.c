@@ -51,7 +51,7 @@ static int copy_run_table(struct results *r, const char *table)
     char sql[2048];
     int rc = -1;
     if (sqlite3_prepare_v2(r->db, cols_sql, -1, &st, NULL) != SQLITE_OK)
-        return res_fail(r, "merge: columns");
+        return results_fail(r, "merge: columns");
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         const char *cols = (const char *)sqlite3_column_text(st, 0);
@@ -59,13 +59,13 @@ static int copy_run_table(struct results *r, const char *table)
                          "INSERT INTO main.%s (run_id, %s) SELECT m.dst_id, %s FROM msrc.%s s"
                          " JOIN merge_run m ON m.src_id = s.run_id ORDER BY s.rowid",
                          table, cols, cols, table);
-        rc = n > 0 && (size_t)n < sizeof sql ? 0 : res_failf(r, "merge: %s: too many columns", table);
+        rc = n > 0 && (size_t)n < sizeof sql ? 0 : results_failf(r, "merge: %s: too many columns", table);
     } else {
-        res_fail(r, "merge: columns");
+        results_fail(r, "merge: columns");
     }
     sqlite3_finalize(st);
     if (!rc && sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        rc = res_fail(r, table);
+        rc = results_fail(r, table);
     return rc;
 }
 
@@ -78,18 +78,18 @@ static int check_src(struct results *r, const char *src_path)
     int64_t v = 0;
     int rc = sqlite3_open_v2(src_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0 : -1;
     if (rc)
-        res_failf(r, "cannot open: %s", sqlite3_errmsg(db));
+        results_failf(r, "cannot open: %s", sqlite3_errmsg(db));
     else
-        rc = res_check_header(r, db, &v);
+        rc = results_check_header(r, db, &v);
     sqlite3_close(db);
     if (!rc && v == 0)
-        rc = res_failf(r, "an empty file, no results in it");
+        rc = results_failf(r, "an empty file, no results in it");
 
     struct stat a, b;
     const char *dst_path = sqlite3_db_filename(r->db, "main");
     if (!rc && dst_path && *dst_path && !stat(src_path, &a) && !stat(dst_path, &b) &&
         a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        rc = res_failf(r, "it is the database merged into");
+        rc = results_failf(r, "it is the database merged into");
     return rc;
 }
 
@@ -97,8 +97,8 @@ static int step_count(struct results *r, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return res_fail(r, "merge: count");
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : res_fail(r, "merge: count");
+        return results_fail(r, "merge: count");
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : results_fail(r, "merge: count");
     *out = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc;
@@ -107,10 +107,10 @@ static int step_count(struct results *r, const char *sql, int64_t *out)
 static int merge_attached(struct results *r, struct results_merge_stats *st)
 {
     int64_t src_runs = 0;
-    int rc = res_exec(r, "DROP TABLE IF EXISTS temp.merge_exp; DROP TABLE IF EXISTS temp.merge_run");
+    int rc = results_exec(r, "DROP TABLE IF EXISTS temp.merge_exp; DROP TABLE IF EXISTS temp.merge_run");
     for (size_t k = 0; !rc && k < sizeof merge_sql / sizeof merge_sql[0]; k++) {
         if (sqlite3_exec(r->db, merge_sql[k], NULL, NULL, NULL) != SQLITE_OK)
-            rc = res_fail(r, "merge");
+            rc = results_fail(r, "merge");
         else if (k == 2)
             st->experiments_added = sqlite3_changes(r->db);
         else if (k == 4)
@@ -129,7 +129,7 @@ static int merge_attached(struct results *r, struct results_merge_stats *st)
         rc = step_count(r, "SELECT count(*) FROM msrc.runs", &src_runs);
     st->runs_skipped = src_runs - st->runs_copied;
     if (!rc)
-        rc = res_exec(r, "DROP TABLE temp.merge_exp; DROP TABLE temp.merge_run");
+        rc = results_exec(r, "DROP TABLE temp.merge_exp; DROP TABLE temp.merge_run");
     return rc;
 }
 
@@ -145,21 +145,21 @@ int results_merge(struct results *dst, const char *src_path, struct results_merg
         return -1;
     if (check_src(dst, src_path)) {
         snprintf(why, sizeof why, "%s", dst->err);
-        return res_failf(dst, "merge %s: %s", src_path, why);
+        return results_failf(dst, "merge %s: %s", src_path, why);
     }
     /* ATTACH takes the file name as a bound value; not inside a transaction. */
     if (sqlite3_prepare_v2(dst->db, "ATTACH DATABASE ?1 AS msrc", -1, &att, NULL) != SQLITE_OK)
-        return res_fail(dst, "merge: attach");
+        return results_fail(dst, "merge: attach");
     sqlite3_bind_text(att, 1, src_path, -1, SQLITE_STATIC);
-    int rc = res_step_done(dst, att, "merge: attach");
+    int rc = results_step_done(dst, att, "merge: attach");
     sqlite3_finalize(att);
     if (rc)
         return -1;
-    if (!(rc = res_begin(dst)))
-        rc = res_end(dst, merge_attached(dst, st));
+    if (!(rc = results_txn_begin(dst)))
+        rc = results_txn_end(dst, merge_attached(dst, st));
     if (rc) {
         snprintf(why, sizeof why, "%s", dst->err);
-        res_failf(dst, "merge %s: %s", src_path, why);
+        results_failf(dst, "merge %s: %s", src_path, why);
         *st = local; /* rolled back: nothing was added */
     }
     sqlite3_exec(dst->db, "DETACH DATABASE msrc", NULL, NULL, NULL);

@@ -64,7 +64,7 @@ static const struct {
                     " * 86400.0, 3) WHERE id = ?1 AND status = 'running'"},
 };
 
-sqlite3_stmt *res_stmt(struct results *r, enum res_stmt which)
+sqlite3_stmt *results_stmt(struct results *r, enum results_stmt which)
 {
     sqlite3_stmt **st = &r->st[which];
     if (*st) {
@@ -74,7 +74,7 @@ sqlite3_stmt *res_stmt(struct results *r, enum res_stmt which)
     }
     if (sqlite3_prepare_v3(r->db, stmts[which].sql, -1, SQLITE_PREPARE_PERSISTENT, st,
                            NULL) != SQLITE_OK) {
-        res_fail(r, stmts[which].what);
+        results_fail(r, stmts[which].what);
         *st = NULL;
     }
     return *st;
@@ -96,7 +96,7 @@ static const char *version_or_default(const char *v)
 static int find_or_add_experiment(struct results *r, const char *name, const char *config_path,
                                   const char *config_text, const char *version, int64_t *exp_id)
 {
-    sqlite3_stmt *st = res_stmt(r, RS_EXP_FIND);
+    sqlite3_stmt *st = results_stmt(r, RS_EXP_FIND);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -105,17 +105,17 @@ static int find_or_add_experiment(struct results *r, const char *name, const cha
     if (s == SQLITE_ROW)
         *exp_id = sqlite3_column_int64(st, 0);
     else if (s != SQLITE_DONE)
-        res_fail(r, "find experiment");
+        results_fail(r, "find experiment");
     sqlite3_reset(st);
     if (s != SQLITE_DONE)
         return s == SQLITE_ROW ? 0 : -1;
-    if (!(st = res_stmt(r, RS_EXP_ADD)))
+    if (!(st = results_stmt(r, RS_EXP_ADD)))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, config_path, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, config_text, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, version_or_default(version), -1, SQLITE_STATIC);
-    if (res_step_done(r, st, "add experiment"))
+    if (results_step_done(r, st, "add experiment"))
         return -1;
     *exp_id = sqlite3_last_insert_rowid(r->db);
     return 0;
@@ -125,10 +125,10 @@ int results_begin_experiment(struct results *r, const char *name, const char *co
                              const char *config_text, const char *version, int64_t *exp_id)
 {
     if (!name)
-        return res_failf(r, "begin experiment: no name");
-    if (res_begin(r))
+        return results_failf(r, "begin experiment: no name");
+    if (results_txn_begin(r))
         return -1;
-    return res_end(r, find_or_add_experiment(r, name, config_path, config_text, version, exp_id));
+    return results_txn_end(r, find_or_add_experiment(r, name, config_path, config_text, version, exp_id));
 }
 
 int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
@@ -136,8 +136,8 @@ int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
                       int64_t *run_id)
 {
     char host[256];
-    res_hostname(host, sizeof host);
-    sqlite3_stmt *st = res_stmt(r, RS_RUN_ADD);
+    results_hostname(host, sizeof host);
+    sqlite3_stmt *st = results_stmt(r, RS_RUN_ADD);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, exp_id);
@@ -148,7 +148,7 @@ int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
     if (host[0])
         sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 7, getpid());
-    if (res_step_done(r, st, "begin run"))
+    if (results_step_done(r, st, "begin run"))
         return -1;
     *run_id = sqlite3_last_insert_rowid(r->db);
     return 0;
@@ -158,19 +158,19 @@ int results_end_run(struct results *r, int64_t run_id, enum results_status statu
                     const char *error)
 {
     if (status == RESULTS_RUNNING || !results_status_name(status))
-        return res_failf(r, "end run %lld: not a final status", (long long)run_id);
+        return results_failf(r, "end run %lld: not a final status", (long long)run_id);
     if (results_flush(r))
         return -1;
-    sqlite3_stmt *st = res_stmt(r, RS_RUN_END);
+    sqlite3_stmt *st = results_stmt(r, RS_RUN_END);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, results_status_name(status), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-    if (res_step_done(r, st, "end run"))
+    if (results_step_done(r, st, "end run"))
         return -1;
     if (sqlite3_changes(r->db) != 1)
-        return res_failf(r, "end run %lld: no such run, or it is not 'running'",
+        return results_failf(r, "end run %lld: no such run, or it is not 'running'",
                          (long long)run_id);
     return 0;
 }
@@ -189,7 +189,7 @@ static double mono_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void res_queue_clear(struct results *r)
+void results_queue_clear(struct results *r)
 {
     for (size_t k = 0; k < r->qlen; k++)
         for (int c = 0; c < r->q[k].n; c++)
@@ -214,31 +214,31 @@ int results_flush(struct results *r)
 {
     if (!r->qlen)
         return 0;
-    int rc = res_begin(r);
+    int rc = results_txn_begin(r);
     for (size_t k = 0; !rc && k < r->qlen; k++) {
         const struct res_row *row = &r->q[k];
-        sqlite3_stmt *st = res_stmt(r, row->stmt);
+        sqlite3_stmt *st = results_stmt(r, row->stmt);
         if (!st)
             rc = -1;
         else if (bind_row(st, row) != SQLITE_OK)
-            rc = res_fail(r, stmts[row->stmt].what);
+            rc = results_fail(r, stmts[row->stmt].what);
         else
-            rc = res_step_done(r, st, stmts[row->stmt].what);
+            rc = results_step_done(r, st, stmts[row->stmt].what);
     }
-    rc = res_end(r, rc);
-    res_queue_clear(r); /* written, or dropped with the error reported */
+    rc = results_txn_end(r, rc);
+    results_queue_clear(r); /* written, or dropped with the error reported */
     return rc;
 }
 
 /* Queue one row (text values are copied); write the batch when it is full
  * or its oldest row has waited long enough. */
-static int queue_row(struct results *r, enum res_stmt which, const struct res_val *v, int n)
+static int queue_row(struct results *r, enum results_stmt which, const struct res_val *v, int n)
 {
     if (r->qlen == r->qcap) {
         size_t cap = r->qcap ? 2 * r->qcap : 64;
         struct res_row *q = realloc(r->q, cap * sizeof *q);
         if (!q)
-            return res_failf(r, "%s: out of memory", stmts[which].what);
+            return results_failf(r, "%s: out of memory", stmts[which].what);
         r->q = q;
         r->qcap = cap;
     }
@@ -250,7 +250,7 @@ static int queue_row(struct results *r, enum res_stmt which, const struct res_va
         if (v[c].type == RV_TEXT && !(row->v[c].s = strdup(v[c].s))) {
             for (int k = 0; k < c; k++)
                 free(row->v[k].s);
-            return res_failf(r, "%s: out of memory", stmts[which].what);
+            return results_failf(r, "%s: out of memory", stmts[which].what);
         }
     }
     if (r->qlen++ == 0)
@@ -290,7 +290,7 @@ int results_add_gc_event(struct results *r, int64_t run_id, const struct results
 int results_add_latency(struct results *r, int64_t run_id, const struct results_latency *l)
 {
     if (!l->op)
-        return res_failf(r, "latency: no op");
+        return results_failf(r, "latency: no op");
     struct res_val v[] = {I(run_id), S(l->op), I(l->count), I(l->p50_ns), I(l->p99_ns),
                           I(l->p999_ns), I(l->max_ns), D(l->mean_ns)};
     return queue_row(r, RS_LATENCY, v, NV(v));
@@ -325,7 +325,7 @@ int results_add_fault(struct results *r, int64_t run_id, const struct results_fa
 int results_set_kv(struct results *r, int64_t run_id, const char *key, double value)
 {
     if (!key)
-        return res_failf(r, "kv: no key");
+        return results_failf(r, "kv: no key");
     struct res_val v[] = {I(run_id), S(key), D(value)};
     return queue_row(r, RS_KV, v, NV(v));
 }
@@ -333,7 +333,7 @@ int results_set_kv(struct results *r, int64_t run_id, const char *key, double va
 int results_set_kv_text(struct results *r, int64_t run_id, const char *key, const char *value)
 {
     if (!key)
-        return res_failf(r, "kv: no key");
+        return results_failf(r, "kv: no key");
     struct res_val v[] = {I(run_id), S(key), S(value)};
     return queue_row(r, RS_KV, v, NV(v));
 }
@@ -342,11 +342,11 @@ int results_set_kv_text(struct results *r, int64_t run_id, const char *key, cons
 int results_add_erase_counts(struct results *r, int64_t run_id, int64_t seq,
                              const uint32_t *counts, uint32_t nblocks)
 {
-    if (results_flush(r) || res_begin(r))
+    if (results_flush(r) || results_txn_begin(r))
         return -1;
     int rc = 0;
     for (uint32_t b = 0; b < nblocks && !rc; b++) {
-        sqlite3_stmt *st = res_stmt(r, RS_ERASE);
+        sqlite3_stmt *st = results_stmt(r, RS_ERASE);
         if (!st) {
             rc = -1;
             break;
@@ -355,7 +355,7 @@ int results_add_erase_counts(struct results *r, int64_t run_id, int64_t seq,
         sqlite3_bind_int64(st, 2, seq);
         sqlite3_bind_int64(st, 3, b);
         sqlite3_bind_int64(st, 4, counts[b]);
-        rc = res_step_done(r, st, "erase_counts");
+        rc = results_step_done(r, st, "erase_counts");
     }
-    return res_end(r, rc);
+    return results_txn_end(r, rc);
 }

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
             break;
         struct pc_options po = {.jobs = 2, .repro = -1, .fsck = fsck_verdict, .log = stderr};
         struct pc_summary sum;
-        rc = powercut_run(&r, NULL, 0, &po, &sum, err, sizeof err);
+        rc = exp_powercut_run(&r, NULL, 0, &po, &sum, err, sizeof err);
         points += sum.points;
         failed += sum.failed;
         exp_run_free(&r);

@@ -67,7 +67,7 @@ static void print_table(const struct fault_summary *s)
     printf("  %-14s %8s", "class", "pages");
     for (int o = 0; o < FO_COUNT; o++)
         if (col[o])
-            printf(" %15s", fault_outcome_name(o));
+            printf(" %15s", exp_fault_outcome_name(o));
     printf("\n");
     for (unsigned c = 0; c < s->nclasses; c++) {
         uint64_t n = 0;
@@ -102,7 +102,7 @@ static int run_faults(void *ctx, const struct campaign *c, const struct exp_run 
                                .fsck = r->faults.fsck ? fsck_verdict : NULL, .log = stderr,
                                .repro_cmd = repro_cmd, .progress = progress};
     memset(&x->sum, 0, sizeof x->sum);
-    return faults_run(r, c->db, run_id, &fo, &x->sum, err, errlen);
+    return exp_faults_run(r, c->db, run_id, &fo, &x->sum, err, errlen);
 }
 
 static void report_faults(void *ctx, const struct campaign *c, uint32_t k,

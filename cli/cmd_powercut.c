@@ -56,7 +56,7 @@ static int run_powercut(void *ctx, const struct campaign *c, const struct exp_ru
     struct pc_options po = {.jobs = (int)c->jobs, .repro = c->point,
                             .fsck = r->pc.fsck ? fsck_verdict : NULL, .log = stderr,
                             .repro_cmd = repro_cmd, .progress = progress};
-    return powercut_run(r, c->db, run_id, &po, &x->sum, err, errlen);
+    return exp_powercut_run(r, c->db, run_id, &po, &x->sum, err, errlen);
 }
 
 static void report_powercut(void *ctx, const struct campaign *c, uint32_t k,

@@ -94,7 +94,7 @@ static int child_run(struct experiment *e, const char *db_path, int64_t exp_id,
     } else {
         struct child_ctx c = {fd};
         struct exp_progress prog = {child_progress, &c};
-        rc = runner_run(&r, db, run_id, &prog, err, sizeof err) ? 1 : 0;
+        rc = exp_runner_run(&r, db, run_id, &prog, err, sizeof err) ? 1 : 0;
         if (rc)
             fprintf(stderr, "flashlab run: run %u: %s\n", k, err);
         if (results_end_run(db, run_id, rc ? RESULTS_FAILED : RESULTS_COMPLETE,

@@ -47,8 +47,8 @@ const char *exp_path_missing(const char *exp_path, const char *name, const char 
 static int read_seeds(struct experiment *e, struct yview *v, yaml_node_t *root, char *err,
                       size_t errlen)
 {
-    yaml_node_t *one = yview_get(v, root, "", "seed"), *list = yview_get(v, root, "", "seeds");
-    yaml_node_t *reps = yview_get(v, root, "", "repetitions");
+    yaml_node_t *one = ydoc_view_get(v, root, "", "seed"), *list = ydoc_view_get(v, root, "", "seeds");
+    yaml_node_t *reps = ydoc_view_get(v, root, "", "repetitions");
     e->nseeds = 1;
     e->seeds[0] = 1;
     e->reps = 1;
@@ -125,17 +125,17 @@ static int read_run(struct experiment *e, struct yview *v, struct exp_run *r, ch
                     size_t errlen)
 {
     yaml_node_t *root = ydoc_root(&e->doc);
-    if (yview_check_keys(v, root, "", top_keys, err, errlen) ||
+    if (ydoc_view_check_keys(v, root, "", top_keys, err, errlen) ||
         exp_device(v, root, r, err, errlen) || exp_fs(v, root, r, err, errlen) ||
         exp_workload(v, root, "", &r->wl, err, errlen) || exp_stop(v, root, "", &r->stop, err, errlen) ||
         exp_sample(v, root, r, err, errlen) || exp_powercut(v, root, &r->pc, err, errlen) ||
         exp_faults(v, root, &r->faults, err, errlen) ||
         exp_mount(v, root, r, err, errlen) || exp_retention(v, root, &r->ret, err, errlen))
         return -1;
-    yaml_node_t *age = yview_get(v, root, "", "age");
+    yaml_node_t *age = ydoc_view_get(v, root, "", "age");
     if (age) {
         static const char *const age_keys[] = {"workload", "stop", NULL};
-        if (yview_check_keys(v, age, "age", age_keys, err, errlen) ||
+        if (ydoc_view_check_keys(v, age, "age", age_keys, err, errlen) ||
             exp_workload(v, age, "age", &r->age, err, errlen) ||
             exp_stop(v, age, "age", &r->age_stop, err, errlen))
             return -1;
@@ -175,7 +175,7 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
     size_t n = 0;
     char *out = calloc(1, 1), num[64];
     for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
-        char *j = yview_json_key(v, root, "", sections[i]);
+        char *j = ydoc_view_json_key(v, root, "", sections[i]);
         if (j)
             cat(&out, &n, "%s\"%s\":", n ? "," : "{", sections[i]);
         if (j)
@@ -191,7 +191,7 @@ static char *params_json(struct experiment *e, struct yview *v, const struct exp
     cat(&out, &n, "%s%s", "\"sweep\":{", "");
     struct yview plain = {&e->doc, NULL, 0};
     for (uint32_t a = 0; a < e->naxes; a++) {
-        char *val = yview_json(&plain, v->ov[a].value, "");
+        char *val = ydoc_view_json(&plain, v->ov[a].value, "");
         cat(&out, &n, "%s\"%s\":", a ? "," : "", v->ov[a].path);
         cat(&out, &n, "%s%s", val ? val : "null", "");
         free(val);
@@ -262,14 +262,14 @@ int experiment_load(const char *path, struct experiment **out, char *err, size_t
     }
     yaml_node_t *root = ydoc_root(&e->doc);
     struct yview plain = {&e->doc, NULL, 0};
-    yaml_node_t *nm = yview_get(&plain, root, "", "name");
+    yaml_node_t *nm = ydoc_view_get(&plain, root, "", "name");
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     snprintf(e->name, sizeof e->name, "%.*s", (int)strcspn(base, "."), base);
     int rc = nm ? ydoc_string(&e->doc, nm, "name", e->name, sizeof e->name, err, errlen) : 0;
     if (!rc)
         rc = read_seeds(e, &plain, root, err, errlen);
     if (!rc)
-        rc = read_sweep(e, yview_get(&plain, root, "", "sweep"), err, errlen);
+        rc = read_sweep(e, ydoc_view_get(&plain, root, "", "sweep"), err, errlen);
     if (!rc && (uint64_t)e->combos * e->nseeds * e->reps > EXP_MAX_RUNS)
         rc = ydoc_fail(&e->doc, root, err, errlen, "more than %u runs", EXP_MAX_RUNS);
     if (!rc)

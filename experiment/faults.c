@@ -26,17 +26,17 @@ static const char *const outcome_names[FO_COUNT] = {
     "n/a", "crash", "refused", "silent-rollback", "wrong-bytes", "lost", "rolled-back",
     "eio", "ok"};
 
-const char *fault_outcome_name(int o)
+const char *exp_fault_outcome_name(int o)
 {
     return o >= 0 && o < FO_COUNT ? outcome_names[o] : NULL;
 }
 
-int fault_outcome_bad(int o)
+int exp_fault_outcome_bad(int o)
 {
     return o == FO_CRASH || o == FO_SILENT_ROLLBACK || o == FO_WRONG || o == FO_LOST;
 }
 
-enum fault_outcome fault_outcome_of(const struct fault_result *r)
+enum fault_outcome exp_fault_outcome_of(const struct fault_result *r)
 {
     if (!r->applied)
         return FO_NA;
@@ -193,7 +193,7 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
             dcat(out->detail, sizeof out->detail, "%s", b);
         }
     }
-    fref_compare(&m.fs, &im->ref, res, out->detail + strlen(out->detail),
+    exp_faults_ref_compare(&m.fs, &im->ref, res, out->detail + strlen(out->detail),
                  sizeof out->detail - strlen(out->detail));
     /* after the reads: the fs goes read-only when it first needs the block */
     uint64_t unreadable;
@@ -206,7 +206,7 @@ static void check_point(const struct exp_run *r, const struct fault_options *o, 
     if (verbose) {
         char *text = NULL;
         uint64_t d;
-        fs_digest(&m.fs, &d, &text);
+        wl_fs_digest(&m.fs, &d, &text);
         fprintf(verbose, "the file system after the fault:\n%s", text ? text : "");
         free(text);
     }
@@ -235,7 +235,7 @@ static const char *class_of(const struct campaign *c, const struct fpoint *pt)
 static void record(struct campaign *c, const struct msg *m)
 {
     const struct fpoint *pt = &c->p->v[m->point];
-    enum fault_outcome oc = fault_outcome_of(&m->res);
+    enum fault_outcome oc = exp_fault_outcome_of(&m->res);
     struct fault_summary *s = c->sum;
     s->points++;
     s->count[pt->cls][oc]++;
@@ -243,7 +243,7 @@ static void record(struct campaign *c, const struct msg *m)
         struct results_fault row = {
             .point = (int64_t)m->point, .fault = exp_fault_kind_name(pt->kind),
             .class_name = class_of(c, pt), .block = pt->block, .page = pt->page,
-            .outcome = fault_outcome_name(oc), .mounted = m->res.mounted, .state = m->state,
+            .outcome = exp_fault_outcome_name(oc), .mounted = m->res.mounted, .state = m->state,
             .rolled_back = m->res.rolled_back, .flagged = m->res.flagged,
             .files = m->res.files, .files_eio = m->res.files_eio,
             .files_wrong = m->res.files_wrong, .files_missing = m->res.files_missing,
@@ -251,12 +251,12 @@ static void record(struct campaign *c, const struct msg *m)
             .detail = m->detail};
         results_add_fault(c->db, c->run_id, &row);
     }
-    if (fault_outcome_bad(oc) || oc == FO_REFUSED) {
-        s->bad += fault_outcome_bad(oc);
+    if (exp_fault_outcome_bad(oc) || oc == FO_REFUSED) {
+        s->bad += exp_fault_outcome_bad(oc);
         exp_progress_report(&c->o->progress, &(struct exp_report){.phase = EXP_PHASE_NOTE});
         fprintf(c->log, "point %llu: %s fault in %s (block %lld page %lld): %s: %s\n",
                 (unsigned long long)m->point, exp_fault_kind_name(pt->kind), class_of(c, pt),
-                (long long)pt->block, (long long)pt->page, fault_outcome_name(oc), m->detail);
+                (long long)pt->block, (long long)pt->page, exp_fault_outcome_name(oc), m->detail);
         if (c->o->repro_cmd)
             fprintf(c->log, "  reproduce: %s %llu\n", c->o->repro_cmd,
                     (unsigned long long)m->point);
@@ -314,7 +314,7 @@ static void summary_init(struct fault_summary *s, const struct image *im)
     s->class_pages[im->nnames] = im->npages;
 }
 
-int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
                const struct fault_options *o, struct fault_summary *sum, char *err,
                size_t errlen)
 {
@@ -323,7 +323,7 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
     struct image im;
     struct plan p = {0};
     int rc = -1;
-    if (image_build(r, o->map, &im, err, errlen) || plan_build(r, &im, &p, err, errlen))
+    if (exp_faults_image_build(r, o->map, &im, err, errlen) || exp_faults_plan_build(r, &im, &p, err, errlen))
         goto out;
     summary_init(sum, &im);
     struct campaign c = {.r = r, .o = o, .im = &im, .p = &p, .db = db, .run_id = run_id,
@@ -342,7 +342,7 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
         check_point(r, o, &im, (uint64_t)o->point, pt, &m, c.log);
         fprintf(c.log, "outcome: %s; mounted %d, state %s, fsck %s, writing afterwards %s; "
                 "files %lld: %lld unreadable, %lld wrong, %lld missing\n%s%s",
-                fault_outcome_name(fault_outcome_of(&m.res)), m.res.mounted, m.state, m.fsck,
+                exp_fault_outcome_name(exp_fault_outcome_of(&m.res)), m.res.mounted, m.state, m.fsck,
                 m.after,
                 (long long)m.res.files, (long long)m.res.files_eio,
                 (long long)m.res.files_wrong, (long long)m.res.files_missing, m.detail,
@@ -388,6 +388,6 @@ int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
     rc = err[0] ? -1 : 0;
 out:
     free(p.v);
-    image_free(&im);
+    exp_faults_image_free(&im);
     return rc;
 }

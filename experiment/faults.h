@@ -40,10 +40,10 @@ enum fault_outcome {
 };
 /* "n/a", "crash", "refused", "silent-rollback", "wrong-bytes", "lost",
  * "rolled-back", "eio", "ok" */
-const char *fault_outcome_name(int o);
+const char *exp_fault_outcome_name(int o);
 /* crash, silent rollback, wrong bytes, lost files: a LogFS bug (a
  * baseline's are findings) */
-int fault_outcome_bad(int o);
+int exp_fault_outcome_bad(int o);
 
 /* What the checks of one point saw. */
 struct fault_result {
@@ -53,7 +53,7 @@ struct fault_result {
     int64_t files, files_eio, files_wrong, files_missing;
     int probe;             /* writing afterwards: 0, or its first error */
 };
-enum fault_outcome fault_outcome_of(const struct fault_result *r);
+enum fault_outcome exp_fault_outcome_of(const struct fault_result *r);
 
 struct fault_options {
     int jobs;             /* points at once (>= 1) */
@@ -79,17 +79,17 @@ struct fault_summary {
 /* Run the campaign of r (r->faults.present) into db (may be NULL) as
  * run_id.  0 when it ran (bad outcomes are counted, not errors), -1 with
  * err when it could not. */
-int faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_faults_run(const struct exp_run *r, struct results *db, int64_t run_id,
                const struct fault_options *o, struct fault_summary *sum, char *err,
                size_t errlen);
 
 /* The device r's workload leaves (mkfs, the workload to its stop, sync,
  * unmount): what every point starts from.  0, or -1 with err. */
-int faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen);
+int exp_faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen);
 
 /* The page map of r's fs on dev (the baselines' own, else o_map), with the
  * names; *names points at static or map-owned strings.  For tests. */
-int faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
+int exp_faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
                     const char *const **names, char *err, size_t errlen);
 
 #endif

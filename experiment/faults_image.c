@@ -77,7 +77,7 @@ out:
     return ret;
 }
 
-int faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen)
+int exp_faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size_t errlen)
 {
     int rc = nand_create(&r->dev, dev);
     if (rc) {
@@ -92,7 +92,7 @@ int faults_build_device(const struct exp_run *r, nand_dev **dev, char *err, size
     return 0;
 }
 
-int faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
+int exp_faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, uint8_t *cls,
                     const char *const **names, char *err, size_t errlen)
 {
     if (r->fs_api->page_map) {
@@ -110,9 +110,9 @@ int faults_page_map(const struct exp_run *r, nand_dev *dev, fault_map_fn o_map, 
     return o_map(dev, cls, names, err, errlen) ? -1 : 0;
 }
 
-void image_free(struct image *im)
+void exp_faults_image_free(struct image *im)
 {
-    fref_free(&im->ref);
+    exp_faults_ref_free(&im->ref);
     free(im->cls);
     if (im->dev)
         nand_close(im->dev);
@@ -122,11 +122,11 @@ void image_free(struct image *im)
 /* The device after the workload, its reference contents and its map; the
  * reference mount and the map's reads are undone (snapshot), so every
  * point sees the device exactly as the workload left it. */
-int image_build(const struct exp_run *r, fault_map_fn map, struct image *im, char *err,
+int exp_faults_image_build(const struct exp_run *r, fault_map_fn map, struct image *im, char *err,
                        size_t errlen)
 {
     memset(im, 0, sizeof *im);
-    if (faults_build_device(r, &im->dev, err, errlen))
+    if (exp_faults_build_device(r, &im->dev, err, errlen))
         return -1;
     int rc;
     nand_snapshot *snap = NULL;
@@ -140,7 +140,7 @@ int image_build(const struct exp_run *r, fault_map_fn map, struct image *im, cha
         snprintf(err, errlen, "mount after the workload: %s", strerror(-rc));
         goto out;
     }
-    if ((rc = fref_record(&m.fs, &im->ref))) {
+    if ((rc = exp_faults_ref_record(&m.fs, &im->ref))) {
         snprintf(err, errlen, "reading the reference contents: %s", strerror(-rc));
         goto out;
     }
@@ -156,7 +156,7 @@ int image_build(const struct exp_run *r, fault_map_fn map, struct image *im, cha
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (faults_page_map(r, im->dev, map, im->cls, &im->names, err, errlen))
+    if (exp_faults_page_map(r, im->dev, map, im->cls, &im->names, err, errlen))
         goto out;
     while (im->names[im->nnames])
         im->nnames++;
@@ -206,7 +206,7 @@ static int class_wanted(const struct exp_faults *f, const char *name)
  * `points` pages of that class drawn without repeats from the run's seed
  * (a partial Fisher-Yates shuffle).  Retention ages the whole device (time
  * passes for every page at once): one point, of no class. */
-int plan_build(const struct exp_run *r, const struct image *im, struct plan *p,
+int exp_faults_plan_build(const struct exp_run *r, const struct image *im, struct plan *p,
                       char *err, size_t errlen)
 {
     const struct exp_faults *f = &r->faults;

@@ -33,12 +33,12 @@ struct plan {
 
 /* The device r's workload leaves, its reference contents (the mount
  * undone) and its page map.  0, or -1 with err. */
-int image_build(const struct exp_run *r, fault_map_fn map, struct image *im, char *err,
+int exp_faults_image_build(const struct exp_run *r, fault_map_fn map, struct image *im, char *err,
                 size_t errlen);
-void image_free(struct image *im);
+void exp_faults_image_free(struct image *im);
 /* The points of r's faults: section on im (faults.md, "What happens").
  * 0, or -1 with err (a class the map lacks, no memory). */
-int plan_build(const struct exp_run *r, const struct image *im, struct plan *p, char *err,
+int exp_faults_plan_build(const struct exp_run *r, const struct image *im, struct plan *p, char *err,
                size_t errlen);
 
 #endif

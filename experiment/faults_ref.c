@@ -35,21 +35,21 @@ static int walk(const struct fsapi_fs *fs, const char *dir, struct fref *ref, in
         return -ELOOP;
     char **names = NULL;
     size_t n = 0;
-    int rc = fs_list_dir(fs, dir, &names, &n);
+    int rc = wl_fs_list_dir(fs, dir, &names, &n);
     for (size_t i = 0; i < n && !rc; i++) {
         char path[4096];
         struct fs_stat st;
         uint64_t h = 0;
         snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", names[i]);
-        if (!(rc = fs->api->lstat(fs->fs, path, &st)) && !(rc = fs_content_hash(fs, path, &st, &h)) &&
+        if (!(rc = fs->api->lstat(fs->fs, path, &st)) && !(rc = wl_fs_content_hash(fs, path, &st, &h)) &&
             !(rc = add(ref, path, &st, h)) && S_ISDIR(st.mode))
             rc = walk(fs, path, ref, depth + 1);
     }
-    fs_names_free(names, n);
+    wl_fs_names_free(names, n);
     return rc;
 }
 
-int fref_record(const struct fsapi_fs *fs, struct fref *ref)
+int exp_faults_ref_record(const struct fsapi_fs *fs, struct fref *ref)
 {
     memset(ref, 0, sizeof *ref);
     return walk(fs, "/", ref, 0);
@@ -64,7 +64,7 @@ static void note(char *detail, size_t len, const char *what, const char *path, i
              rc ? strerror(-rc) : "");
 }
 
-void fref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct fault_result *res,
+void exp_faults_ref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct fault_result *res,
                   char *detail, size_t len)
 {
     res->files = (int64_t)ref->n;
@@ -84,7 +84,7 @@ void fref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct faul
             continue;
         }
         if (!rc)
-            rc = fs_content_hash(fs, e->path, &st, &h);
+            rc = wl_fs_content_hash(fs, e->path, &st, &h);
         if (rc) {
             res->files_eio++;
             note(detail, len, "error", e->path, rc);
@@ -95,7 +95,7 @@ void fref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct faul
     }
 }
 
-void fref_free(struct fref *ref)
+void exp_faults_ref_free(struct fref *ref)
 {
     for (size_t i = 0; i < ref->n; i++)
         free(ref->v[i].path);

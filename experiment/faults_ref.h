@@ -18,11 +18,11 @@ struct fref {
 };
 
 /* Walk fs from the root into ref.  0, or a negative errno. */
-int fref_record(const struct fsapi_fs *fs, struct fref *ref);
+int exp_faults_ref_record(const struct fsapi_fs *fs, struct fref *ref);
 /* Read every path of ref from fs: res->files, files_eio, files_wrong,
  * files_missing; the first few problems named in detail. */
-void fref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct fault_result *res,
+void exp_faults_ref_compare(const struct fsapi_fs *fs, const struct fref *ref, struct fault_result *res,
                   char *detail, size_t len);
-void fref_free(struct fref *ref);
+void exp_faults_ref_free(struct fref *ref);
 
 #endif

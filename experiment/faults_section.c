@@ -62,50 +62,50 @@ int exp_faults(struct yview *v, yaml_node_t *root, struct exp_faults *f, char *e
 {
     static const char *const keys[] = {"kinds", "points", "classes", "fsck", "bits",
                                        "retention", "reads", NULL};
-    yaml_node_t *sec = yview_get(v, root, "", "faults"), *n;
+    yaml_node_t *sec = ydoc_view_get(v, root, "", "faults"), *n;
     memset(f, 0, sizeof *f);
     if (!sec)
         return 0;
     if (sec->type != YAML_MAPPING_NODE)
         return ydoc_fail(v->d, sec, err, errlen, "faults: a mapping (docs/faults.md)");
-    if (yview_check_keys(v, sec, "faults", keys, err, errlen))
+    if (ydoc_view_check_keys(v, sec, "faults", keys, err, errlen))
         return -1;
     f->present = 1;
     f->points = 3;
     f->fsck = 1;
     f->retention_ns = 10ull * 365 * 24 * 3600 * 1000000000ull; /* ten years */
     f->reads = 1000000;
-    if ((n = yview_get(v, sec, "faults", "kinds"))) {
+    if ((n = ydoc_view_get(v, sec, "faults", "kinds"))) {
         if (each_name(v, n, "faults.kinds", add_kind, f, err, errlen))
             return -1;
     } else {
         f->kinds = (1u << EXP_FAULT_KINDS) - 1;
     }
     uint64_t x;
-    if ((n = yview_get(v, sec, "faults", "points"))) {
+    if ((n = ydoc_view_get(v, sec, "faults", "points"))) {
         if (ydoc_u64(v->d, n, "faults.points", &x, err, errlen))
             return -1;
         if (x < 1 || x > 100000)
             return ydoc_fail(v->d, n, err, errlen, "faults.points: 1 to 100000");
         f->points = (uint32_t)x;
     }
-    if ((n = yview_get(v, sec, "faults", "classes")) &&
+    if ((n = ydoc_view_get(v, sec, "faults", "classes")) &&
         each_name(v, n, "faults.classes", add_class, f, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "faults", "fsck")) &&
+    if ((n = ydoc_view_get(v, sec, "faults", "fsck")) &&
         ydoc_bool(v->d, n, "faults.fsck", &f->fsck, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "faults", "bits"))) {
+    if ((n = ydoc_view_get(v, sec, "faults", "bits"))) {
         if (ydoc_u64(v->d, n, "faults.bits", &x, err, errlen))
             return -1;
         if (x > 4096)
             return ydoc_fail(v->d, n, err, errlen, "faults.bits: at most 4096");
         f->bits = (uint32_t)x;
     }
-    if ((n = yview_get(v, sec, "faults", "retention")) &&
+    if ((n = ydoc_view_get(v, sec, "faults", "retention")) &&
         ydoc_duration(v->d, n, "faults.retention", &f->retention_ns, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "faults", "reads")) &&
+    if ((n = ydoc_view_get(v, sec, "faults", "reads")) &&
         ydoc_u64(v->d, n, "faults.reads", &f->reads, err, errlen))
         return -1;
     return 0;

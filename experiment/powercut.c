@@ -62,7 +62,7 @@ static uint64_t state_ops(const struct session *s)
 static int add_cp(struct session *s)
 {
     uint64_t d;
-    int rc = fs_digest(&s->m.fs, &d, NULL);
+    int rc = wl_fs_digest(&s->m.fs, &d, NULL);
     if (rc) {
         snprintf(s->err, sizeof s->err, "digest after call %llu: %s",
                  (unsigned long long)s->call, strerror(-rc));
@@ -315,7 +315,7 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
     }
     uint64_t d;
     char *text = NULL;
-    rc = fs_digest(&s->m.fs, &d, verbose ? &text : NULL);
+    rc = wl_fs_digest(&s->m.fs, &d, verbose ? &text : NULL);
     long k = rc ? -1 : match_cp(cps, from, n, d);
     if (verbose && log) {
         fprintf(log, "cut point %llu: %s, in call %llu; allowed: commit points %zu..%zu "
@@ -544,7 +544,7 @@ static int count_run(const struct exp_run *r, uint64_t **starts, uint64_t *ncall
     return rc;
 }
 
-int powercut_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_powercut_run(const struct exp_run *r, struct results *db, int64_t run_id,
                  const struct pc_options *o, struct pc_summary *sum, char *err, size_t errlen)
 {
     memset(sum, 0, sizeof *sum);

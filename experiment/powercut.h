@@ -47,7 +47,7 @@ struct pc_summary {
 /* Run the campaign of r (r->pc.present) into db as run_id.  0 when it
  * ran (failed points are counted in *sum and written to db, not an error),
  * -1 with err when it could not. */
-int powercut_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_powercut_run(const struct exp_run *r, struct results *db, int64_t run_id,
                  const struct pc_options *o, struct pc_summary *sum, char *err, size_t errlen);
 
 #endif

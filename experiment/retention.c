@@ -205,7 +205,7 @@ static int phase(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
     return 0;
 }
 
-int retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
+int exp_retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                   struct results *db, int64_t run_id, char *err, size_t errlen)
 {
     struct flist fl = {0};
@@ -228,7 +228,7 @@ int retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
     return out;
 }
 
-int retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
+int exp_retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                       struct results *db, int64_t run_id, char *err, size_t errlen)
 {
     /* what scrubbing rewrote that is no segment (LogFS: superblock copies,

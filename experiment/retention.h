@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 /* Run r->ret on the mounted m.  0, or -1 with err filled. */
-int retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
+int exp_retention_run(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                   struct results *db, int64_t run_id, char *err, size_t errlen);
 /* After the phase: unmount and mount again, kv `remount_ok` 1 or 0 (months
  * of retention may leave nothing mountable; the run still completes).
  * 0, or -1 (a database error) with err filled. */
-int retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
+int exp_retention_remount(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m,
                       struct results *db, int64_t run_id, char *err, size_t errlen);
 
 #endif

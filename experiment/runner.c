@@ -437,11 +437,11 @@ static int finish(struct run_state *s, const char *reason)
         compression_kv(s, &ls))
         return db_fail(s);
     if (s->r->ret.present) /* months of retention: does it still mount? */
-        return retention_remount(s->r, s->dev, &s->m, s->db, s->run_id, s->err, s->errlen);
+        return exp_retention_remount(s->r, s->dev, &s->m, s->db, s->run_id, s->err, s->errlen);
     return measure_mounts(s);
 }
 
-int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
                const struct exp_progress *progress, char *err, size_t errlen)
 {
     struct run_state s = {
@@ -468,7 +468,7 @@ int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
         if (!rc)
             rc = run_phase(&s, &r->wl, &r->stop, r->seed, 1, &reason);
         if (!rc && r->ret.present)
-            rc = retention_run(r, s.dev, &s.m, db, run_id, err, errlen);
+            rc = exp_retention_run(r, s.dev, &s.m, db, run_id, err, errlen);
         if (!rc)
             rc = finish(&s, reason);
     }

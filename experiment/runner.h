@@ -18,7 +18,7 @@
  * and kv rows (stop_reason, ...).  progress (may be NULL) hears every few
  * thousand operations (phase ageing or measure; done: the nearest stop
  * condition's share).  0, or -1 with err filled. */
-int runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
+int exp_runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
                const struct exp_progress *progress, char *err, size_t errlen);
 
 #endif

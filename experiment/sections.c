@@ -21,14 +21,14 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
                                        "seed", "dedup", "compress", "endurance",
                                        "endurance_scale",
                                        "initial_pe", "factory_bad_fraction", NULL};
-    yaml_node_t *dn = yview_get(v, root, "", "device"), *fn = dn;
+    yaml_node_t *dn = ydoc_view_get(v, root, "", "device"), *fn = dn;
     if (!dn)
         return ydoc_fail(v->d, root, err, errlen, "device: missing (a file in configs/devices/)");
     int map = dn->type == YAML_MAPPING_NODE;
     if (map) {
-        if (yview_check_keys(v, dn, "device", keys, err, errlen))
+        if (ydoc_view_check_keys(v, dn, "device", keys, err, errlen))
             return -1;
-        fn = yview_get(v, dn, "device", "file");
+        fn = ydoc_view_get(v, dn, "device", "file");
         if (!fn)
             return ydoc_fail(v->d, dn, err, errlen, "device.file: missing");
     }
@@ -51,7 +51,7 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
     int b;
     yaml_node_t *n;
 #define DEV_U64(key, field, max)                                                       \
-    if ((n = yview_get(v, dn, "device", key))) {                                       \
+    if ((n = ydoc_view_get(v, dn, "device", key))) {                                       \
         if (ydoc_u64(v->d, n, "device." key, &u, err, errlen))                         \
             return -1;                                                                 \
         if (u > (max))                                                                 \
@@ -65,22 +65,22 @@ int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
     DEV_U64("endurance", c->endurance, UINT64_MAX)
     DEV_U64("initial_pe", c->initial_pe, UINT64_MAX)
 #undef DEV_U64
-    if ((n = yview_get(v, dn, "device", "dedup"))) {
+    if ((n = ydoc_view_get(v, dn, "device", "dedup"))) {
         if (ydoc_bool(v->d, n, "device.dedup", &b, err, errlen))
             return -1;
         c->dedup = b;
     }
-    if ((n = yview_get(v, dn, "device", "compress"))) {
+    if ((n = ydoc_view_get(v, dn, "device", "compress"))) {
         if (ydoc_bool(v->d, n, "device.compress", &b, err, errlen))
             return -1;
         c->compress = b;
     }
-    if ((n = yview_get(v, dn, "device", "endurance_scale"))) {
+    if ((n = ydoc_view_get(v, dn, "device", "endurance_scale"))) {
         if (ydoc_double(v->d, n, "device.endurance_scale", 0, 1e6, &x, err, errlen))
             return -1;
         c->endurance_scale = x;
     }
-    if ((n = yview_get(v, dn, "device", "factory_bad_fraction"))) {
+    if ((n = ydoc_view_get(v, dn, "device", "factory_bad_fraction"))) {
         if (ydoc_double(v->d, n, "device.factory_bad_fraction", 0, 0.5, &x, err, errlen))
             return -1;
         c->factory_bad_fraction = x;
@@ -115,7 +115,7 @@ static int fs_option_add(struct exp_run *r, const char *key, const char *value)
 static int fs_options(struct yview *v, yaml_node_t *fs, struct exp_run *r, char *err,
                       size_t errlen)
 {
-    yaml_node_t *on = yview_get(v, fs, "fs", "options");
+    yaml_node_t *on = ydoc_view_get(v, fs, "fs", "options");
     const char *s = on ? ydoc_scalar(on) : "";
     char oerr[512] = "";
     if (!s || fs_option_add(r, NULL, s))
@@ -160,8 +160,8 @@ static int fs_defaults(yaml_node_t *const *given, struct exp_run *r)
 
 int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
 {
-    yaml_node_t *fs = yview_get(v, root, "", "fs");
-    yaml_node_t *kn = yview_get(v, fs, "fs", "kind");
+    yaml_node_t *fs = ydoc_view_get(v, root, "", "fs");
+    yaml_node_t *kn = ydoc_view_get(v, fs, "fs", "kind");
     const char *kind = kn ? ydoc_scalar(kn) : "logfs";
     r->fs_options[0] = 0;
     if (!(r->fs_api = fsapi_find(kind))) {
@@ -178,10 +178,10 @@ int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, siz
     for (; n < KEYS_MAX && option_key(r, n); n++)
         keys[n + 2] = option_key(r, n);
     keys[n + 2] = NULL;
-    if (yview_check_keys(v, fs, "fs", keys, err, errlen))
+    if (ydoc_view_check_keys(v, fs, "fs", keys, err, errlen))
         return -1;
     for (unsigned i = 0; i < n; i++)
-        given[i] = yview_get(v, fs, "fs", keys[i + 2]);
+        given[i] = ydoc_view_get(v, fs, "fs", keys[i + 2]);
     if (fs_defaults(given, r))
         return ydoc_fail(v->d, fs, err, errlen, "fs: options too long");
     for (unsigned i = 0; i < n; i++) {
@@ -211,29 +211,29 @@ int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_s
                                        "wear_out", NULL};
     char path[YDOC_PATH_MAX], key[YDOC_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s%sstop", prefix, *prefix ? "." : "");
-    yaml_node_t *st = yview_get(v, sec, prefix, "stop");
+    yaml_node_t *st = ydoc_view_get(v, sec, prefix, "stop");
     memset(s, 0, sizeof *s);
     if (!st)
         return ydoc_fail(v->d, sec, err, errlen, "%s: missing (host_bytes, ops, "
                          "device_fills, sim_time or wear_out)", path);
-    if (yview_check_keys(v, st, path, keys, err, errlen))
+    if (ydoc_view_check_keys(v, st, path, keys, err, errlen))
         return -1;
     yaml_node_t *n;
     int any = 0;
 #define KEY(k) (snprintf(key, sizeof key, "%s." k, path), key)
-    if ((n = yview_get(v, st, path, "host_bytes")) && ++any &&
+    if ((n = ydoc_view_get(v, st, path, "host_bytes")) && ++any &&
         ydoc_size(v->d, n, KEY("host_bytes"), &s->host_bytes, err, errlen))
         return -1;
-    if ((n = yview_get(v, st, path, "ops")) && ++any &&
+    if ((n = ydoc_view_get(v, st, path, "ops")) && ++any &&
         ydoc_u64(v->d, n, KEY("ops"), &s->ops, err, errlen))
         return -1;
-    if ((n = yview_get(v, st, path, "device_fills")) && ++any &&
+    if ((n = ydoc_view_get(v, st, path, "device_fills")) && ++any &&
         ydoc_double(v->d, n, KEY("device_fills"), 0, 1e9, &s->device_fills, err, errlen))
         return -1;
-    if ((n = yview_get(v, st, path, "sim_time")) && ++any &&
+    if ((n = ydoc_view_get(v, st, path, "sim_time")) && ++any &&
         ydoc_duration(v->d, n, KEY("sim_time"), &s->sim_ns, err, errlen))
         return -1;
-    if ((n = yview_get(v, st, path, "wear_out")) && ++any &&
+    if ((n = ydoc_view_get(v, st, path, "wear_out")) && ++any &&
         ydoc_bool(v->d, n, KEY("wear_out"), &s->wear_out, err, errlen))
         return -1;
 #undef KEY
@@ -248,21 +248,21 @@ int exp_sample(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err,
 {
     static const char *const keys[] = {"every_host_bytes", "every_ops", "every_sim_time",
                                        "erase_snapshots", NULL};
-    yaml_node_t *sm = yview_get(v, root, "", "sample"), *n;
-    if (yview_check_keys(v, sm, "sample", keys, err, errlen))
+    yaml_node_t *sm = ydoc_view_get(v, root, "", "sample"), *n;
+    if (ydoc_view_check_keys(v, sm, "sample", keys, err, errlen))
         return -1;
     uint64_t u = 1;
     r->erase_snapshots = 1;
-    if ((n = yview_get(v, sm, "sample", "every_host_bytes")) &&
+    if ((n = ydoc_view_get(v, sm, "sample", "every_host_bytes")) &&
         ydoc_size(v->d, n, "sample.every_host_bytes", &r->sample_host_bytes, err, errlen))
         return -1;
-    if ((n = yview_get(v, sm, "sample", "every_ops")) &&
+    if ((n = ydoc_view_get(v, sm, "sample", "every_ops")) &&
         ydoc_u64(v->d, n, "sample.every_ops", &r->sample_ops, err, errlen))
         return -1;
-    if ((n = yview_get(v, sm, "sample", "every_sim_time")) &&
+    if ((n = ydoc_view_get(v, sm, "sample", "every_sim_time")) &&
         ydoc_duration(v->d, n, "sample.every_sim_time", &r->sample_sim_ns, err, errlen))
         return -1;
-    if ((n = yview_get(v, sm, "sample", "erase_snapshots"))) {
+    if ((n = ydoc_view_get(v, sm, "sample", "erase_snapshots"))) {
         if (ydoc_u64(v->d, n, "sample.erase_snapshots", &u, err, errlen))
             return -1;
         if (u < 1 || u > 10000)
@@ -282,32 +282,32 @@ int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, ch
 {
     static const char *const keys[] = {"every", "sample", "within", "second_cuts", "fsck",
                                        NULL};
-    yaml_node_t *sec = yview_get(v, root, "", "powercut"), *n;
+    yaml_node_t *sec = ydoc_view_get(v, root, "", "powercut"), *n;
     memset(pc, 0, sizeof *pc);
     if (!sec)
         return 0;
-    if (yview_check_keys(v, sec, "powercut", keys, err, errlen))
+    if (ydoc_view_check_keys(v, sec, "powercut", keys, err, errlen))
         return -1;
     pc->present = 1;
     pc->every = 1;
     pc->within = 1;
     pc->fsck = 1;
-    if ((n = yview_get(v, sec, "powercut", "every"))) {
+    if ((n = ydoc_view_get(v, sec, "powercut", "every"))) {
         if (ydoc_u64(v->d, n, "powercut.every", &pc->every, err, errlen))
             return -1;
         if (!pc->every)
             return ydoc_fail(v->d, n, err, errlen, "powercut.every: at least 1");
     }
-    if ((n = yview_get(v, sec, "powercut", "sample")) &&
+    if ((n = ydoc_view_get(v, sec, "powercut", "sample")) &&
         ydoc_u64(v->d, n, "powercut.sample", &pc->sample, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "powercut", "within")) &&
+    if ((n = ydoc_view_get(v, sec, "powercut", "within")) &&
         ydoc_bool(v->d, n, "powercut.within", &pc->within, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "powercut", "second_cuts")) &&
+    if ((n = ydoc_view_get(v, sec, "powercut", "second_cuts")) &&
         ydoc_u64(v->d, n, "powercut.second_cuts", &pc->second, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "powercut", "fsck")) &&
+    if ((n = ydoc_view_get(v, sec, "powercut", "fsck")) &&
         ydoc_bool(v->d, n, "powercut.fsck", &pc->fsck, err, errlen))
         return -1;
     return 0;
@@ -318,13 +318,13 @@ int exp_powercut(struct yview *v, yaml_node_t *root, struct exp_powercut *pc, ch
 int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen)
 {
     static const char *const keys[] = {"unclean", NULL};
-    yaml_node_t *sec = yview_get(v, root, "", "mount"), *n;
+    yaml_node_t *sec = ydoc_view_get(v, root, "", "mount"), *n;
     r->unclean_mount = 0;
     if (!sec)
         return 0;
-    if (yview_check_keys(v, sec, "mount", keys, err, errlen))
+    if (ydoc_view_check_keys(v, sec, "mount", keys, err, errlen))
         return -1;
-    if ((n = yview_get(v, sec, "mount", "unclean")) &&
+    if ((n = ydoc_view_get(v, sec, "mount", "unclean")) &&
         ydoc_bool(v->d, n, "mount.unclean", &r->unclean_mount, err, errlen))
         return -1;
     return 0;

@@ -59,10 +59,10 @@ static int read_sizes(struct yview *v, yaml_node_t *n, const char *key, struct w
         s->max = s->min;
         return s->min ? 0 : ydoc_fail(v->d, n, err, errlen, "%s: must be > 0", key);
     }
-    if (yview_check_keys(v, n, key, keys, err, errlen))
+    if (ydoc_view_check_keys(v, n, key, keys, err, errlen))
         return -1;
-    yaml_node_t *mn = yview_get(v, n, key, "min"), *mx = yview_get(v, n, key, "max");
-    yaml_node_t *sz = yview_get(v, n, key, "sizes"), *wt = yview_get(v, n, key, "weights");
+    yaml_node_t *mn = ydoc_view_get(v, n, key, "min"), *mx = ydoc_view_get(v, n, key, "max");
+    yaml_node_t *sz = ydoc_view_get(v, n, key, "sizes"), *wt = ydoc_view_get(v, n, key, "weights");
     char sub[2 * YDOC_PATH_MAX + 64];
     if (sz || wt) {
         if (!sz || !wt || sz->type != YAML_SEQUENCE_NODE || wt->type != YAML_SEQUENCE_NODE)
@@ -107,10 +107,10 @@ static int read_mix(struct yview *v, yaml_node_t *n, const char *key, struct wl_
                                        "read", "stat", NULL};
     double *field[] = {&s->op_create, &s->op_append, &s->op_overwrite, &s->op_delete,
                        &s->op_rename, &s->op_read, &s->op_stat};
-    if (yview_check_keys(v, n, key, keys, err, errlen))
+    if (ydoc_view_check_keys(v, n, key, keys, err, errlen))
         return -1;
     for (int i = 0; keys[i]; i++) {
-        yaml_node_t *w = yview_get(v, n, key, keys[i]);
+        yaml_node_t *w = ydoc_view_get(v, n, key, keys[i]);
         char sub[2 * YDOC_PATH_MAX + 64];
         snprintf(sub, sizeof sub, "%s.%s", key, keys[i]);
         if (w && ydoc_double(v->d, w, sub, 0, 1e12, field[i], err, errlen))
@@ -175,7 +175,7 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
 {
     char path[YDOC_PATH_MAX], key[YDOC_PATH_MAX + 32], kind[32];
     snprintf(path, sizeof path, "%s%sworkload", prefix, *prefix ? "." : "");
-    yaml_node_t *w = yview_get(v, sec, prefix, "workload");
+    yaml_node_t *w = ydoc_view_get(v, sec, prefix, "workload");
     if (!w || w->type != YAML_MAPPING_NODE)
         return ydoc_fail(v->d, w ? w : sec, err, errlen, "%s: %s", path,
                          w ? "expected a mapping" : "missing");
@@ -184,9 +184,9 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
     for (size_t i = 0; i < NWKEYS; i++)
         keys[i + 1] = wkeys[i].key;
     keys[NWKEYS + 1] = NULL;
-    if (yview_check_keys(v, w, path, keys, err, errlen))
+    if (ydoc_view_check_keys(v, w, path, keys, err, errlen))
         return -1;
-    yaml_node_t *kn = yview_get(v, w, path, "kind");
+    yaml_node_t *kn = ydoc_view_get(v, w, path, "kind");
     snprintf(key, sizeof key, "%s.kind", path);
     if (!kn)
         return ydoc_fail(v->d, w, err, errlen, "%s: missing", key);
@@ -197,7 +197,7 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
                          "sequential, zipf, hotcold, churn, mailserver, fileserver, rootfs, trace)",
                          key, kind);
     for (size_t i = 0; i < NWKEYS; i++) {
-        yaml_node_t *n = yview_get(v, w, path, wkeys[i].key);
+        yaml_node_t *n = ydoc_view_get(v, w, path, wkeys[i].key);
         snprintf(key, sizeof key, "%s.%s", path, wkeys[i].key);
         if (n && read_key(v, n, key, &wkeys[i], s, err, errlen))
             return -1;

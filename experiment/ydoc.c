@@ -164,7 +164,7 @@ static yaml_node_t *own_value(struct yview *v, yaml_node_t *map, const char *key
     return NULL;
 }
 
-yaml_node_t *yview_get(struct yview *v, yaml_node_t *map, const char *prefix,
+yaml_node_t *ydoc_view_get(struct yview *v, yaml_node_t *map, const char *prefix,
                        const char *key)
 {
     char path[YDOC_PATH_MAX];
@@ -195,7 +195,7 @@ static const char *child_of(const char *path, const char *prefix)
     return strchr(k, '.') ? NULL : k;
 }
 
-int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
+int ydoc_view_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
                      const char *const *allowed, char *err, size_t errlen)
 {
     if (map && map->type != YAML_MAPPING_NODE)
@@ -208,7 +208,7 @@ int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
             return ydoc_fail(v->d, kn, err, errlen, "keys must be plain words");
         if (!allowed_key(k, allowed)) {
             char hint[512];
-            suggest_hint(k, strlen(k), suggest_at_list, allowed, hint, sizeof hint);
+            sim_suggest_hint(k, strlen(k), sim_suggest_at_list, allowed, hint, sizeof hint);
             return ydoc_fail(v->d, kn, err, errlen, "unknown key '%s'%s%s%s", k,
                              *prefix ? " in " : "", prefix, hint);
         }
@@ -222,7 +222,7 @@ int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
         const char *k = child_of(v->ov[i].path, prefix);
         if (k && !allowed_key(k, allowed)) {
             char hint[512];
-            suggest_hint(k, strlen(k), suggest_at_list, allowed, hint, sizeof hint);
+            sim_suggest_hint(k, strlen(k), sim_suggest_at_list, allowed, hint, sizeof hint);
             return ydoc_fail(v->d, v->ov[i].value, err, errlen,
                              "sweep: '%s' is not a setting (unknown key '%s'%s%s)%s",
                              v->ov[i].path, k, *prefix ? " in " : "", prefix, hint);
@@ -491,7 +491,7 @@ static void jmap(struct yview *v, struct jbuf *b, yaml_node_t *map, const char *
         first = 0;
         jstr(b, k ? k : "");
         jput(b, ":", 1);
-        jnode(v, b, yview_get(v, map, prefix, k ? k : ""), path, depth + 1);
+        jnode(v, b, ydoc_view_get(v, map, prefix, k ? k : ""), path, depth + 1);
     }
     for (size_t i = 0; i < v->nov; i++) { /* keys only overrides give */
         char k[YDOC_PATH_MAX], path[YDOC_PATH_MAX];
@@ -518,11 +518,11 @@ static void jmap(struct yview *v, struct jbuf *b, yaml_node_t *map, const char *
     jput(b, "}", 1);
 }
 
-char *yview_json_key(struct yview *v, yaml_node_t *map, const char *prefix, const char *key)
+char *ydoc_view_json_key(struct yview *v, yaml_node_t *map, const char *prefix, const char *key)
 {
     char path[YDOC_PATH_MAX], k[YDOC_PATH_MAX];
     join(path, sizeof path, prefix, key);
-    yaml_node_t *n = yview_get(v, map, prefix, key);
+    yaml_node_t *n = ydoc_view_get(v, map, prefix, key);
     int below = 0;
     for (size_t i = 0; i < v->nov && !below; i++)
         below = first_under(v->ov[i].path, path, k, sizeof k);
@@ -540,7 +540,7 @@ char *yview_json_key(struct yview *v, yaml_node_t *map, const char *prefix, cons
     return b.p;
 }
 
-char *yview_json(struct yview *v, yaml_node_t *n, const char *prefix)
+char *ydoc_view_json(struct yview *v, yaml_node_t *n, const char *prefix)
 {
     struct jbuf b = {0};
     jnode(v, &b, n, prefix, 0);

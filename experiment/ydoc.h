@@ -45,11 +45,11 @@ struct yview {
 /* The value of key in mapping map (which sits at dotted path prefix, ""
  * for the root): an override of prefix.key if any, else the mapping's own
  * entry, else NULL.  map may be NULL (a section only overrides fill). */
-yaml_node_t *yview_get(struct yview *v, yaml_node_t *map, const char *prefix,
+yaml_node_t *ydoc_view_get(struct yview *v, yaml_node_t *map, const char *prefix,
                        const char *key);
 /* Check that every key of map (and every override directly under prefix)
  * is in allowed (NULL-terminated). */
-int yview_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
+int ydoc_view_check_keys(struct yview *v, yaml_node_t *map, const char *prefix,
                      const char *const *allowed, char *err, size_t errlen);
 
 /* "FILE:LINE:COL: " + message about node n (which may be NULL: "FILE: "). */
@@ -76,9 +76,9 @@ int ydoc_string(const struct ydoc *d, const yaml_node_t *n, const char *key, cha
 
 /* The resolved view as JSON (mappings, sequences; scalars as numbers,
  * true/false or strings), for the runs table.  malloc'd, NULL on no memory. */
-char *yview_json(struct yview *v, yaml_node_t *n, const char *prefix);
+char *ydoc_view_json(struct yview *v, yaml_node_t *n, const char *prefix);
 /* The JSON of the value at prefix.key (a mapping made of overrides alone
  * if the file lacks it), or NULL when there is none (or no memory). */
-char *yview_json_key(struct yview *v, yaml_node_t *map, const char *prefix, const char *key);
+char *ydoc_view_json_key(struct yview *v, yaml_node_t *map, const char *prefix, const char *key);
 
 #endif

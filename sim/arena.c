@@ -84,7 +84,7 @@ static int arena_grow(nand_dev *dev)
     return 0;
 }
 
-struct pbuf *arena_get(nand_dev *dev)
+struct pbuf *sim_arena_get(nand_dev *dev)
 {
     struct page_arena *a = &dev->arena;
     struct pbuf *pg = a->free;
@@ -105,7 +105,7 @@ struct pbuf *arena_get(nand_dev *dev)
     return pg;
 }
 
-void arena_put(nand_dev *dev, struct pbuf *pg)
+void sim_arena_put(nand_dev *dev, struct pbuf *pg)
 {
     struct page_arena *a = &dev->arena;
     pg->dnext = a->free;
@@ -115,7 +115,7 @@ void arena_put(nand_dev *dev, struct pbuf *pg)
     POISON(pg->bytes, dev->page_bytes);
 }
 
-void arena_free(nand_dev *dev)
+void sim_arena_free(nand_dev *dev)
 {
     struct page_arena *a = &dev->arena;
     if (a->held) {

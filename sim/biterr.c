@@ -22,7 +22,7 @@
 
 #define NS_PER_HOUR 3.6e12
 
-void biterr_block_wear(nand_dev *dev, nand_block_t b)
+void sim_biterr_block_wear(nand_dev *dev, nand_block_t b)
 {
     const struct nand_rber_model *m = &dev->cfg.rber;
     struct bstate *s = &dev->bs[b];
@@ -32,7 +32,7 @@ void biterr_block_wear(nand_dev *dev, nand_block_t b)
     s->wear_g = pe > 0 ? m->gamma * pow(pe, m->p) : 0.0;
 }
 
-double biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl)
+double sim_biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl)
 {
     const struct nand_rber_model *m = &dev->cfg.rber;
     const struct bstate *s = &dev->bs[b];
@@ -44,7 +44,7 @@ double biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl)
     return r < 0.5 ? r : 0.5;
 }
 
-uint32_t cw_of(const nand_dev *dev, uint32_t off, uint32_t *start,
+uint32_t sim_codeword_of(const nand_dev *dev, uint32_t off, uint32_t *start,
                uint32_t *len)
 {
     uint32_t cwb = dev->cfg.ecc.codeword_bytes;
@@ -120,14 +120,14 @@ static void flip_cw(const nand_dev *dev, nand_block_t b, nand_page_t p,
     }
 }
 
-int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
+int sim_biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const struct slot *sl, const struct seg *segs, int nseg,
                  int raw, uint32_t *corrected, uint32_t *raw_errs,
                  uint32_t *max_cw)
 {
     const struct bstate *s = &dev->bs[b];
     uint32_t t = dev->cfg.ecc.correct_bits;
-    double rber = biterr_rber(dev, b, sl);
+    double rber = sim_biterr_rber(dev, b, sl);
     /* the Poisson mean and P(0) for data and spare codewords */
     double lam[2] = {rber * dev->cfg.ecc.codeword_bytes * 8,
                      rber * dev->cfg.geo.oob_size * 8};
@@ -141,7 +141,7 @@ int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
             continue;
         uint32_t off = segs[i].col, end = segs[i].col + segs[i].len;
         while (off < end) {
-            uint32_t cs, cl, cw = cw_of(dev, off, &cs, &cl);
+            uint32_t cs, cl, cw = sim_codeword_of(dev, off, &cs, &cl);
             off = cs + cl;
             if (cw == last || !cl)
                 continue; /* a codeword is decoded once per read */

@@ -53,16 +53,16 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 /* A copy of the slot's page in a fresh buffer the caller owns. */
 static struct pbuf *page_copy(nand_dev *dev, const struct slot *sl)
 {
-    struct pbuf *pg = pbuf_new_uninit(dev);
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
     if (pg)
-        pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
+        sim_pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
     return pg;
 }
 
 static void slot_store(nand_dev *dev, struct slot *sl, struct pbuf *pg)
 {
-    pbuf_unref(dev, sl->pg);
-    sl->pg = pbuf_intern(dev, pg);
+    sim_pbuf_unref(dev, sl->pg);
+    sl->pg = sim_pbuf_intern(dev, pg);
 }
 
 /* FLIP and BEYOND: weak cells in one codeword (the one holding byte
@@ -75,9 +75,9 @@ static void weak_cells(nand_dev *dev, const struct nand_corrupt *c,
         bits = t + 1;
     uint32_t cs, cl, cw;
     if (c->offset || !dev->cw_per_page)
-        cw = cw_of(dev, c->offset, &cs, &cl);
+        cw = sim_codeword_of(dev, c->offset, &cs, &cl);
     else
-        cw = cw_of(dev, (uint32_t)(rng_key(c->seed, RNG_CORRUPT, c->block,
+        cw = sim_codeword_of(dev, (uint32_t)(rng_key(c->seed, RNG_CORRUPT, c->block,
                                            c->page, 1, 0) % dev->cw_per_page) *
                             dev->cfg.ecc.codeword_bytes, &cs, &cl);
     if (bits > cl * 8)
@@ -108,7 +108,7 @@ static int silent(nand_dev *dev, const struct nand_corrupt *c, struct slot *sl,
     struct pbuf *pg = page_copy(dev, sl);
     uint8_t *seen = calloc((size_t)len, 1); /* bits already changed */
     if (!pg || !seen) {
-        pbuf_unref(dev, pg);
+        sim_pbuf_unref(dev, pg);
         free(seen);
         return NAND_E_NOMEM;
     }
@@ -137,8 +137,8 @@ static int tear(nand_dev *dev, const struct nand_corrupt *c, struct slot *sl)
     uint8_t *want = malloc(dev->page_bytes);
     if (!want)
         return NAND_E_NOMEM;
-    pbuf_copy(dev, sl->pg, 0, dev->page_bytes, want);
-    damage_program(dev, c->block, c->page, want, dev->ff, frac, sl);
+    sim_pbuf_copy(dev, sl->pg, 0, dev->page_bytes, want);
+    sim_damage_program(dev, c->block, c->page, want, dev->ff, frac, sl);
     free(want);
     return NAND_OK;
 }
@@ -147,13 +147,13 @@ static int tear(nand_dev *dev, const struct nand_corrupt *c, struct slot *sl)
  * from now on every program and erase of the block fails (damage.c). */
 static int mark_grown_bad(nand_dev *dev, nand_block_t b)
 {
-    struct bpages *bp = bpages_own(dev, b);
-    struct pbuf *pg = bp ? pbuf_new(dev) : NULL;
+    struct bpages *bp = sim_bpages_own(dev, b);
+    struct pbuf *pg = bp ? sim_pbuf_new(dev) : NULL;
     if (!pg)
         return NAND_E_NOMEM;
     struct slot *sl = &bp->slot[0];
     if (sl->pg)
-        pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
+        sim_pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
     pg->bytes[dev->cfg.geo.page_size] = 0x00;
     slot_store(dev, sl, pg);
     dev->bs[b].flags |= BF_GROWN_BAD | BF_MARKED_BAD | BF_FAILING;
@@ -206,7 +206,7 @@ int nand_corrupt(nand_dev *dev, const struct nand_corrupt *c, char *err,
                     "block %u page %u is erased: nothing to damage", c->block,
                     c->page);
     }
-    struct bpages *bp = bpages_own(dev, c->block);
+    struct bpages *bp = sim_bpages_own(dev, c->block);
     if (!bp)
         return NAND_E_NOMEM;
     struct slot *sl = &bp->slot[c->page];
@@ -220,7 +220,7 @@ int nand_corrupt(nand_dev *dev, const struct nand_corrupt *c, char *err,
                     : (1ull << (dev->cw_per_page + 1)) - 1;
         return NAND_OK;
     case NAND_CORRUPT_WIPE:
-        pbuf_unref(dev, sl->pg);
+        sim_pbuf_unref(dev, sl->pg);
         sl->pg = NULL;
         sl->damaged = 0;
         sl->weak_bits = 0;
@@ -235,7 +235,7 @@ int nand_corrupt(nand_dev *dev, const struct nand_corrupt *c, char *err,
     }
 }
 
-uint64_t corrupt_weak_pages(const nand_dev *dev)
+uint64_t sim_corrupt_weak_pages(const nand_dev *dev)
 {
     uint64_t n = 0;
     for (uint64_t b = 0; b < dev->nblocks; b++)

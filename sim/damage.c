@@ -32,7 +32,7 @@ static uint64_t settle(nand_dev *dev, uint8_t *res, const uint8_t *a,
     uint32_t t = dev->cfg.ecc.correct_bits;
     uint64_t mask = 0;
     for (uint32_t off = 0; off < dev->page_bytes;) {
-        uint32_t cs, cl, cw = cw_of(dev, off, &cs, &cl);
+        uint32_t cs, cl, cw = sim_codeword_of(dev, off, &cs, &cl);
         off = cs + cl;
         if (popcount_diff(res + cs, a + cs, cl) <= t)
             memcpy(res + cs, a + cs, cl);
@@ -64,11 +64,11 @@ static unsigned frac_thresh(double frac)
     return (unsigned)(frac * 256.0);
 }
 
-void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+void sim_damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                     const uint8_t *intended, const uint8_t *before,
                     double frac, struct slot *sl)
 {
-    struct pbuf *pg = pbuf_new(dev);
+    struct pbuf *pg = sim_pbuf_new(dev);
     if (!pg)
         return; /* out of memory: the page stays as it was */
     unsigned th = frac_thresh(frac);
@@ -80,8 +80,8 @@ void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         pg->bytes[i] = (uint8_t)(before[i] & ~done);
     }
     sl->damaged |= settle(dev, pg->bytes, intended, before);
-    pbuf_unref(dev, sl->pg);
-    sl->pg = pbuf_compact(dev, pg);
+    sim_pbuf_unref(dev, sl->pg);
+    sl->pg = sim_pbuf_compact(dev, pg);
 }
 
 /* Turn each 0 bit of the stored page to 1 with probability q. */
@@ -91,7 +91,7 @@ static void spoil_page(nand_dev *dev, nand_block_t b, nand_page_t p,
 {
     if (!sl->pg)
         return;
-    struct pbuf *pg = pbuf_new(dev);
+    struct pbuf *pg = sim_pbuf_new(dev);
     if (!pg)
         return;
     uint64_t salt = dev->st.state_ops;
@@ -103,13 +103,13 @@ static void spoil_page(nand_dev *dev, nand_block_t b, nand_page_t p,
         pg->bytes[i] = (uint8_t)(old[i] | m);
     }
     sl->damaged |= settle(dev, pg->bytes, old, alt);
-    pbuf_unref(dev, sl->pg);
-    sl->pg = pbuf_compact(dev, pg);
+    sim_pbuf_unref(dev, sl->pg);
+    sl->pg = sim_pbuf_compact(dev, pg);
 }
 
-void damage_erase(nand_dev *dev, nand_block_t b, double frac)
+void sim_damage_erase(nand_dev *dev, nand_block_t b, double frac)
 {
-    struct bpages *bp = bpages_own(dev, b);
+    struct bpages *bp = sim_bpages_own(dev, b);
     if (!bp)
         return;
     unsigned th = frac_thresh(frac);
@@ -125,9 +125,9 @@ void damage_erase(nand_dev *dev, nand_block_t b, double frac)
 
 /* An interrupted upper-page program disturbs the cells it shares with its
  * lower page: about one bit in sixteen of the lower page moves. */
-void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower)
+void sim_damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower)
 {
-    struct bpages *bp = bpages_own(dev, b);
+    struct bpages *bp = sim_bpages_own(dev, b);
     if (!bp || !bp->slot[lower].pg)
         return;
     spoil_page(dev, b, lower, &bp->slot[lower], 16, RNG_PAIRED, dev->ff);
@@ -137,7 +137,7 @@ void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower)
 /* Past its endurance a block's program and erase fail with a probability
  * that rises with the excess wear: 1 - exp(-excess / (5% of endurance)).
  * Factory-bad blocks, and blocks nand_corrupt made bad, always fail. */
-int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what)
+int sim_wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what)
 {
     const struct bstate *s = &dev->bs[b];
     if (s->flags & (BF_FACTORY_BAD | BF_FAILING))

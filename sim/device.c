@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Allocate a device for a finished config, every block erased and fresh. */
-int dev_alloc(const struct nand_config *cfg, nand_dev **out)
+int sim_dev_alloc(const struct nand_config *cfg, nand_dev **out)
 {
     nand_dev *dev = calloc(1, sizeof *dev);
     if (!dev)
@@ -21,7 +21,7 @@ int dev_alloc(const struct nand_config *cfg, nand_dev **out)
     dev->ff = malloc(dev->page_bytes);
     dev->scratch = malloc(dev->page_bytes);
     dev->enc = malloc(dev->clim + 1);
-    int rc = dev->ff && dev->scratch && dev->enc ? store_init(dev) : NAND_E_NOMEM;
+    int rc = dev->ff && dev->scratch && dev->enc ? sim_store_init(dev) : NAND_E_NOMEM;
     if (rc) {
         nand_close(dev);
         return rc;
@@ -38,7 +38,7 @@ int nand_create(const struct nand_config *cfg_in, nand_dev **out)
     if (rc)
         return rc;
     nand_dev *dev;
-    if ((rc = dev_alloc(&cfg, &dev)))
+    if ((rc = sim_dev_alloc(&cfg, &dev)))
         return rc;
 
     /* Factory bad blocks carry the vendor's marker: page 0 all zeros,
@@ -47,30 +47,30 @@ int nand_create(const struct nand_config *cfg_in, nand_dev **out)
     struct pbuf *marked = NULL;
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         dev->bs[b].pe = cfg.initial_pe;
-        block_reset_wear(dev, (nand_block_t)b);
+        sim_block_reset_wear(dev, (nand_block_t)b);
         double u = rng_unit(rng_key(cfg.seed, RNG_FACTORY_BAD, b, 0, 0, 0));
         if (b == 0 || u >= cfg.factory_bad_fraction)
             continue;
         if (!marked) {
-            if (!(marked = pbuf_new(dev)))
+            if (!(marked = sim_pbuf_new(dev)))
                 goto nomem;
             memset(marked->bytes, 0, dev->page_bytes);
-            marked = pbuf_compact(dev, marked);
+            marked = sim_pbuf_compact(dev, marked);
         }
-        struct bpages *bp = bpages_own(dev, (nand_block_t)b);
+        struct bpages *bp = sim_bpages_own(dev, (nand_block_t)b);
         if (!bp)
             goto nomem;
-        pbuf_ref(marked);
+        sim_pbuf_ref(marked);
         bp->slot[0].pg = marked;
         bp->slot[0].nprog = (uint8_t)cfg.nop;
         dev->bs[b].next_page = 1;
         dev->bs[b].flags |= BF_FACTORY_BAD | BF_MARKED_BAD;
     }
-    pbuf_unref(dev, marked);
+    sim_pbuf_unref(dev, marked);
     *out = dev;
     return NAND_OK;
 nomem:
-    pbuf_unref(dev, marked);
+    sim_pbuf_unref(dev, marked);
     nand_close(dev);
     return NAND_E_NOMEM;
 }
@@ -79,8 +79,8 @@ void nand_close(nand_dev *dev)
 {
     if (!dev)
         return;
-    store_free(dev);
-    journal_detach(dev);
+    sim_store_free(dev);
+    sim_journal_detach(dev);
     free(dev->ff);
     free(dev->scratch);
     free(dev->enc);
@@ -104,7 +104,7 @@ void nand_advance(nand_dev *dev, nand_time_t ns)
     dev->now += ns;
     if (dev->powered && dev->cut == CUT_TIME && dev->now >= dev->cut_time) {
         dev->now = dev->cut_time > dev->now - ns ? dev->cut_time : dev->now;
-        power_fail(dev, dev->cut_time);
+        sim_power_fail(dev, dev->cut_time);
     }
 }
 
@@ -137,7 +137,7 @@ void nand_power_cut(nand_dev *dev)
 {
     if (!dev->powered)
         return;
-    power_fail(dev, dev->now);
+    sim_power_fail(dev, dev->now);
 }
 
 int nand_is_powered(const nand_dev *dev)
@@ -154,7 +154,7 @@ void nand_power_on(nand_dev *dev)
         if (dev->die_free[d] > dev->now)
             dev->die_free[d] = dev->now;
     dev->queue_end = dev->now;
-    bus_reset(dev);
+    sim_bus_reset(dev);
     dev->powered = 1;
     dev->cut = CUT_NONE;
 }
@@ -184,7 +184,7 @@ int nand_set_wear(nand_dev *dev, nand_block_t b, uint64_t pe_cycles)
     if (b >= dev->nblocks)
         return NAND_E_ADDR;
     dev->bs[b].pe = pe_cycles;
-    biterr_block_wear(dev, b);
+    sim_biterr_block_wear(dev, b);
     return NAND_OK;
 }
 

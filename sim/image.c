@@ -256,7 +256,7 @@ static int block_is_fresh(const nand_dev *dev, nand_block_t b)
 {
     const struct bstate *bs = &dev->bs[b];
     return bs->pe == dev->cfg.initial_pe && !bs->reads && !bs->next_page &&
-           !bs->flags && bs->endurance == block_drawn_endurance(dev, b);
+           !bs->flags && bs->endurance == sim_block_drawn_endurance(dev, b);
 }
 
 int nand_save(nand_dev *dev, const char *path)
@@ -285,7 +285,7 @@ int nand_save(nand_dev *dev, const char *path)
     put_u32(&s, IMAGE_VERSION);
     /* the weak-cell section is written only when there is one, so an
      * undamaged device's image is what older versions wrote and read */
-    uint64_t nweak = corrupt_weak_pages(dev);
+    uint64_t nweak = sim_corrupt_weak_pages(dev);
     put_u32(&s, (dev->cfg.compress ? IMAGE_F_COMPRESS : 0) |
                     (nweak ? IMAGE_F_WEAK : 0) |
                     (dev->cfg.timing.whole_page_reads ? IMAGE_F_WHOLE_READS : 0));
@@ -374,7 +374,7 @@ int nand_save(nand_dev *dev, const char *path)
     s.f = NULL;
     rc = rename(tmp, path) ? NAND_E_IO : NAND_OK;
     if (!rc) /* the journal's changes are in the image now */
-        rc = journal_fold(dev, path, &id);
+        rc = sim_journal_fold(dev, path, &id);
 out:
     if (s.f)
         fclose(s.f);
@@ -407,11 +407,11 @@ static int load_content(nand_dev *dev, struct stream *s, uint8_t *form,
     if (s->failed)
         return NAND_E_CORRUPT;
     if (n == dev->page_bytes) {
-        struct pbuf *pg = pbuf_new_uninit(dev);
+        struct pbuf *pg = sim_pbuf_new_uninit(dev);
         if (!pg)
             return NAND_E_NOMEM;
         get(s, pg->bytes, dev->page_bytes);
-        *out = pbuf_compact(dev, pg);
+        *out = sim_pbuf_compact(dev, pg);
         return NAND_OK;
     }
     if (!n || n > dev->page_bytes) {
@@ -421,11 +421,11 @@ static int load_content(nand_dev *dev, struct stream *s, uint8_t *form,
     get(s, form, (size_t)n);
     if (s->failed)
         return NAND_E_CORRUPT;
-    if (rle_decode(form, (uint32_t)n, dev->scratch, dev->page_bytes)) {
+    if (sim_rle_decode(form, (uint32_t)n, dev->scratch, dev->page_bytes)) {
         *why = "invalid compact page content";
         return NAND_E_CORRUPT;
     }
-    if (!(*out = pbuf_from(dev, dev->scratch)))
+    if (!(*out = sim_pbuf_from(dev, dev->scratch)))
         return NAND_E_NOMEM;
     return NAND_OK;
 }
@@ -471,7 +471,7 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
     *why = "truncated";
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         dev->bs[b].pe = dev->cfg.initial_pe;
-        block_reset_wear(dev, (nand_block_t)b);
+        sim_block_reset_wear(dev, (nand_block_t)b);
     }
     uint64_t nrec = get_u64(s), prev = 0;
     if (!s->failed && nrec > dev->nblocks) {
@@ -498,7 +498,7 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
             *why = "invalid block state";
             return rc;
         }
-        biterr_block_wear(dev, (nand_block_t)b);
+        sim_biterr_block_wear(dev, (nand_block_t)b);
     }
     npages = get_u64(s);
     if (s->failed || npages > dev->nblocks * g->pages_per_block) {
@@ -518,7 +518,7 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
                 goto out;
             continue;
         }
-        if (!(pages[i] = pbuf_new(dev))) {
+        if (!(pages[i] = sim_pbuf_new(dev))) {
             rc = NAND_E_NOMEM;
             goto out;
         }
@@ -534,7 +534,7 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
             *why = "invalid block table";
             goto out;
         }
-        struct bpages *bp = bpages_own(dev, b);
+        struct bpages *bp = sim_bpages_own(dev, b);
         if (!bp) {
             rc = NAND_E_NOMEM;
             goto out;
@@ -550,8 +550,8 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
                     *why = "invalid page reference";
                     goto out;
                 }
-                pbuf_ref(pages[idx]);
-                sl->pg = pbuf_intern(dev, pages[idx]);
+                sim_pbuf_ref(pages[idx]);
+                sl->pg = sim_pbuf_intern(dev, pages[idx]);
             }
         }
     }
@@ -572,7 +572,7 @@ static int load_body(nand_dev *dev, struct stream *s, uint32_t version,
     }
 out:
     for (uint64_t i = 0; pages && i < npages; i++)
-        pbuf_unref(dev, pages[i]);
+        sim_pbuf_unref(dev, pages[i]);
     free(pages);
     free(form);
     return rc;
@@ -635,7 +635,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
                          NAND_E_CORRUPT);
     }
     nand_dev *dev;
-    int rc = dev_alloc(&cfg, &dev);
+    int rc = sim_dev_alloc(&cfg, &dev);
     if (rc) {
         fclose(s.f);
         return load_fail(err, errlen, path, "out of memory", rc);
@@ -643,7 +643,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
     const char *msg = "";
     struct jimage id;
     rc = load_body(dev, &s, version, version > IMAGE_V2 ? flags : 0, &msg);
-    if (!rc && journal_image_id(fileno(s.f), &id)) {
+    if (!rc && sim_journal_image_id(fileno(s.f), &id)) {
         rc = NAND_E_IO;
         msg = "cannot read";
     }
@@ -659,7 +659,7 @@ int nand_open(const char *path, nand_dev **out, char *err, size_t errlen)
     dev->st.pages_stored = pages;
     dev->st.bytes_stored = bytes;
     /* what nand_sync added since the image was saved */
-    if ((rc = journal_replay(dev, path, &id, err, errlen))) {
+    if ((rc = sim_journal_replay(dev, path, &id, err, errlen))) {
         nand_close(dev);
         return rc;
     }

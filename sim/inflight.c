@@ -33,21 +33,21 @@ struct inflight {
 
 static void drop(nand_dev *dev, struct inflight *e)
 {
-    pbuf_unref(dev, e->sl.pg);
-    pbuf_unref(dev, e->want);
-    bpages_unref(dev, e->bp);
+    sim_pbuf_unref(dev, e->sl.pg);
+    sim_pbuf_unref(dev, e->want);
+    sim_bpages_unref(dev, e->bp);
 }
 
-void inflight_clear(nand_dev *dev)
+void sim_inflight_clear(nand_dev *dev)
 {
     for (uint32_t i = 0; i < dev->nfl; i++)
         drop(dev, &dev->fl[i]);
     dev->nfl = 0;
 }
 
-void inflight_free(nand_dev *dev)
+void sim_inflight_free(nand_dev *dev)
 {
-    inflight_clear(dev);
+    sim_inflight_clear(dev);
     free(dev->fl);
     dev->fl = NULL;
     dev->flcap = 0;
@@ -55,12 +55,12 @@ void inflight_free(nand_dev *dev)
 
 /* Records whose array time ended are final.  Only the oldest are looked
  * at (a cut judges the rest by their times anyway): O(1) per call. */
-void inflight_retire(nand_dev *dev)
+void sim_inflight_retire(nand_dev *dev)
 {
     if (!dev->nfl)
         return;
     if (dev->now >= dev->queue_end) {
-        inflight_clear(dev);
+        sim_inflight_clear(dev);
         return;
     }
     uint32_t k = 0;
@@ -72,7 +72,7 @@ void inflight_retire(nand_dev *dev)
     }
 }
 
-struct inflight *inflight_begin(nand_dev *dev, enum nand_op_kind kind,
+struct inflight *sim_inflight_begin(nand_dev *dev, enum nand_op_kind kind,
                                 nand_block_t b, nand_page_t p,
                                 const struct sched *s)
 {
@@ -100,18 +100,18 @@ struct inflight *inflight_begin(nand_dev *dev, enum nand_op_kind kind,
     } else if (dev->bp[b]) {
         e->sl = dev->bp[b]->slot[p];
         if (e->sl.pg)
-            pbuf_ref(e->sl.pg);
+            sim_pbuf_ref(e->sl.pg);
     }
     return e;
 }
 
-void inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status)
+void sim_inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status)
 {
     e->bytes = bytes;
     e->status = status;
     if (e->kind == NAND_OP_PROGRAM && status == NAND_OK) {
         e->want = dev->bp[e->b]->slot[e->p].pg;
-        pbuf_ref(e->want);
+        sim_pbuf_ref(e->want);
     }
 }
 
@@ -119,7 +119,7 @@ void inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status
 static void undo(nand_dev *dev, struct inflight *e)
 {
     if (e->kind == NAND_OP_ERASE) {
-        bpages_unref(dev, dev->bp[e->b]);
+        sim_bpages_unref(dev, dev->bp[e->b]);
         dev->bp[e->b] = e->bp;
         e->bp = NULL;
         dev_touch(dev, e->b);
@@ -128,9 +128,9 @@ static void undo(nand_dev *dev, struct inflight *e)
         else if (e->status == NAND_E_ERASE_FAIL)
             dev->st.erase_fails--;
     } else {
-        struct bpages *bp = bpages_own_page(dev, e->b, e->p);
+        struct bpages *bp = sim_bpages_own_page(dev, e->b, e->p);
         if (bp) {
-            pbuf_unref(dev, bp->slot[e->p].pg);
+            sim_pbuf_unref(dev, bp->slot[e->p].pg);
             bp->slot[e->p] = e->sl;
             e->sl.pg = NULL;
         }
@@ -151,35 +151,35 @@ static void tear(nand_dev *dev, struct inflight *e, double frac)
         if (dev->bs[e->b].flags & BF_FACTORY_BAD)
             return;
         dev->bs[e->b].pe++;
-        damage_erase(dev, e->b, frac);
-        biterr_block_wear(dev, e->b);
+        sim_damage_erase(dev, e->b, frac);
+        sim_biterr_block_wear(dev, e->b);
         dev->st.torn_erases++;
         return;
     }
     if (!e->want)
         return; /* a failed program: its garbage was undone, none is new */
-    struct bpages *bp = bpages_own_page(dev, e->b, e->p);
+    struct bpages *bp = sim_bpages_own_page(dev, e->b, e->p);
     uint8_t *want = malloc(dev->page_bytes);
     if (!bp || !want) {
         free(want);
         return;
     }
-    pbuf_copy(dev, e->want, 0, dev->page_bytes, want);
+    sim_pbuf_copy(dev, e->want, 0, dev->page_bytes, want);
     struct slot *sl = &bp->slot[e->p];
     sl->nprog++;
     sl->prog_time = e->array_end;
     if (e->p + 1 > dev->bs[e->b].next_page)
         dev->bs[e->b].next_page = e->p + 1;
-    damage_program(dev, e->b, e->p, want, pbuf_view(dev, sl->pg), frac, sl);
+    sim_damage_program(dev, e->b, e->p, want, pbuf_view(dev, sl->pg), frac, sl);
     free(want);
     int upper;
-    nand_page_t lower = page_pair_lower(dev, e->p, &upper);
+    nand_page_t lower = sim_page_pair_lower(dev, e->p, &upper);
     if (upper)
-        damage_paired(dev, e->b, lower);
+        sim_damage_paired(dev, e->b, lower);
     dev->st.torn_programs++;
 }
 
-void inflight_cut(nand_dev *dev, nand_time_t at)
+void sim_inflight_cut(nand_dev *dev, nand_time_t at)
 {
     for (uint32_t i = dev->nfl; i-- > 0;)
         if (dev->fl[i].array_end > at)
@@ -190,5 +190,5 @@ void inflight_cut(nand_dev *dev, nand_time_t at)
             tear(dev, e, (double)(at - e->array_start) /
                          (double)(e->array_end - e->array_start));
     }
-    inflight_clear(dev);
+    sim_inflight_clear(dev);
 }

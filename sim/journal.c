@@ -17,7 +17,7 @@
  * the file ends inside it, or it is the last and its CRC fails -- is
  * what a crash during a sync leaves and is ignored (the next sync writes
  * over it); a bad record with more bytes after it is damage and an error
- * naming the file (reading: journal_replay.c).
+ * naming the file (reading: sim_journal_replay.c).
  */
 #include "journal.h"
 #include "crc32.h"
@@ -40,7 +40,7 @@ static void clean_all(nand_dev *dev)
     memcpy(dev->jbase, dev->bs, dev->nblocks * sizeof *dev->bs);
 }
 
-void journal_detach(nand_dev *dev)
+void sim_journal_detach(nand_dev *dev)
 {
     free(dev->jpath);
     free(dev->jfrom);
@@ -50,7 +50,7 @@ void journal_detach(nand_dev *dev)
     dev->jbase = NULL;
 }
 
-int journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
+int sim_journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
                    uint64_t jlen, uint64_t seq)
 {
     if (!dev->jfrom) {
@@ -60,7 +60,7 @@ int journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
     char *p = strdup(path);
     if (!dev->jfrom || !dev->jbase || !p) {
         free(p);
-        journal_detach(dev);
+        sim_journal_detach(dev);
         return NAND_E_NOMEM;
     }
     free(dev->jpath);
@@ -72,7 +72,7 @@ int journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
     return NAND_OK;
 }
 
-char *journal_path(const char *image)
+char *sim_journal_path(const char *image)
 {
     size_t n = strlen(image) + sizeof ".journal";
     char *p = malloc(n);
@@ -83,7 +83,7 @@ char *journal_path(const char *image)
 
 /* ---- the image a journal extends ----------------------------------------- */
 
-int journal_image_id(int fd, struct jimage *id)
+int sim_journal_image_id(int fd, struct jimage *id)
 {
     struct stat st;
     uint8_t b[8];
@@ -95,15 +95,15 @@ int journal_image_id(int fd, struct jimage *id)
     return NAND_OK;
 }
 
-int journal_fold(nand_dev *dev, const char *path, const struct jimage *id)
+int sim_journal_fold(nand_dev *dev, const char *path, const struct jimage *id)
 {
-    char *jp = journal_path(path);
+    char *jp = sim_journal_path(path);
     if (!jp)
         return NAND_E_NOMEM;
     /* a failed unlink leaves a journal of an older image: ignored */
     unlink(jp);
     free(jp);
-    return journal_attach(dev, path, id, 0, 0);
+    return sim_journal_attach(dev, path, id, 0, 0);
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -302,7 +302,7 @@ int nand_sync(nand_dev *dev, const char *path)
      * of the whole: fold it (the journal stays about as large as its image) */
     if (dev->jlen > dev->jimg.size && dev->jlen > J_FOLD_MIN)
         return nand_save(dev, path);
-    char *jp = journal_path(path);
+    char *jp = sim_journal_path(path);
     if (!jp)
         return NAND_E_NOMEM;
     int rc = append(dev, jp);

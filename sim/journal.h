@@ -1,6 +1,6 @@
 /*
  * journal.h -- IMAGE.journal's layout, shared by journal.c (tracking and
- * appending) and journal_replay.c (reading); private to sim/.  Byte by
+ * appending) and sim_journal_replay.c (reading); private to sim/.  Byte by
  * byte in docs/simulator.md, "The image journal".
  */
 #ifndef FLASHLAB_SIM_JOURNAL_H
@@ -20,10 +20,10 @@
 #define NSTATS (sizeof(struct nand_stats) / sizeof(uint64_t))
 
 /* image + ".journal", malloc'd (NULL: out of memory) */
-char *journal_path(const char *image);
+char *sim_journal_path(const char *image);
 /* Track changes from here against the image at path (id), whose journal
  * holds jlen valid bytes in seq records. */
-int journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
+int sim_journal_attach(nand_dev *dev, const char *path, const struct jimage *id,
                    uint64_t jlen, uint64_t seq);
 
 #endif

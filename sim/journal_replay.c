@@ -1,5 +1,5 @@
 /*
- * journal_replay.c -- reading IMAGE.journal at nand_open: every committed
+ * sim_journal_replay.c -- reading IMAGE.journal at nand_open: every committed
  * record applied in order; a torn last record ignored, damage an error
  * naming the journal (why: journal.c; layout: docs/simulator.md).
  */
@@ -56,16 +56,16 @@ static int apply_pages(nand_dev *dev, struct in *c, uint64_t b, const char **why
         return NAND_E_CORRUPT;
     }
     if (!from) { /* the whole table */
-        bpages_unref(dev, dev->bp[b]);
+        sim_bpages_unref(dev, dev->bp[b]);
         dev->bp[b] = NULL;
         if (!used)
             return NAND_OK;
     }
-    struct bpages *bp = bpages_own(dev, (nand_block_t)b);
+    struct bpages *bp = sim_bpages_own(dev, (nand_block_t)b);
     if (!bp)
         return NAND_E_NOMEM;
     for (uint32_t p = (uint32_t)from; p < ppb; p++) {
-        pbuf_unref(dev, bp->slot[p].pg);
+        sim_pbuf_unref(dev, bp->slot[p].pg);
         memset(&bp->slot[p], 0, sizeof bp->slot[p]);
     }
     for (uint32_t p = (uint32_t)from; p < used; p++) {
@@ -85,17 +85,17 @@ static int apply_pages(nand_dev *dev, struct in *c, uint64_t b, const char **why
         if (!len)
             continue;
         if (len < dev->page_bytes) {
-            if (rle_decode(bytes, (uint32_t)len, dev->scratch, dev->page_bytes)) {
+            if (sim_rle_decode(bytes, (uint32_t)len, dev->scratch, dev->page_bytes)) {
                 *why = "invalid compact page content";
                 return NAND_E_CORRUPT;
             }
             bytes = dev->scratch;
         }
-        struct pbuf *pg = pbuf_new_uninit(dev);
+        struct pbuf *pg = sim_pbuf_new_uninit(dev);
         if (!pg)
             return NAND_E_NOMEM;
         memcpy(pg->bytes, bytes, dev->page_bytes);
-        sl->pg = pbuf_intern(dev, pg);
+        sl->pg = sim_pbuf_intern(dev, pg);
     }
     return NAND_OK;
 }
@@ -134,7 +134,7 @@ static int apply(nand_dev *dev, const uint8_t *p, uint64_t n, const char **why)
             bs->next_page = (uint32_t)next;
             bs->flags = (uint32_t)flags;
             bs->endurance = end;
-            biterr_block_wear(dev, (nand_block_t)b);
+            sim_biterr_block_wear(dev, (nand_block_t)b);
         }
         if (what & W_PAGES) {
             int rc = apply_pages(dev, &c, b, why);
@@ -262,10 +262,10 @@ static int replay_file(nand_dev *dev, FILE *f, const char *jp,
     return rc;
 }
 
-int journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
+int sim_journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
                    char *err, size_t errlen)
 {
-    char *jp = journal_path(path);
+    char *jp = sim_journal_path(path);
     if (!jp)
         return jfail(err, errlen, path, 0, 0, "out of memory", NAND_E_NOMEM);
     uint64_t jlen = 0, seq = 0;
@@ -278,7 +278,7 @@ int journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
         rc = jfail(err, errlen, jp, 0, 0, strerror(errno), NAND_E_IO);
     }
     free(jp);
-    if (!rc && (rc = journal_attach(dev, path, id, jlen, seq)))
+    if (!rc && (rc = sim_journal_attach(dev, path, id, jlen, seq)))
         jfail(err, errlen, path, 0, 0, "out of memory", rc);
     return rc;
 }

@@ -12,9 +12,9 @@
  *     compress, a buffer whose content is mostly long runs of one byte
  *     holds its run-length form instead of the page (store.c).
  * A stored buffer's bytes are read only through pbuf_view (the full page,
- * a compact one expanded into the device's scratch buffer) and pbuf_copy
- * (any range of it); a buffer fresh from pbuf_new is full and is written
- * directly until it is stored (pbuf_intern, pbuf_compact), and image.c
+ * a compact one expanded into the device's scratch buffer) and sim_pbuf_copy
+ * (any range of it); a buffer fresh from sim_pbuf_new is full and is written
+ * directly until it is stored (sim_pbuf_intern, sim_pbuf_compact), and image.c
  * writes a buffer's held bytes (pbuf_held) as they are.
  */
 #ifndef FLASHLAB_SIM_NAND_INTERNAL_H
@@ -157,45 +157,45 @@ static inline void dev_touch(nand_dev *dev, uint64_t b)
 
 /* journal.c -- IMAGE.journal: nand_sync's incremental saves */
 /* The image open on fd: its size and trailing CRC. */
-int journal_image_id(int fd, struct jimage *id);
+int sim_journal_image_id(int fd, struct jimage *id);
 /* After nand_open read the image at path (id): apply the records of its
  * journal, and track changes from here.  Errors name the journal. */
-int journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
+int sim_journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
                    char *err, size_t errlen);
 /* After nand_save wrote the image at path (id): drop its journal. */
-int journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
-void journal_detach(nand_dev *dev);
+int sim_journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
+void sim_journal_detach(nand_dev *dev);
 
 /* device.c */
-int dev_alloc(const struct nand_config *cfg, nand_dev **out);
+int sim_dev_alloc(const struct nand_config *cfg, nand_dev **out);
 
 /* config.c */
 
 /* store.c -- sparse COW storage */
-int store_init(nand_dev *dev);
-void store_free(nand_dev *dev);
+int sim_store_init(nand_dev *dev);
+void sim_store_free(nand_dev *dev);
 /* arena.c -- full-page buffers (NULL when memory is short) */
-struct pbuf *arena_get(nand_dev *dev);
-void arena_put(nand_dev *dev, struct pbuf *pg);
-void arena_free(nand_dev *dev);
-struct pbuf *pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
-struct pbuf *pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
+struct pbuf *sim_arena_get(nand_dev *dev);
+void sim_arena_put(nand_dev *dev, struct pbuf *pg);
+void sim_arena_free(nand_dev *dev);
+struct pbuf *sim_pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
+struct pbuf *sim_pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
 /* compress, then dedup: what a program stores (pg is the caller's) */
-struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg);
+struct pbuf *sim_pbuf_intern(nand_dev *dev, struct pbuf *pg);
 /* With compress, pg (a full buffer the caller holds alone) replaced by its
  * compact form when that is small enough; otherwise pg unchanged. */
-struct pbuf *pbuf_compact(nand_dev *dev, struct pbuf *pg);
+struct pbuf *sim_pbuf_compact(nand_dev *dev, struct pbuf *pg);
 /* A stored buffer for the page content `bytes` (compact when it can be). */
-struct pbuf *pbuf_from(nand_dev *dev, const uint8_t *bytes);
+struct pbuf *sim_pbuf_from(nand_dev *dev, const uint8_t *bytes);
 /* The page's page_bytes bytes (dev->ff for NULL).  For a compact page
  * they are expanded into dev->scratch: valid until the next pbuf_view. */
-const uint8_t *pbuf_expand(nand_dev *dev, const struct pbuf *pg);
+const uint8_t *sim_pbuf_expand(nand_dev *dev, const struct pbuf *pg);
 static inline const uint8_t *pbuf_view(nand_dev *dev, const struct pbuf *pg)
 {
-    return !pg ? dev->ff : !pg->clen ? pg->bytes : pbuf_expand(dev, pg);
+    return !pg ? dev->ff : !pg->clen ? pg->bytes : sim_pbuf_expand(dev, pg);
 }
 /* Copy bytes [off, off + len) of the page to dst (pg not NULL). */
-void pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
+void sim_pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
                uint32_t len, uint8_t *dst);
 /* The bytes pg holds: its run-length form or the whole page. */
 static inline uint32_t pbuf_held(const nand_dev *dev, const struct pbuf *pg)
@@ -204,16 +204,16 @@ static inline uint32_t pbuf_held(const nand_dev *dev, const struct pbuf *pg)
 }
 /* Expand the run-length form src[0..n) into exactly out bytes at dst,
  * checking it (image files): 0, or -1 if it is not a valid form. */
-int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out);
-void pbuf_ref(struct pbuf *pg);
-void pbuf_unref(nand_dev *dev, struct pbuf *pg);
-struct bpages *bpages_own(nand_dev *dev, nand_block_t b); /* writable */
+int sim_rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out);
+void sim_pbuf_ref(struct pbuf *pg);
+void sim_pbuf_unref(nand_dev *dev, struct pbuf *pg);
+struct bpages *sim_bpages_own(nand_dev *dev, nand_block_t b); /* writable */
 /* The same for a change of slot p and later ones only (a program). */
-struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t p);
-void bpages_unref(nand_dev *dev, struct bpages *bp);
-double block_drawn_endurance(const nand_dev *dev, nand_block_t b);
-void block_reset_wear(nand_dev *dev, nand_block_t b);
-uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper);
+struct bpages *sim_bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t p);
+void sim_bpages_unref(nand_dev *dev, struct bpages *bp);
+double sim_block_drawn_endurance(const nand_dev *dev, nand_block_t b);
+void sim_block_reset_wear(nand_dev *dev, nand_block_t b);
+uint32_t sim_page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper);
 
 /* timing.c -- schedules one operation on its die and channel */
 struct sched {
@@ -222,10 +222,10 @@ struct sched {
     nand_time_t array_end;
     nand_time_t done;
 };
-int sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
+int sim_sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
              nand_page_t p, uint32_t bytes, struct sched *s);
-void bus_reset(nand_dev *dev);
-void bus_free_all(nand_dev *dev);
+void sim_bus_reset(nand_dev *dev);
+void sim_bus_free_all(nand_dev *dev);
 
 /* A transfer between a page's byte space (data then OOB) and a buffer. */
 struct seg {
@@ -234,48 +234,48 @@ struct seg {
 };
 
 /* biterr.c -- raw bit errors and ECC */
-void biterr_block_wear(nand_dev *dev, nand_block_t b);
-double biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl);
+void sim_biterr_block_wear(nand_dev *dev, nand_block_t b);
+double sim_biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl);
 /* Sample the errors of every codeword the segments touch, flip the bits
  * that reach the caller (all of them when raw, else those of codewords ECC
  * cannot correct) and return NAND_E_ECC if any codeword is uncorrectable.
  * *max_cw: the most bits corrected in one codeword. */
-int biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
+int sim_biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const struct slot *sl, const struct seg *segs, int nseg,
                  int raw, uint32_t *corrected, uint32_t *raw_errs,
                  uint32_t *max_cw);
 /* The codeword that page byte `off` belongs to, and its bounds. */
-uint32_t cw_of(const nand_dev *dev, uint32_t off, uint32_t *start,
+uint32_t sim_codeword_of(const nand_dev *dev, uint32_t off, uint32_t *start,
                uint32_t *len);
 
 /* damage.c -- what failed and interrupted operations leave behind */
-void damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
+void sim_damage_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                     const uint8_t *intended, const uint8_t *before,
                     double frac, struct slot *sl);
-void damage_erase(nand_dev *dev, nand_block_t b, double frac);
-void damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower);
-int wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what);
+void sim_damage_erase(nand_dev *dev, nand_block_t b, double frac);
+void sim_damage_paired(nand_dev *dev, nand_block_t b, nand_page_t lower);
+int sim_wear_fails(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t what);
 
 /* inflight.c -- queued operations a power cut may still tear or undo */
 struct inflight;
 /* Record what block b (page p) holds before the queued operation
  * scheduled as s changes it; NULL when out of memory. */
-struct inflight *inflight_begin(nand_dev *dev, enum nand_op_kind kind,
+struct inflight *sim_inflight_begin(nand_dev *dev, enum nand_op_kind kind,
                                 nand_block_t b, nand_page_t p,
                                 const struct sched *s);
 /* The operation was applied and returned status. */
-void inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status);
+void sim_inflight_done(nand_dev *dev, struct inflight *e, uint32_t bytes, int status);
 /* Forget records whose array time ended before the clock. */
-void inflight_retire(nand_dev *dev);
+void sim_inflight_retire(nand_dev *dev);
 /* The power fails at `at`: undo what had not ended, tear what was under
  * way; no record is left. */
-void inflight_cut(nand_dev *dev, nand_time_t at);
-void inflight_clear(nand_dev *dev);  /* forget all (snapshot restore) */
-void inflight_free(nand_dev *dev);
+void sim_inflight_cut(nand_dev *dev, nand_time_t at);
+void sim_inflight_clear(nand_dev *dev);  /* forget all (snapshot restore) */
+void sim_inflight_free(nand_dev *dev);
 /* ops.c: the power fails at `at` (>= every completed operation). */
-void power_fail(nand_dev *dev, nand_time_t at);
+void sim_power_fail(nand_dev *dev, nand_time_t at);
 
 /* corrupt.c -- weak cells in the image (a section after the tables) */
-uint64_t corrupt_weak_pages(const nand_dev *dev);
+uint64_t sim_corrupt_weak_pages(const nand_dev *dev);
 
 #endif

@@ -11,9 +11,9 @@
 
 /* Queued operations still under way at `at` are torn, those not yet
  * started never happen (inflight.c). */
-void power_fail(nand_dev *dev, nand_time_t at)
+void sim_power_fail(nand_dev *dev, nand_time_t at)
 {
-    inflight_cut(dev, at);
+    sim_inflight_cut(dev, at);
     if (dev->queue_end > at) /* what was queued after it never runs */
         dev->queue_end = at;
     dev->powered = 0;
@@ -25,9 +25,9 @@ void power_fail(nand_dev *dev, nand_time_t at)
 static int check_power(nand_dev *dev)
 {
     if (dev->powered && dev->cut == CUT_TIME && dev->now >= dev->cut_time)
-        power_fail(dev, dev->cut_time);
+        sim_power_fail(dev, dev->cut_time);
     if (dev->powered)
-        inflight_retire(dev);
+        sim_inflight_retire(dev);
     return dev->powered ? NAND_OK : NAND_E_POWER;
 }
 
@@ -85,7 +85,7 @@ static int cut_now(nand_dev *dev, const struct sched *s, double frac)
         at = dev->cut_time;
     if (at > dev->now)
         dev->now = at;
-    power_fail(dev, at);
+    sim_power_fail(dev, at);
     return NAND_E_POWER;
 }
 
@@ -139,11 +139,11 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
         bytes += segs[i].len;
     }
     struct sched s;
-    if ((rc = sched_op(dev, NAND_OP_READ, b, p, bytes, &s)))
+    if ((rc = sim_sched_op(dev, NAND_OP_READ, b, p, bytes, &s)))
         return rc;
     if (dev->cut == CUT_TIME && dev->cut_time < s.done) {
         dev->now = dev->cut_time > dev->now ? dev->cut_time : dev->now;
-        power_fail(dev, dev->cut_time);
+        sim_power_fail(dev, dev->cut_time);
         return NAND_E_POWER;
     }
     finish_op(dev, &s, queued, res);
@@ -159,12 +159,12 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
             memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
     } else {
         for (int i = 0; i < nseg; i++)
-            pbuf_copy(dev, pg, segs[i].col, segs[i].len, segs[i].buf);
+            sim_pbuf_copy(dev, pg, segs[i].col, segs[i].len, segs[i].buf);
     }
     if (!pg)
         return NAND_OK; /* erased pages read clean */
     uint32_t corrected = 0, rawerr = 0, maxcw = 0;
-    rc = biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr, &maxcw);
+    rc = sim_biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr, &maxcw);
     if (rc == NAND_E_ECC)
         dev->st.uncorrectable_reads++;
     if (res) {
@@ -265,7 +265,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return rc;
 
     struct sched s;
-    if ((rc = sched_op(dev, NAND_OP_PROGRAM, b, p, bytes, &s)))
+    if ((rc = sim_sched_op(dev, NAND_OP_PROGRAM, b, p, bytes, &s)))
         return rc;
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b, .page = p};
     double frac = 1.0;
@@ -274,13 +274,13 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return cut_now(dev, &s, 0.0);
     struct inflight *fl = NULL;
     if (queued && cut == RUN_FULL &&
-        !(fl = inflight_begin(dev, NAND_OP_PROGRAM, b, p, &s)))
+        !(fl = sim_inflight_begin(dev, NAND_OP_PROGRAM, b, p, &s)))
         return NAND_E_NOMEM;
 
-    struct bpages *bp = bpages_own_page(dev, b, p); /* slot p (damage: more) */
-    struct pbuf *pg = pbuf_new_uninit(dev);
+    struct bpages *bp = sim_bpages_own_page(dev, b, p); /* slot p (damage: more) */
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
     if (!bp || !pg) {
-        pbuf_unref(dev, pg);
+        sim_pbuf_unref(dev, pg);
         return NAND_E_NOMEM;
     }
     struct slot *sl = &bp->slot[p];
@@ -307,15 +307,15 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         dev->bs[b].next_page = p + 1;
 
     int upper;
-    nand_page_t lower = page_pair_lower(dev, p, &upper);
-    if (cut == TEAR || wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
+    nand_page_t lower = sim_page_pair_lower(dev, p, &upper);
+    if (cut == TEAR || sim_wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
         if (cut != TEAR)
             frac = rng_unit(rng_key(dev->cfg.seed, RNG_TEAR_FRAC, b, p,
                                     dev->bs[b].pe, 1));
-        damage_program(dev, b, p, pg->bytes, before, frac, sl);
-        pbuf_unref(dev, pg);
+        sim_damage_program(dev, b, p, pg->bytes, before, frac, sl);
+        sim_pbuf_unref(dev, pg);
         if (upper)
-            damage_paired(dev, b, lower);
+            sim_damage_paired(dev, b, lower);
         if (cut == TEAR) {
             dev->st.torn_programs++;
             return cut_now(dev, &s, frac);
@@ -323,16 +323,16 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         dev->bs[b].flags |= BF_GROWN_BAD;
         dev->st.program_fails++;
         if (fl)
-            inflight_done(dev, fl, bytes, NAND_E_PROGRAM_FAIL);
+            sim_inflight_done(dev, fl, bytes, NAND_E_PROGRAM_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_PROGRAM_FAIL;
     }
-    pbuf_unref(dev, sl->pg);
-    sl->pg = pbuf_intern(dev, pg);
+    sim_pbuf_unref(dev, sl->pg);
+    sl->pg = sim_pbuf_intern(dev, pg);
     dev->st.programs++;
     dev->st.bytes_written += bytes;
     if (fl)
-        inflight_done(dev, fl, bytes, NAND_OK);
+        sim_inflight_done(dev, fl, bytes, NAND_OK);
     finish_op(dev, &s, queued, res);
     return NAND_OK;
 }
@@ -366,7 +366,7 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
     if (bad_addr(dev, b, 0, 0, 0))
         return NAND_E_ADDR;
     struct sched s;
-    if ((rc = sched_op(dev, NAND_OP_ERASE, b, 0, 0, &s)))
+    if ((rc = sim_sched_op(dev, NAND_OP_ERASE, b, 0, 0, &s)))
         return rc;
     struct nand_op op = {.kind = NAND_OP_ERASE, .block = b};
     double frac = 1.0;
@@ -375,7 +375,7 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
         return cut_now(dev, &s, 0.0);
     struct inflight *fl = NULL;
     if (queued && cut == RUN_FULL &&
-        !(fl = inflight_begin(dev, NAND_OP_ERASE, b, 0, &s)))
+        !(fl = sim_inflight_begin(dev, NAND_OP_ERASE, b, 0, &s)))
         return NAND_E_NOMEM;
 
     struct bstate *bs = &dev->bs[b];
@@ -384,16 +384,16 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
         if (cut == TEAR)
             return cut_now(dev, &s, frac);
         if (fl)
-            inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
+            sim_inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_ERASE_FAIL;
     }
     bs->pe++;
-    if (cut == TEAR || wear_fails(dev, b, 0, NAND_OP_ERASE)) {
+    if (cut == TEAR || sim_wear_fails(dev, b, 0, NAND_OP_ERASE)) {
         if (cut != TEAR)
             frac = rng_unit(rng_key(dev->cfg.seed, RNG_TEAR_FRAC, b, 0, bs->pe, 2));
-        damage_erase(dev, b, frac);
-        biterr_block_wear(dev, b);
+        sim_damage_erase(dev, b, frac);
+        sim_biterr_block_wear(dev, b);
         if (cut == TEAR) {
             dev->st.torn_erases++;
             return cut_now(dev, &s, frac);
@@ -401,20 +401,20 @@ static int do_erase(nand_dev *dev, nand_block_t b, int queued,
         bs->flags |= BF_GROWN_BAD;
         dev->st.erase_fails++;
         if (fl)
-            inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
+            sim_inflight_done(dev, fl, 0, NAND_E_ERASE_FAIL);
         finish_op(dev, &s, queued, res);
         return NAND_E_ERASE_FAIL;
     }
-    bpages_unref(dev, dev->bp[b]);
+    sim_bpages_unref(dev, dev->bp[b]);
     dev->bp[b] = NULL;
     dev_touch(dev, b);
     bs->reads = 0;
     bs->next_page = 0;
     bs->flags &= ~(uint32_t)(BF_ERASE_TORN | BF_MARKED_BAD);
-    biterr_block_wear(dev, b);
+    sim_biterr_block_wear(dev, b);
     dev->st.erases++;
     if (fl)
-        inflight_done(dev, fl, 0, NAND_OK);
+        sim_inflight_done(dev, fl, 0, NAND_OK);
     finish_op(dev, &s, queued, res);
     return NAND_OK;
 }
@@ -449,25 +449,25 @@ int nand_mark_bad(nand_dev *dev, nand_block_t b)
     if (bad_addr(dev, b, 0, 0, 0))
         return NAND_E_ADDR;
     struct sched s;
-    if ((rc = sched_op(dev, NAND_OP_PROGRAM, b, 0, 1, &s)))
+    if ((rc = sim_sched_op(dev, NAND_OP_PROGRAM, b, 0, 1, &s)))
         return rc;
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b};
     double frac = 1.0;
     enum cut_outcome cut = cut_decide(dev, &op, &s, 0, &frac);
     if (cut == NOT_STARTED || (cut == TEAR && frac < 0.5))
         return cut_now(dev, &s, cut == TEAR ? frac : 0.0);
-    struct bpages *bp = bpages_own(dev, b);
-    struct pbuf *pg = pbuf_new(dev);
+    struct bpages *bp = sim_bpages_own(dev, b);
+    struct pbuf *pg = sim_pbuf_new(dev);
     if (!bp || !pg) {
-        pbuf_unref(dev, pg);
+        sim_pbuf_unref(dev, pg);
         return NAND_E_NOMEM;
     }
     struct slot *sl = &bp->slot[0];
     if (sl->pg)
-        pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
+        sim_pbuf_copy(dev, sl->pg, 0, dev->page_bytes, pg->bytes);
     pg->bytes[dev->cfg.geo.page_size] = 0x00;
-    pbuf_unref(dev, sl->pg);
-    sl->pg = pbuf_intern(dev, pg);
+    sim_pbuf_unref(dev, sl->pg);
+    sl->pg = sim_pbuf_intern(dev, pg);
     dev->bs[b].flags |= BF_MARKED_BAD;
     if (cut == TEAR)
         return cut_now(dev, &s, frac);

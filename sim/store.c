@@ -17,7 +17,7 @@
  * pages come from the arena (arena.c), run-length forms from malloc. */
 static struct pbuf *pbuf_alloc(nand_dev *dev, uint32_t n)
 {
-    struct pbuf *pg = n == dev->page_bytes ? arena_get(dev) : malloc(sizeof *pg + n);
+    struct pbuf *pg = n == dev->page_bytes ? sim_arena_get(dev) : malloc(sizeof *pg + n);
     if (!pg)
         return NULL;
     pg->refs = 1;
@@ -36,23 +36,23 @@ static void pbuf_release(nand_dev *dev, struct pbuf *pg)
     if (pg->clen)
         free(pg);
     else
-        arena_put(dev, pg);
+        sim_arena_put(dev, pg);
 }
 
-struct pbuf *pbuf_new(nand_dev *dev)
+struct pbuf *sim_pbuf_new(nand_dev *dev)
 {
-    struct pbuf *pg = pbuf_new_uninit(dev);
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
     if (pg)
         memset(pg->bytes, 0xff, dev->page_bytes);
     return pg;
 }
 
-struct pbuf *pbuf_new_uninit(nand_dev *dev)
+struct pbuf *sim_pbuf_new_uninit(nand_dev *dev)
 {
     return pbuf_alloc(dev, dev->page_bytes);
 }
 
-void pbuf_ref(struct pbuf *pg)
+void sim_pbuf_ref(struct pbuf *pg)
 {
     if (pg)
         pg->refs++;
@@ -179,7 +179,7 @@ static void rle_range(const uint8_t *src, uint32_t off, uint32_t len,
     }
 }
 
-int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out)
+int sim_rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out)
 {
     uint32_t i = 0, pos = 0;
     while (i < n) {
@@ -211,13 +211,13 @@ int rle_decode(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_t out)
     return pos == out ? 0 : -1;
 }
 
-const uint8_t *pbuf_expand(nand_dev *dev, const struct pbuf *pg)
+const uint8_t *sim_pbuf_expand(nand_dev *dev, const struct pbuf *pg)
 {
     rle_range(pg->bytes, 0, dev->page_bytes, dev->scratch);
     return dev->scratch;
 }
 
-void pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
+void sim_pbuf_copy(const nand_dev *dev, const struct pbuf *pg, uint32_t off,
                uint32_t len, uint8_t *dst)
 {
     if (!pg->clen)
@@ -242,21 +242,21 @@ static struct pbuf *compact_of(nand_dev *dev, const uint8_t *bytes)
     return pg;
 }
 
-struct pbuf *pbuf_compact(nand_dev *dev, struct pbuf *pg)
+struct pbuf *sim_pbuf_compact(nand_dev *dev, struct pbuf *pg)
 {
     if (!dev->cfg.compress || !pg || pg->clen || pg->refs != 1)
         return pg;
     struct pbuf *c = compact_of(dev, pg->bytes);
     if (!c)
         return pg;
-    pbuf_unref(dev, pg);
+    sim_pbuf_unref(dev, pg);
     return c;
 }
 
-struct pbuf *pbuf_from(nand_dev *dev, const uint8_t *bytes)
+struct pbuf *sim_pbuf_from(nand_dev *dev, const uint8_t *bytes)
 {
     struct pbuf *pg = dev->cfg.compress ? compact_of(dev, bytes) : NULL;
-    if (!pg && (pg = pbuf_new_uninit(dev)))
+    if (!pg && (pg = sim_pbuf_new_uninit(dev)))
         memcpy(pg->bytes, bytes, dev->page_bytes);
     return pg;
 }
@@ -299,7 +299,7 @@ static void dedup_remove(nand_dev *dev, struct pbuf *pg)
     }
 }
 
-void pbuf_unref(nand_dev *dev, struct pbuf *pg)
+void sim_pbuf_unref(nand_dev *dev, struct pbuf *pg)
 {
     if (!pg || --pg->refs)
         return;
@@ -330,14 +330,14 @@ static int dedup_grow(nand_dev *dev)
     return 0;
 }
 
-/* With compress on, compact pg first (pbuf_compact).  With dedup on,
+/* With compress on, compact pg first (sim_pbuf_compact).  With dedup on,
  * return an existing buffer equal to pg (dropping pg) or register pg;
  * without dedup, return pg.  Equal contents have equal stored forms (the
  * encoder is a function of the content), so comparing forms suffices. */
-struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
+struct pbuf *sim_pbuf_intern(nand_dev *dev, struct pbuf *pg)
 {
     if (dev->cfg.compress)
-        pg = pbuf_compact(dev, pg);
+        pg = sim_pbuf_compact(dev, pg);
     if (!dev->cfg.dedup || !pg)
         return pg;
     /* at most half full, so that probes stay short */
@@ -354,7 +354,7 @@ struct pbuf *pbuf_intern(nand_dev *dev, struct pbuf *pg)
         struct pbuf *q = dev->dtab[i].pg;
         if (q->clen == pg->clen && !memcmp(q->bytes, pg->bytes, n)) {
             q->refs++;
-            pbuf_unref(dev, pg);
+            sim_pbuf_unref(dev, pg);
             return q;
         }
     }
@@ -372,7 +372,7 @@ static size_t bpages_size(const nand_dev *dev)
            (size_t)dev->cfg.geo.pages_per_block * sizeof(struct slot);
 }
 
-void bpages_unref(nand_dev *dev, struct bpages *bp)
+void sim_bpages_unref(nand_dev *dev, struct bpages *bp)
 {
     if (!bp || --bp->refs)
         return;
@@ -381,7 +381,7 @@ void bpages_unref(nand_dev *dev, struct bpages *bp)
         /* each buffer's count is a cache miss: overlap a few of them */
         if (p + 8 < n && bp->slot[p + 8].pg)
             __builtin_prefetch(bp->slot[p + 8].pg, 1, 3);
-        pbuf_unref(dev, bp->slot[p].pg);
+        sim_pbuf_unref(dev, bp->slot[p].pg);
     }
     free(bp);
 }
@@ -389,12 +389,12 @@ void bpages_unref(nand_dev *dev, struct bpages *bp)
 /* The block's page table, private to the device so it may be written:
  * allocated if the block held nothing, copied if a snapshot shares it.
  * The whole table counts as changed for the journal. */
-struct bpages *bpages_own(nand_dev *dev, nand_block_t b)
+struct bpages *sim_bpages_own(nand_dev *dev, nand_block_t b)
 {
-    return bpages_own_page(dev, b, 0);
+    return sim_bpages_own_page(dev, b, 0);
 }
 
-struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t from)
+struct bpages *sim_bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t from)
 {
     struct bpages *bp = dev->bp[b];
     dev_touch_page(dev, b, from);
@@ -406,7 +406,7 @@ struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t from)
     if (bp) {
         memcpy(nb, bp, bpages_size(dev));
         for (uint32_t p = 0; p < dev->cfg.geo.pages_per_block; p++)
-            pbuf_ref(nb->slot[p].pg);
+            sim_pbuf_ref(nb->slot[p].pg);
         bp->refs--;
     } else {
         memset(nb, 0, bpages_size(dev));
@@ -420,7 +420,7 @@ struct bpages *bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t from)
 
 /* The block's endurance drawn around the rated value (normal, clipped):
  * a pure function of the configuration and the block number. */
-double block_drawn_endurance(const nand_dev *dev, nand_block_t b)
+double sim_block_drawn_endurance(const nand_dev *dev, nand_block_t b)
 {
     const struct nand_config *c = &dev->cfg;
     double z = 0.0;
@@ -433,14 +433,14 @@ double block_drawn_endurance(const nand_dev *dev, nand_block_t b)
     return e < 1.0 ? 1.0 : e;
 }
 
-void block_reset_wear(nand_dev *dev, nand_block_t b)
+void sim_block_reset_wear(nand_dev *dev, nand_block_t b)
 {
-    dev->bs[b].endurance = block_drawn_endurance(dev, b);
-    biterr_block_wear(dev, b);
+    dev->bs[b].endurance = sim_block_drawn_endurance(dev, b);
+    sim_biterr_block_wear(dev, b);
 }
 
 /* MLC/TLC page pairing: the rule is nand_page_is_upper's (config.c). */
-uint32_t page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper)
+uint32_t sim_page_pair_lower(const nand_dev *dev, nand_page_t p, int *is_upper)
 {
     nand_page_t lower;
     *is_upper = nand_page_is_upper(&dev->cfg, p, &lower);
@@ -461,7 +461,7 @@ static int tables_fit(uint64_t nblocks)
     return pages <= 0 || psz <= 0 || need <= (uint64_t)pages * (uint64_t)psz / 2;
 }
 
-int store_init(nand_dev *dev)
+int sim_store_init(nand_dev *dev)
 {
     if (!tables_fit(dev->nblocks))
         return NAND_E_NOMEM;
@@ -474,18 +474,18 @@ int store_init(nand_dev *dev)
     return NAND_OK;
 }
 
-void store_free(nand_dev *dev)
+void sim_store_free(nand_dev *dev)
 {
-    inflight_free(dev);
+    sim_inflight_free(dev);
     if (dev->bp)
         for (uint64_t b = 0; b < dev->nblocks; b++)
-            bpages_unref(dev, dev->bp[b]);
+            sim_bpages_unref(dev, dev->bp[b]);
     free(dev->bp);
     free(dev->bs);
     free(dev->die_free);
-    bus_free_all(dev);
+    sim_bus_free_all(dev);
     free(dev->dtab);
-    arena_free(dev);
+    sim_arena_free(dev);
 }
 
 /* ---- snapshots --------------------------------------------------------- */
@@ -522,11 +522,11 @@ int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *s)
 {
     if (!s || s->owner != dev || s->nblocks != dev->nblocks)
         return NAND_E_INVAL;
-    inflight_clear(dev); /* the snapshot's state replaces what they changed */
+    sim_inflight_clear(dev); /* the snapshot's state replaces what they changed */
     for (uint64_t b = 0; b < dev->nblocks; b++) {
         if (s->bp[b])
             s->bp[b]->refs++;
-        bpages_unref(dev, dev->bp[b]);
+        sim_bpages_unref(dev, dev->bp[b]);
         dev->bp[b] = s->bp[b];
         dev_touch(dev, b);
     }
@@ -534,7 +534,7 @@ int nand_snapshot_restore(nand_dev *dev, const nand_snapshot *s)
     memcpy(dev->die_free, s->die_free, dev->ndies * sizeof *s->die_free);
     /* A snapshot is taken between operations: transfers reserved on the
      * bus belong to operations that have already taken effect. */
-    bus_reset(dev);
+    sim_bus_reset(dev);
     dev->now = s->now;
     dev->queue_end = s->queue_end;
     /* storage counters describe what is held now, not what the snapshot
@@ -554,7 +554,7 @@ void nand_snapshot_free(nand_snapshot *s)
         return;
     if (s->bp)
         for (uint64_t b = 0; b < s->nblocks; b++)
-            bpages_unref(s->owner, s->bp[b]);
+            sim_bpages_unref(s->owner, s->bp[b]);
     free(s->bp);
     free(s->bs);
     free(s->die_free);

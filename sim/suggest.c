@@ -29,7 +29,7 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
     return row[nb];
 }
 
-void suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
+void sim_suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
                   char *out, size_t outlen)
 {
     const char *best = NULL, *name;
@@ -51,7 +51,7 @@ void suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ct
         snprintf(out + n, outlen - n, ")");
 }
 
-const char *suggest_at_list(size_t i, const void *ctx)
+const char *sim_suggest_at_list(size_t i, const void *ctx)
 {
     return ((const char *const *)ctx)[i];
 }

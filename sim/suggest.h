@@ -13,10 +13,10 @@ typedef const char *(*suggest_at_fn)(size_t i, const void *ctx);
 
 /* Write " (did you mean 'x'?)" into out when a candidate is within a third
  * of its length of word (at least one edit), else " (valid keys: a, b)". */
-void suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
+void sim_suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
                   char *out, size_t outlen);
 
 /* suggest_at_fn over a NULL-terminated array of strings (ctx). */
-const char *suggest_at_list(size_t i, const void *ctx);
+const char *sim_suggest_at_list(size_t i, const void *ctx);
 
 #endif

@@ -65,13 +65,13 @@ static int bus_reserve(struct bus *bus, nand_time_t t, nand_time_t len,
     return NAND_OK;
 }
 
-void bus_reset(nand_dev *dev)
+void sim_bus_reset(nand_dev *dev)
 {
     for (uint32_t c = 0; c < dev->cfg.geo.channels; c++)
         dev->bus[c].n = 0;
 }
 
-void bus_free_all(nand_dev *dev)
+void sim_bus_free_all(nand_dev *dev)
 {
     if (!dev->bus)
         return;
@@ -82,7 +82,7 @@ void bus_free_all(nand_dev *dev)
     free(dev->bus);
 }
 
-int sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
+int sim_sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
              nand_page_t p, uint32_t bytes, struct sched *s)
 {
     const struct nand_timing *t = &dev->cfg.timing;
@@ -96,7 +96,7 @@ int sched_op(nand_dev *dev, enum nand_op_kind kind, nand_block_t b,
     nand_time_t data_ns = (nand_time_t)((bytes + t->bus_bytes - 1) / t->bus_bytes) * cyc;
     nand_time_t ready = dev->now > dev->die_free[die] ? dev->now : dev->die_free[die];
     int upper = 0, rc;
-    page_pair_lower(dev, p, &upper);
+    sim_page_pair_lower(dev, p, &upper);
     bus_prune(bus, dev->now);
 
     switch (kind) {

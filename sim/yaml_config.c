@@ -295,7 +295,7 @@ static const char *key_at(size_t i, const void *ctx)
 static void suggest(const struct ctx *c, const struct key *keys, char *out,
                     size_t outlen)
 {
-    suggest_hint(scalar(c), scalar_len(c), key_at, keys, out, outlen);
+    sim_suggest_hint(scalar(c), scalar_len(c), key_at, keys, out, outlen);
 }
 
 static int unknown_key(struct ctx *c, const struct key *keys, const char *sec)

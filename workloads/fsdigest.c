@@ -54,7 +54,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int fs_list_dir(const struct fsapi_fs *fs, const char *dir, char ***names, size_t *n)
+int wl_fs_list_dir(const struct fsapi_fs *fs, const char *dir, char ***names, size_t *n)
 {
     struct names l = {0};
     uint64_t cookie = 0;
@@ -62,7 +62,7 @@ int fs_list_dir(const struct fsapi_fs *fs, const char *dir, char ***names, size_
     if (!rc)
         rc = l.err;
     if (rc) {
-        fs_names_free(l.v, l.n);
+        wl_fs_names_free(l.v, l.n);
         return rc;
     }
     if (l.n)
@@ -72,7 +72,7 @@ int fs_list_dir(const struct fsapi_fs *fs, const char *dir, char ***names, size_
     return 0;
 }
 
-void fs_names_free(char **names, size_t n)
+void wl_fs_names_free(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -115,7 +115,7 @@ static void text_add(struct walk *w, const char *line)
 }
 
 /* The content hash of a regular file or the target of a symlink. */
-int fs_content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
+int wl_fs_content_hash(const struct fsapi_fs *fs, const char *path, const struct fs_stat *st,
                     uint64_t *out)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -179,7 +179,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
 {
     char **names = NULL;
     size_t n = 0;
-    int rc = depth > DIGEST_DEPTH ? -ELOOP : fs_list_dir(w->fs, path, &names, &n);
+    int rc = depth > DIGEST_DEPTH ? -ELOOP : wl_fs_list_dir(w->fs, path, &names, &n);
     if (rc)
         w->err = rc;
     for (size_t i = 0; i < n && !w->err; i++) {
@@ -191,7 +191,7 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         struct fs_stat st;
         uint64_t ch = 0, xh = 0;
         if ((rc = w->fs->api->lstat(w->fs->fs, p, &st)) ||
-            (rc = fs_content_hash(w->fs, p, &st, &ch)) || (rc = xattr_hash(w->fs, p, &xh))) {
+            (rc = wl_fs_content_hash(w->fs, p, &st, &ch)) || (rc = xattr_hash(w->fs, p, &xh))) {
             w->err = rc;
             break;
         }
@@ -209,10 +209,10 @@ static void walk_dir(struct walk *w, const char *path, int depth)
         if (S_ISDIR(st.mode))
             walk_dir(w, p, depth + 1);
     }
-    fs_names_free(names, n);
+    wl_fs_names_free(names, n);
 }
 
-int fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text)
+int wl_fs_digest(const struct fsapi_fs *fs, uint64_t *digest, char **text)
 {
     struct walk w = {.fs = fs, .h = 0x6a09e667f3bcc908ULL, .want_text = text != NULL};
     walk_dir(&w, "", 0);

@@ -88,7 +88,7 @@ TEST(faults_page_map_classifies_every_page_and_agrees_with_the_fs)
     REQUIRE(load_run(CAMPAIGN("faults: {points: 1}\n"), &e, &r) == 0);
     char err[1024] = "";
     nand_dev *dev = NULL;
-    REQUIRE(faults_build_device(&r, &dev, err, sizeof err) == 0);
+    REQUIRE(exp_faults_build_device(&r, &dev, err, sizeof err) == 0);
     const struct nand_config *c = nand_get_config(dev);
     uint32_t ppb = c->geo.pages_per_block;
     uint64_t nb = nand_blocks(c), np = nb * ppb;
@@ -193,33 +193,33 @@ TEST(faults_page_map_classifies_every_page_and_agrees_with_the_fs)
 TEST(faults_outcome_accounting)
 {
     struct fault_result r = {0};
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_NA);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_NA);
     r.applied = 1;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_REFUSED);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_REFUSED);
     r.mounted = 1;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_OK);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_OK);
     r.files_eio = 2;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_EIO);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_EIO);
     r.files_missing = 1; /* gone without a word: lost, unless a rollback was flagged */
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_LOST);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_LOST);
     r.flagged = 1;
     r.rolled_back = 1;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_ROLLED_BACK);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_ROLLED_BACK);
     r.files_wrong = 1;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_WRONG);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_WRONG);
     r.flagged = 0;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_SILENT_ROLLBACK);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_SILENT_ROLLBACK);
     r.crashed = 1;
-    CHECK_EQ_INT(fault_outcome_of(&r), FO_CRASH);
+    CHECK_EQ_INT(exp_fault_outcome_of(&r), FO_CRASH);
     int nbad = 0;
     for (int o = 0; o < FO_COUNT; o++) {
-        CHECK(fault_outcome_name(o) != NULL);
-        nbad += fault_outcome_bad(o);
+        CHECK(exp_fault_outcome_name(o) != NULL);
+        nbad += exp_fault_outcome_bad(o);
     }
     CHECK_EQ_INT(nbad, 4);
-    CHECK(fault_outcome_bad(FO_WRONG) && fault_outcome_bad(FO_CRASH) &&
-          fault_outcome_bad(FO_SILENT_ROLLBACK) && fault_outcome_bad(FO_LOST));
-    CHECK(fault_outcome_name(FO_COUNT) == NULL);
+    CHECK(exp_fault_outcome_bad(FO_WRONG) && exp_fault_outcome_bad(FO_CRASH) &&
+          exp_fault_outcome_bad(FO_SILENT_ROLLBACK) && exp_fault_outcome_bad(FO_LOST));
+    CHECK(exp_fault_outcome_name(FO_COUNT) == NULL);
 }
 
 static int64_t count_rows(sqlite3 *db, const char *sql)
@@ -249,14 +249,14 @@ TEST(faults_campaign_rows_and_counts_add_up)
     struct fault_options o = {.jobs = 2, .point = -1, .map = fsck_map, .log = quiet};
     struct fault_summary *s = calloc(1, sizeof *s);
     REQUIRE(s);
-    REQUIRE(faults_run(&r, db, run_id, &o, s, err, sizeof err) == 0);
+    REQUIRE(exp_faults_run(&r, db, run_id, &o, s, err, sizeof err) == 0);
     REQUIRE(results_end_run(db, run_id, RESULTS_COMPLETE, NULL) == 0);
     REQUIRE(results_close(db) == 0);
     uint64_t total = 0, bad = 0, pages = 0;
     for (unsigned c = 0; c < s->nclasses; c++)
         for (int oc = 0; oc < FO_COUNT; oc++) {
             total += s->count[c][oc];
-            bad += fault_outcome_bad(oc) ? s->count[c][oc] : 0;
+            bad += exp_fault_outcome_bad(oc) ? s->count[c][oc] : 0;
         }
     for (unsigned c = 0; c + 1 < s->nclasses; c++)
         pages += s->class_pages[c];
@@ -308,7 +308,7 @@ TEST(faults_a_dying_check_is_a_crash_and_the_campaign_goes_on)
                               .log = quiet};
     struct fault_summary *s = calloc(1, sizeof *s);
     REQUIRE(s);
-    REQUIRE(faults_run(&r, NULL, 0, &o, s, err, sizeof err) == 0);
+    REQUIRE(exp_faults_run(&r, NULL, 0, &o, s, err, sizeof err) == 0);
     uint64_t crash = 0, na = 0;
     for (unsigned c = 0; c < s->nclasses; c++) {
         crash += s->count[c][FO_CRASH];

@@ -45,7 +45,7 @@ static int run_campaign_with(const char *yaml, const struct pc_options *o,
     struct exp_run r;
     int rc = experiment_run(e, 0, &r, err, sizeof err);
     if (!rc)
-        rc = powercut_run(&r, db, run_id, o, sum, err, sizeof err);
+        rc = exp_powercut_run(&r, db, run_id, o, sum, err, sizeof err);
     if (rc)
         fprintf(stderr, "campaign: %s\n", err);
     exp_run_free(&r);

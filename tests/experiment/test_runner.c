@@ -37,7 +37,7 @@ static int64_t run_one(struct results *db, const char *yaml)
     if (experiment_run(e, 0, &r, err, sizeof err) == 0 &&
         results_begin_experiment(db, "t", p, yaml, NULL, &exp_id) == 0 &&
         results_begin_run(db, exp_id, 0, r.params_json, r.seed, NULL, &run_id) == 0) {
-        if (runner_run(&r, db, run_id, NULL, err, sizeof err)) {
+        if (exp_runner_run(&r, db, run_id, NULL, err, sizeof err)) {
             fprintf(stderr, "run: %s\n", err);
             run_id = -1;
         } else if (results_end_run(db, run_id, RESULTS_COMPLETE, NULL)) {

@@ -21,7 +21,7 @@
 static int digest_fs(logfs *fs, uint64_t *h, char **text)
 {
     struct fsapi_fs f = {&fsapi_logfs, fs};
-    int rc = fs_digest(&f, h, text);
+    int rc = wl_fs_digest(&f, h, text);
     if (rc)
         fprintf(stderr, "digest: %d\n", rc);
     return rc == 0;

@@ -126,9 +126,9 @@ class RealTree(unittest.TestCase):
             self.skipTest(f"{OBJDIR}: not built")
         defined, undefined = top.read_symbols(OBJDIR)
         self.assertEqual(defined.get("nand_program"), "sim")
-        self.assertEqual(defined.get("runner_run"), "experiment")
+        self.assertEqual(defined.get("exp_runner_run"), "experiment")
         uses = {sym for folder, syms in undefined.values() if folder == "cli" for sym in syms}
-        self.assertIn("runner_run", uses)
+        self.assertIn("exp_runner_run", uses)
 
 
 if __name__ == "__main__":

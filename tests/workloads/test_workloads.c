@@ -764,7 +764,7 @@ TEST(one_workload_every_fs_same_state)
         wl_exec_free(x);
         workload_free(w);
         uint64_t dg;
-        REQUIRE(fs_digest(&m, &dg, NULL) == 0);
+        REQUIRE(wl_fs_digest(&m, &dg, NULL) == 0);
         fprintf(stderr, "%-14s digest %016llx\n", api->name, (unsigned long long)dg);
         if (i == 0)
             want = dg;
@@ -772,7 +772,7 @@ TEST(one_workload_every_fs_same_state)
         /* and after a remount */
         REQUIRE(api->unmount(m.fs) == 0);
         REQUIRE(api->mount(d, NULL, &m.fs) == 0);
-        REQUIRE(fs_digest(&m, &dg, NULL) == 0);
+        REQUIRE(wl_fs_digest(&m, &dg, NULL) == 0);
         CHECK(dg == want);
         REQUIRE(api->unmount(m.fs) == 0);
         nand_close(d);
