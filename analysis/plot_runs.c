@@ -383,14 +383,264 @@ static size_t count_values(sqlite3_stmt *v, const struct runs *r, const char *ke
     return n;
 }
 
+/* --facet KEY, checked against the runs' params, into facet. */
+static int facet_from_option(struct plot *p, const char *opt, const struct strs *leaves,
+                             char *facet, size_t n)
+{
+    if (plot_by_path(opt, facet, n)) {
+        p->usage = 1;
+        return plot_fail(p, "bad --facet path '%s' (a params JSON path such as workload.fill)",
+                         opt);
+    }
+    if (!path_known(leaves, facet))
+        return unknown_key(p, "--facet", facet + 2, leaves);
+    return 0;
+}
+
+/* The number of distinct names keys give the runs; -1 out of memory. */
+static ssize_t count_names(sqlite3_stmt *v, const struct runs *r, const struct strs *keys)
+{
+    struct strs names = {0};
+    char name[1024];
+    int rc = 0;
+    for (size_t i = 0; i < r->raw.nseries && !rc; i++) {
+        run_name(v, r, i, keys, name, sizeof name);
+        rc = strs_add_new(&names, name);
+    }
+    ssize_t n = rc ? -1 : (ssize_t)names.n;
+    strs_free(&names);
+    return n;
+}
+
+/* The number of distinct names the runs get from keys without keys[k]; -1
+ * out of memory. */
+static ssize_t count_names_without(sqlite3_stmt *v, const struct runs *r,
+                                   const struct strs *keys, size_t k)
+{
+    struct strs rest = {0};
+    ssize_t n = 0;
+    for (size_t j = 0; j < keys->n && !n; j++)
+        if (j != k && strs_add(&rest, keys->v[j]))
+            n = -1;
+    if (!n)
+        n = count_names(v, r, &rest);
+    strs_free(&rest);
+    return n;
+}
+
+/* Too many series for one plot: panels by the key leaving at most
+ * PLOT_MAX_SERIES names per panel with the fewest panels (the last of
+ * equals); if none does, by the key with the most values.  facet stays ""
+ * when the series fit one plot.  -1 out of memory. */
+static int auto_facet(sqlite3_stmt *v, const struct runs *r, const struct strs *keys,
+                      char *facet, size_t n)
+{
+    ssize_t nlabels = count_names(v, r, keys);
+    if (nlabels < 0)
+        return -1;
+    size_t best = 0, most = 0;
+    char fallback[512] = "";
+    for (size_t k = 0; (size_t)nlabels > PLOT_MAX_SERIES && k < keys->n; k++) {
+        size_t c = count_values(v, r, keys->v[k]);
+        ssize_t names = count_names_without(v, r, keys, k);
+        if (names < 0)
+            return -1;
+        if (c >= 2 && (size_t)names <= PLOT_MAX_SERIES && (!best || c <= best)) {
+            best = c;
+            snprintf(facet, n, "%s", keys->v[k]);
+        }
+        if (c > most) {
+            most = c;
+            snprintf(fallback, sizeof fallback, "%s", keys->v[k]);
+        }
+    }
+    if (!*facet)
+        snprintf(facet, n, "%s", fallback);
+    return 0;
+}
+
+/* The panels' key names no series: take it out of keys. */
+static void keys_remove(struct strs *keys, const char *key)
+{
+    ssize_t at = strs_find(keys, key);
+    if (at < 0)
+        return;
+    free(keys->v[at]);
+    memmove(keys->v + at, keys->v + at + 1, (keys->n - (size_t)at - 1) * sizeof *keys->v);
+    keys->n--;
+}
+
+/* The key title: the short names of the keys naming the series (none
+ * without keys).  -1 out of memory. */
+static int set_key_title(struct plot *p, const struct strs *keys)
+{
+    if (!keys->n)
+        return 0;
+    size_t len = 0;
+    char t[512] = "";
+    for (size_t k = 0; k < keys->n && len < sizeof t; k++)
+        len += (size_t)snprintf(t + len, sizeof t - len, "%s%s", k ? ", " : "",
+                                key_short(keys->v[k]));
+    return (p->key_title = strdup(t)) ? 0 : -1;
+}
+
+/* The runs in groups: the runs of one panel and name are averaged into one
+ * series. */
+struct groups {
+    struct strs ids;     /* per group: "panel\x1fname" */
+    struct strs labels;  /* the distinct names, in order of first appearance */
+    struct strs panels;  /* the distinct panels ("key=value") */
+    struct strs firsts;  /* the distinct values of the first naming key */
+    struct strs rests;   /* the distinct values of the other naming keys */
+    size_t *of_run;      /* per run: its group */
+    size_t *first;       /* per group: its index in firsts */
+    size_t *rest;        /* per group: its index in rests */
+};
+
+static void groups_free(struct groups *g)
+{
+    strs_free(&g->ids);
+    strs_free(&g->labels);
+    strs_free(&g->panels);
+    strs_free(&g->firsts);
+    strs_free(&g->rests);
+    free(g->of_run);
+    free(g->first);
+    free(g->rest);
+    *g = (struct groups){0};
+}
+
+/* Run i's panel, "key=value" ("" without a facet), added to the panels. */
+static int run_panel(sqlite3_stmt *v, const struct runs *r, size_t i, const char *facet,
+                     struct groups *g, char *panel, size_t n)
+{
+    int num;
+    *panel = 0;
+    if (!*facet)
+        return 0;
+    char *x = param_value(v, r->params.v[i], facet, &num);
+    snprintf(panel, n, "%s=%s", key_short(facet), x ? x : "(none)");
+    free(x);
+    return strs_add_new(&g->panels, panel);
+}
+
+/* A new group, from its first run i: its name, and its first key's value
+ * and the others', for colours and dashes.  Returns its index, -1 out of
+ * memory. */
+static ssize_t group_add(sqlite3_stmt *v, const struct runs *r, size_t i, const char *id,
+                         const char *name, const struct strs *first_key,
+                         const struct strs *rest_keys, struct groups *g)
+{
+    char part[1024];
+    if (strs_add(&g->ids, id) || strs_add_new(&g->labels, name))
+        return -1;
+    size_t at = g->ids.n - 1;
+    run_name(v, r, i, first_key, part, sizeof part);
+    if (strs_add_new(&g->firsts, part))
+        return -1;
+    g->first[at] = (size_t)strs_find(&g->firsts, part);
+    run_name(v, r, i, rest_keys, part, sizeof part);
+    if (strs_add_new(&g->rests, part))
+        return -1;
+    g->rest[at] = (size_t)strs_find(&g->rests, part);
+    return (ssize_t)at;
+}
+
+/* Each run's group: its panel and name.  -1 out of memory. */
+static int group_runs(sqlite3_stmt *v, const struct runs *r, const struct strs *keys,
+                      const char *facet, struct groups *g)
+{
+    size_t n = r->raw.nseries;
+    struct strs first_key = {0}, rest_keys = {0};
+    char name[1024], panel[1024], id[2100];
+    g->of_run = malloc(n * sizeof *g->of_run);
+    g->first = malloc(n * sizeof *g->first);
+    g->rest = malloc(n * sizeof *g->rest);
+    int rc = g->of_run && g->first && g->rest ? 0 : -1;
+    for (size_t k = 0; k < keys->n && !rc; k++)
+        rc = strs_add(k ? &rest_keys : &first_key, keys->v[k]);
+    for (size_t i = 0; i < n && !rc; i++) {
+        run_name(v, r, i, keys, name, sizeof name);
+        if ((rc = run_panel(v, r, i, facet, g, panel, sizeof panel)))
+            break;
+        snprintf(id, sizeof id, "%s\x1f%s", panel, name);
+        ssize_t at = strs_find(&g->ids, id);
+        if (at < 0 && (at = group_add(v, r, i, id, name, &first_key, &rest_keys, g)) < 0)
+            rc = -1;
+        else
+            g->of_run[i] = (size_t)at;
+    }
+    strs_free(&first_key);
+    strs_free(&rest_keys);
+    return rc;
+}
+
+/* Panels in the order of their values (numbers by value). */
+static void sort_panels(struct strs *panels)
+{
+    for (size_t a = 1; a < panels->n; a++)
+        for (size_t b = a; b > 0; b--) {
+            const char *x = strchr(panels->v[b - 1], '='), *y = strchr(panels->v[b], '=');
+            char *ex, *ey;
+            double dx = strtod(x + 1, &ex), dy = strtod(y + 1, &ey);
+            int gt = !*ex && !*ey ? dx > dy : 0;
+            if (!gt)
+                break;
+            char *tmp = panels->v[b - 1];
+            panels->v[b - 1] = panels->v[b];
+            panels->v[b] = tmp;
+        }
+}
+
+/* Group gi's series in p: its runs (member, scratch for one per run)
+ * aggregated, named "name, panel", its mark by its name; by_parts: its
+ * colour by its first key's value, its dash by the others'.  -1 out of
+ * memory. */
+static int add_group_series(struct plot *p, const struct runs *r, const struct groups *g,
+                            size_t gi, int by_parts, enum agg mode, size_t *member)
+{
+    char name[1024], panel[1024];
+    size_t nm = 0;
+    for (size_t i = 0; i < r->raw.nseries; i++)
+        if (g->of_run[i] == gi)
+            member[nm++] = i;
+    const char *sep = strchr(g->ids.v[gi], '\x1f');
+    const char *label = sep + 1;
+    size_t plen = (size_t)(sep - g->ids.v[gi]);
+    if (plen)
+        snprintf(name, sizeof name, "%s, %.*s", label, (int)plen, g->ids.v[gi]);
+    else
+        snprintf(name, sizeof name, "%s", label);
+    struct plot_series *s = plot_series_new(p, name, r->raw.series[member[0]].style);
+    if (!s)
+        return -1;
+    if (plen) {
+        snprintf(panel, sizeof panel, "%.*s", (int)plen, g->ids.v[gi]);
+        s->panel = (size_t)strs_find(&g->panels, panel);
+        s->colour = (unsigned)strs_find(&g->labels, label) + 1;
+        if (!(s->legend = strdup(label)))
+            return -1;
+    }
+    s->mark = (unsigned)strs_find(&g->labels, label) + 1;
+    if (by_parts) {
+        s->colour = (unsigned)g->first[gi] + 1;
+        s->dash = (unsigned)g->rest[gi] + 1;
+    }
+    if (aggregate(&r->raw, member, nm, mode, s))
+        return -1;
+    for (size_t j = 0; j < s->n; j++)
+        p->spread |= s->pts[j].n > 1;
+    return 0;
+}
+
 /* Name and group the runs r into p's series, facets and key title. */
 static int name_runs(sqlite3 *db, const struct plot_filter *f, struct runs *r,
                      const char *const *xkeys, enum agg mode, struct plot *p)
 {
-    struct strs leaves = {0}, swept = {0}, keys = {0}, labels = {0}, panels = {0},
-                groups = {0}, firsts = {0}, rests = {0}, first_key = {0}, rest_keys = {0};
-    char facet[512] = "", name[1024], panel[1024];
-    size_t *member = NULL, *grp = NULL, *gfirst = NULL, *grest = NULL;
+    struct strs leaves = {0}, swept = {0}, keys = {0};
+    struct groups g = {0};
+    char facet[512] = "";
+    size_t *member = NULL;
     int rc = -1;
     sqlite3_stmt *v = NULL;
     if (sqlite3_prepare_v2(db, "SELECT json_type(?1, ?2), json_extract(?1, ?2)", -1, &v,
@@ -405,169 +655,31 @@ static int name_runs(sqlite3 *db, const struct plot_filter *f, struct runs *r,
     if (pick_keys(v, f, r, &leaves, &swept, xkeys, &keys, p))
         goto out;
     if (f->facet && strcmp(f->facet, "none")) {
-        if (plot_by_path(f->facet, facet, sizeof facet)) {
-            p->usage = 1;
-            plot_fail(p, "bad --facet path '%s' (a params JSON path such as workload.fill)",
-                 f->facet);
+        if (facet_from_option(p, f->facet, &leaves, facet, sizeof facet))
             goto out;
-        }
-        if (!path_known(&leaves, facet)) {
-            unknown_key(p, "--facet", facet + 2, &leaves);
-            goto out;
-        }
     } else if (!f->facet && mode != AGG_NONE && keys.n >= 2) {
-        /* Too many series for one plot: panels by the key with the fewest
-         * values (the last of equals), the others naming the series. */
-        for (size_t i = 0; i < r->raw.nseries; i++) {
-            run_name(v, r, i, &keys, name, sizeof name);
-            if (strs_add_new(&labels, name))
-                goto oom;
-        }
-        /* The key leaving at most PLOT_MAX_SERIES names per panel with the
-         * fewest panels (the last of equals); if none does, the key with
-         * the most values. */
-        size_t best = 0, most = 0;
-        char fallback[512] = "";
-        for (size_t k = 0; labels.n > PLOT_MAX_SERIES && k < keys.n; k++) {
-            size_t c = count_values(v, r, keys.v[k]);
-            struct strs rest = {0}, names = {0};
-            for (size_t j = 0; j < keys.n; j++)
-                if (j != k && strs_add(&rest, keys.v[j]))
-                    goto oom;
-            for (size_t i = 0; i < r->raw.nseries; i++) {
-                run_name(v, r, i, &rest, name, sizeof name);
-                if (strs_add_new(&names, name)) {
-                    strs_free(&rest);
-                    goto oom;
-                }
-            }
-            if (c >= 2 && names.n <= PLOT_MAX_SERIES && (!best || c <= best)) {
-                best = c;
-                snprintf(facet, sizeof facet, "%s", keys.v[k]);
-            }
-            if (c > most) {
-                most = c;
-                snprintf(fallback, sizeof fallback, "%s", keys.v[k]);
-            }
-            strs_free(&rest);
-            strs_free(&names);
-        }
-        if (!*facet)
-            snprintf(facet, sizeof facet, "%s", fallback);
-        strs_free(&labels);
+        if (auto_facet(v, r, &keys, facet, sizeof facet))
+            goto oom;
     }
     if (*facet) {
-        ssize_t at = strs_find(&keys, facet);
-        if (at >= 0) {
-            free(keys.v[at]);
-            memmove(keys.v + at, keys.v + at + 1, (keys.n - (size_t)at - 1) * sizeof *keys.v);
-            keys.n--;
-        }
+        keys_remove(&keys, facet);
         if (!(p->facet = strdup(key_short(facet))))
             goto oom;
     }
-    /* The key title: what names the series. */
-    if (keys.n) {
-        size_t len = 0;
-        char t[512] = "";
-        for (size_t k = 0; k < keys.n && len < sizeof t; k++)
-            len += (size_t)snprintf(t + len, sizeof t - len, "%s%s", k ? ", " : "",
-                                    key_short(keys.v[k]));
-        if (!(p->key_title = strdup(t)))
-            goto oom;
-    }
-    /* Each run's group: its panel and name; and its first key's value and
-     * the others', for colours and dashes. */
-    member = malloc(r->raw.nseries * sizeof *member);
-    grp = malloc(r->raw.nseries * sizeof *grp);
-    gfirst = malloc(r->raw.nseries * sizeof *gfirst);
-    grest = malloc(r->raw.nseries * sizeof *grest);
-    if (!member || !grp || !gfirst || !grest)
+    if (set_key_title(p, &keys) || group_runs(v, r, &keys, facet, &g))
         goto oom;
-    for (size_t k = 0; k < keys.n; k++)
-        if (strs_add(k ? &rest_keys : &first_key, keys.v[k]))
-            goto oom;
-    for (size_t i = 0; i < r->raw.nseries; i++) {
-        char part[1024];
-        run_name(v, r, i, &keys, name, sizeof name);
-        *panel = 0;
-        if (*facet) {
-            int num;
-            char *x = param_value(v, r->params.v[i], facet, &num);
-            snprintf(panel, sizeof panel, "%s=%s", key_short(facet), x ? x : "(none)");
-            free(x);
-            if (strs_add_new(&panels, panel))
-                goto oom;
-        }
-        char g[2100];
-        snprintf(g, sizeof g, "%s\x1f%s", panel, name);
-        ssize_t at = strs_find(&groups, g);
-        if (at < 0) {
-            if (strs_add(&groups, g) || strs_add_new(&labels, name))
-                goto oom;
-            at = (ssize_t)groups.n - 1;
-            run_name(v, r, i, &first_key, part, sizeof part);
-            if (strs_add_new(&firsts, part))
-                goto oom;
-            gfirst[at] = (size_t)strs_find(&firsts, part);
-            run_name(v, r, i, &rest_keys, part, sizeof part);
-            if (strs_add_new(&rests, part))
-                goto oom;
-            grest[at] = (size_t)strs_find(&rests, part);
-        }
-        grp[i] = (size_t)at;
-    }
+    sort_panels(&g.panels);
     /* Several keys: a colour per value of the first, a dash per value of
      * the others, while the palette and the dashes last. */
-    int by_parts = keys.n >= 2 && firsts.n <= 8 && rests.n <= 4;
-    /* Panels in the order of their values (numbers by value). */
-    for (size_t a = 1; a < panels.n; a++)
-        for (size_t b = a; b > 0; b--) {
-            const char *x = strchr(panels.v[b - 1], '='), *y = strchr(panels.v[b], '=');
-            char *ex, *ey;
-            double dx = strtod(x + 1, &ex), dy = strtod(y + 1, &ey);
-            int gt = !*ex && !*ey ? dx > dy : 0;
-            if (!gt)
-                break;
-            char *tmp = panels.v[b - 1];
-            panels.v[b - 1] = panels.v[b];
-            panels.v[b] = tmp;
-        }
-    for (size_t gi = 0; gi < groups.n; gi++) {
-        size_t nm = 0;
-        for (size_t i = 0; i < r->raw.nseries; i++)
-            if (grp[i] == gi)
-                member[nm++] = i;
-        const char *sep = strchr(groups.v[gi], '\x1f');
-        const char *label = sep + 1;
-        size_t plen = (size_t)(sep - groups.v[gi]);
-        if (plen)
-            snprintf(name, sizeof name, "%s, %.*s", label, (int)plen, groups.v[gi]);
-        else
-            snprintf(name, sizeof name, "%s", label);
-        struct plot_series *s = plot_series_new(p, name, r->raw.series[member[0]].style);
-        if (!s)
+    int by_parts = keys.n >= 2 && g.firsts.n <= 8 && g.rests.n <= 4;
+    if (!(member = malloc(r->raw.nseries * sizeof *member)))
+        goto oom;
+    for (size_t gi = 0; gi < g.ids.n; gi++)
+        if (add_group_series(p, r, &g, gi, by_parts, mode, member))
             goto oom;
-        if (plen) {
-            snprintf(panel, sizeof panel, "%.*s", (int)plen, groups.v[gi]);
-            s->panel = (size_t)strs_find(&panels, panel);
-            s->colour = (unsigned)strs_find(&labels, label) + 1;
-            if (!(s->legend = strdup(label)))
-                goto oom;
-        }
-        s->mark = (unsigned)strs_find(&labels, label) + 1;
-        if (by_parts) {
-            s->colour = (unsigned)gfirst[gi] + 1;
-            s->dash = (unsigned)grest[gi] + 1;
-        }
-        if (aggregate(&r->raw, member, nm, mode, s))
-            goto oom;
-        for (size_t j = 0; j < s->n; j++)
-            p->spread |= s->pts[j].n > 1;
-    }
-    p->panels = panels.v;
-    p->npanels = panels.n;
-    panels = (struct strs){0};
+    p->panels = g.panels.v;
+    p->npanels = g.panels.n;
+    g.panels = (struct strs){0};
     rc = 0;
     goto out;
 oom:
@@ -577,17 +689,8 @@ out:
     strs_free(&leaves);
     strs_free(&swept);
     strs_free(&keys);
-    strs_free(&labels);
-    strs_free(&panels);
-    strs_free(&groups);
-    strs_free(&firsts);
-    strs_free(&rests);
-    strs_free(&first_key);
-    strs_free(&rest_keys);
+    groups_free(&g);
     free(member);
-    free(grp);
-    free(gfirst);
-    free(grest);
     return rc;
 }
 
