@@ -29,8 +29,8 @@ INC.fuzz      := $(INC.cli) -Ifuzz
 # the include path of a source file: that of its top folder
 incs_of = $(INC.$(firstword $(subst /, ,$(1))))
 CFLAGS  ?= -O2 -g
-RELEASE := 0.1.1
-SOVERSION := 0
+RELEASE := 0.2.0
+SOVERSION := 1
 VERSION := $(RELEASE)-$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
               -DFLASHLAB_VERSION='"$(VERSION)"'
