@@ -13,6 +13,7 @@ Fails on
   - an upward call: an undefined symbol of an object of build/obj/A/ that
     an object of a folder A may not see defines (`nm`);
   - a Makefile INC.<folder> that gives other folders than SEES;
+  - a row of docs/architecture.md's folder table that says otherwise;
   - python/flashlab importing anything but the standard library and itself
     (it only loads the library).
 
@@ -217,6 +218,36 @@ def python_violations(root):
     return bad
 
 
+def doc_violations(root):
+    """docs/architecture.md's folder table against SEES: each row's "may
+    include" column names exactly the folders below it (a third copy of
+    the order, so it is checked)."""
+    path = os.path.join(root, "docs", "architecture.md")
+    if not os.path.exists(path):
+        return []
+    bad, rows, on = [], 0, False
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            on = line.startswith("| folder | may include") or (on and line.startswith("|"))
+            cols = line.split("|") if on else []
+            m = re.match(r"\s*`(\w+)/`", cols[1]) if len(cols) > 3 else None
+            # rows in words ("all of the above", "everything") are not lists
+            if not m or m.group(1) not in SEES or (not re.search(r"`\w+/`", cols[2]) and
+                                                    "itself" not in cols[2]):
+                continue
+            rows += 1
+            folder = m.group(1)
+            said = set(re.findall(r"`(\w+)/`", cols[2]))
+            want = closure(folder) - {folder}
+            if said != want:
+                bad.append(f"docs/architecture.md:{n}: {folder}/ may include "
+                           f"{', '.join(sorted(want)) or 'only itself'}, the table says "
+                           f"{', '.join(sorted(said)) or 'only itself'}")
+    if not rows:
+        bad.append("docs/architecture.md: no folder table found")
+    return bad
+
+
 def check(root=ROOT, objdir=None):
     """Every violation, one line each (empty: the layers hold)."""
     objdir = objdir or os.path.join(root, "build", "obj")
@@ -224,7 +255,7 @@ def check(root=ROOT, objdir=None):
     bad = makefile_violations(root, inc) + include_violations(root, inc)
     if os.path.isdir(objdir):
         bad += call_violations(objdir, root)
-    return bad + python_violations(root)
+    return bad + python_violations(root) + doc_violations(root)
 
 
 def main(argv):
