@@ -20,6 +20,9 @@
 int fs_opts_check(const char *kind, const char *options, int (*parse)(const char *options),
                   const char *(*help)(unsigned i, const char **h), char *err, size_t errlen);
 
+/* A kind's option_help over its rows of {key, help}. */
+const char *fs_opts_help(const char *const (*rows)[2], size_t n, unsigned i, const char **help);
+
 /* ---- open files (fdtab.c) --------------------------------------------- */
 
 #define FS_FD_MAX 65536 /* fds per mount; past it open gives -EMFILE */

@@ -27,3 +27,12 @@ int fs_opts_check(const char *kind, const char *options, int (*parse)(const char
     }
     return -EINVAL;
 }
+
+const char *fs_opts_help(const char *const (*rows)[2], size_t n, unsigned i, const char **help)
+{
+    if (i >= n)
+        return NULL;
+    if (help)
+        *help = rows[i][1];
+    return rows[i][0];
+}

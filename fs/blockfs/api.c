@@ -18,11 +18,7 @@ static const char *bf_option_help(unsigned i, const char **help)
         {"inodes", "inode table entries (1024; mkfs)"},
         {"cache", "1: keep erase blocks in a write-back buffer, 0: write through (1)"},
     };
-    if (i >= sizeof keys / sizeof keys[0])
-        return NULL;
-    if (help)
-        *help = keys[i][1];
-    return keys[i][0];
+    return fs_opts_help(keys, sizeof keys / sizeof keys[0], i, help);
 }
 static int bf_check(const char *options, char *err, size_t errlen)
 {

@@ -277,11 +277,7 @@ static const char *j_option_help(unsigned i, const char **help)
         {"reserve", "erase blocks kept for the collector, 2..64"},
         {"compress", "file data: none, zlib, rtime or lzo (lzo)"},
     };
-    if (i >= sizeof keys / sizeof keys[0])
-        return NULL;
-    if (help)
-        *help = keys[i][1];
-    return keys[i][0];
+    return fs_opts_help(keys, sizeof keys / sizeof keys[0], i, help);
 }
 static int j_check_scan(const char *o, char *err, size_t errlen)
 {
