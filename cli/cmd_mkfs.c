@@ -80,44 +80,40 @@ static const char *const flag_name[] = {['b'] = "--block-size", ['a'] = "--ancho
 
 static int has_key(const struct fsapi *api, const char *key)
 {
-    for (unsigned i = 0; api->option_help && api->option_help(i, NULL); i++)
-        if (!strcmp(api->option_help(i, NULL), key))
-            return 1;
-    return 0;
+    return fsapi_takes_option(api, key, strlen(key));
 }
 
-/* The options string of the flags and -o lists, in order; NULL with a
- * usage error printed. */
+/* The options string of the flags and -o lists, in order, after
+ * clock=host (the root directory's times: cli_host_clock_options); NULL
+ * with a usage error printed. */
 static char *mkfs_options(const struct fsapi *api, const struct mkfs_arg *a, int na)
 {
     size_t len = 32, n = 0;
     for (int i = 0; i < na; i++)
         len += strlen(a[i].arg) + 16;
-    char *opts = malloc(len);
-    if (!opts) {
+    char *given = malloc(len), *opts = malloc(len + 16);
+    if (!given || !opts) {
+        free(given);
+        free(opts);
         cli_fs_fail("mkfs", "out of memory");
         return NULL;
     }
-    opts[0] = 0;
-    /* timestamps of the root directory: the host's clock, unless an epoch
-     * makes them deterministic */
-    int epoch = 0;
-    for (int i = 0; i < na; i++)
-        epoch |= a[i].c == 'o' && strstr(a[i].arg, "epoch=") != NULL;
-    if (!epoch && has_key(api, "clock"))
-        n += (size_t)snprintf(opts + n, len - n, "clock=host");
+    given[0] = 0;
     for (int i = 0; i < na; i++) {
         if (a[i].c != 'o' && !has_key(api, flag_key[a[i].c])) {
             cli_usage_error("mkfs", "%s is not an option of %s; give its options with "
                             "-o KEY=VALUE (--help-options lists them)", flag_name[a[i].c],
                             api->name);
+            free(given);
             free(opts);
             return NULL;
         }
-        n += (size_t)snprintf(opts + n, len - n, "%s%s%s%s", n ? "," : "",
+        n += (size_t)snprintf(given + n, len - n, "%s%s%s%s", n ? "," : "",
                               a[i].c == 'o' ? "" : flag_key[a[i].c], a[i].c == 'o' ? "" : "=",
                               a[i].arg);
     }
+    cli_host_clock_options(api, given, opts, len + 16);
+    free(given);
     char oerr[1024];
     if (fsapi_check_options(api, opts, oerr, sizeof oerr)) {
         cli_usage_error("mkfs", "-o: %s", oerr);

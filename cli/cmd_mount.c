@@ -152,15 +152,6 @@ struct margs {
     uint64_t cut_ops, cut_time;
 };
 
-static int is_fs_key(const struct fsapi *api, const char *key, size_t n)
-{
-    const char *k;
-    for (unsigned i = 0; api->option_help && (k = api->option_help(i, NULL)); i++)
-        if (strlen(k) == n && !strncmp(k, key, n))
-            return 1;
-    return 0;
-}
-
 /* Append opt (n bytes) to a comma-separated list. */
 static int add_opt(char **list, size_t *len, const char *opt, size_t n)
 {
@@ -189,7 +180,7 @@ static int split_opts(struct margs *a, const char *list)
         size_t n = strcspn(list, ",");
         const char *eq = memchr(list, '=', n);
         size_t kl = eq ? (size_t)(eq - list) : n;
-        if (n && is_fs_key(a->kind, list, kl)) {
+        if (n && fsapi_takes_option(a->kind, list, kl)) {
             char item[320], err[1024];
             if (n >= 256)
                 return cli_usage_error("mount", "-o: option too long: %.*s", (int)n, list);
@@ -390,8 +381,8 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
      * mounts read-only where the kind can */
     char mopts[1024];
     snprintf(err, sizeof err, "%s%s%s", m.fs_opts,
-             a->readonly && is_fs_key(a->kind, "readonly", 8) ? (*m.fs_opts ? "," : "") : "",
-             a->readonly && is_fs_key(a->kind, "readonly", 8) ? "readonly=1" : "");
+             a->readonly && fsapi_takes_option(a->kind, "readonly", 8) ? (*m.fs_opts ? "," : "") : "",
+             a->readonly && fsapi_takes_option(a->kind, "readonly", 8) ? "readonly=1" : "");
     cli_host_clock_options(a->kind, err, mopts, sizeof mopts);
     m.fs.api = a->kind;
     int lrc = a->kind->mount(m.dev, mopts, &m.fs.fs);

@@ -111,18 +111,9 @@ int cli_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Does api take the option key? */
-static int takes_option(const struct fsapi *api, const char *key)
-{
-    for (unsigned i = 0; api->option_help && api->option_help(i, NULL); i++)
-        if (!strcmp(api->option_help(i, NULL), key))
-            return 1;
-    return 0;
-}
-
 void cli_host_clock_options(const struct fsapi *api, const char *opts, char *out, size_t cap)
 {
-    int host = takes_option(api, "clock") && !(opts && strstr(opts, "epoch="));
+    int host = fsapi_takes_option(api, "clock", 5) && !(opts && strstr(opts, "epoch="));
     snprintf(out, cap, "%s%s%s", host ? "clock=host" : "", host && opts && *opts ? "," : "",
              opts ? opts : "");
 }

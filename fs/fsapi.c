@@ -110,6 +110,15 @@ int fsapi_declined(const struct fsapi *api, const char *what, char *err, size_t 
     return -ENOTSUP;
 }
 
+int fsapi_takes_option(const struct fsapi *api, const char *key, size_t len)
+{
+    const char *k;
+    for (unsigned i = 0; api->option_help && (k = api->option_help(i, NULL)); i++)
+        if (strlen(k) == len && !strncmp(k, key, len))
+            return 1;
+    return 0;
+}
+
 int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
                         size_t errlen)
 {

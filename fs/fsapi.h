@@ -157,6 +157,9 @@ extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jf
 /* "KIND does not support WHAT" into err (for an -ENOTSUP of a wrapper);
  * returns -ENOTSUP. */
 int fsapi_declined(const struct fsapi *api, const char *what, char *err, size_t errlen);
+/* Whether api takes the option key (its option_help lists it); len: the
+ * key's bytes (it need not end there). */
+int fsapi_takes_option(const struct fsapi *api, const char *key, size_t len);
 /* api's options check; an api without one takes no options. */
 int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
                         size_t errlen);
