@@ -597,12 +597,50 @@ TEST(largest_file_of_every_kind)
     }
 }
 
+/* An open directory that a rename replaced still answers fstat through
+ * its fd, with no links left, as on Linux (xfstests generic/035); the
+ * name is the renamed directory's now, and nothing is left of the old
+ * one after the close and a remount. */
+TEST(open_directory_replaced_by_rename)
+{
+    for (size_t i = 0; fsapi_at(i); i++) {
+        const struct fsapi *api = fsapi_at(i);
+        nand_dev *dev;
+        struct nand_config c;
+        fx_config(&c, &(struct fx_dev){.blocks = 256, .pages = 64, .quiet = 1, .seed = 5});
+        REQUIRE((dev = fx_create(&c)) != NULL);
+        void *fs;
+        REQUIRE(api->mkfs(dev, NULL) == 0 && api->mount(dev, NULL, &fs) == 0);
+        struct fs_stat s1, s2, st;
+        REQUIRE(api->mkdir(fs, "/d1", 0755) == 0 && api->mkdir(fs, "/d2", 0755) == 0);
+        REQUIRE(api->stat(fs, "/d1", &s1) == 0 && api->stat(fs, "/d2", &s2) == 0);
+        int fd = api->open(fs, "/d2", O_RDONLY | O_DIRECTORY, 0);
+        CHECK(fd >= 0);
+        CHECK_EQ_INT(api->rename(fs, "/d1", "/d2"), 0);
+        if (fd >= 0) {
+            CHECK_EQ_INT(api->fstat(fs, fd, &st), 0);
+            CHECK_EQ_INT(st.ino, s2.ino);
+            CHECK_EQ_INT(st.nlink, 0);
+            CHECK(S_ISDIR(st.mode));
+            CHECK_EQ_INT(api->close(fs, fd), 0);
+        }
+        CHECK(api->stat(fs, "/d2", &st) == 0 && st.ino == s1.ino);
+        CHECK_EQ_INT(api->stat(fs, "/d1", &st), -ENOENT);
+        REQUIRE(api->unmount(fs) == 0 && api->mount(dev, NULL, &fs) == 0);
+        CHECK(api->stat(fs, "/d2", &st) == 0 && st.ino == s1.ino && st.nlink == 2);
+        CHECK_EQ_INT(api->stat(fs, "/d1", &st), -ENOENT);
+        CHECK(api->unmount(fs) == 0);
+        nand_close(dev);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(profiles_name_real_fses);
     RUN(options_and_hooks_of_every_kind);
     RUN(largest_file_of_every_kind);
+    RUN(open_directory_replaced_by_rename);
     RUN(model_every_fs);
     return test_summary(argv[0]);
 }
