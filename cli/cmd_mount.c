@@ -434,6 +434,9 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         to_syslog = 1;
     }
     struct fuse_session *se = fuse_get_session(f);
+    if (mnt_io_install(f))
+        mlog("cannot read FUSE requests itself: fstat of a replaced open directory "
+             "will fail with ESTALE");
     int sig = fuse_set_signal_handlers(se);
     int lrc2 = fuse_loop_mt(f, 0);
     if (!sig)

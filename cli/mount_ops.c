@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fuse.h>
+#include <fuse_lowlevel.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -148,6 +150,28 @@ static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t
     mnt_trace(m, &(struct trace_rec){.op = op, .path = path, .offset = off, .length = len});
 }
 
+/* ---- open directories by node ----------------------------------------------
+ * libfuse's high-level API names a node by its path, and a directory whose
+ * name a rename took over has none left: the kernel's GETATTR of it (an
+ * fstat of the open directory, which never carries a handle) failed with
+ * ESTALE inside libfuse, before any op of ours ran (xfstests generic/035).
+ * So the mount reads the kernel's requests itself (mnt_io_install): a
+ * GETATTR of a node an opendir of ours holds is marked as one on a handle
+ * (FUSE_GETATTR_FH, fh DIR_BY_NODE), which libfuse passes on without
+ * needing a path, and op_getattr answers it with fstat on the fd that
+ * opendir keeps open in the fs, as Linux does (nlink 0 once replaced). */
+
+#define DIR_BY_NODE UINT64_MAX /* never an fd nor a snapshot's address */
+
+struct dsnap;
+static struct dsnap *dirs_open; /* every open directory, under dirs_lock */
+static pthread_mutex_t dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The node of the request this thread is serving (libfuse's threads
+ * read a request and then serve it) */
+static _Thread_local uint64_t req_node;
+
+static int dir_fd_of(uint64_t node);
+
 /* ---- attributes ---------------------------------------------------------- */
 
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -155,9 +179,12 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     struct mnt *m = lk();
     struct fs_stat ls;
     int rc = 0;
+    int fd = fi && fi->fh == DIR_BY_NODE ? dir_fd_of(req_node) : fi ? (int)fi->fh : -1;
     if (is_stats(path))
         stats_stat(m, st);
-    else if ((rc = fi ? MNT_CALL(m, fstat, (int)fi->fh, &ls) : MNT_CALL(m, lstat, path, &ls)) == 0)
+    else if (!path && fd < 0)
+        rc = -ESTALE; /* the directory was closed meanwhile: no name, no fd */
+    else if ((rc = fd >= 0 ? MNT_CALL(m, fstat, fd, &ls) : MNT_CALL(m, lstat, path, &ls)) == 0)
         fill_stat(m, &ls, st);
     return ulk(m, rc);
 }
@@ -400,7 +427,81 @@ struct dsnap {
     size_t n, cap;
     struct dent *v;
     int root, nomem; /* root: hide MNT_STATS_NAME (the virtual file shadows it) */
+    /* the directory open in the fs (-1: the kind cannot), for a GETATTR
+     * of its node once a rename took its name; on dirs_open */
+    int fd;
+    uint64_t node;
+    struct dsnap *next;
 };
+
+/* An fs fd of an open directory on libfuse's node, or -1 (caller holds
+ * the mount's lock, under which a releasedir closes it). */
+static int dir_fd_of(uint64_t node)
+{
+    int fd = -1;
+    pthread_mutex_lock(&dirs_lock);
+    for (struct dsnap *d = dirs_open; d && fd < 0; d = d->next)
+        if (d->node == node)
+            fd = d->fd;
+    pthread_mutex_unlock(&dirs_lock);
+    return fd;
+}
+
+static void dirs_add(struct dsnap *d)
+{
+    pthread_mutex_lock(&dirs_lock);
+    d->next = dirs_open;
+    dirs_open = d;
+    pthread_mutex_unlock(&dirs_lock);
+}
+
+static void dirs_remove(struct dsnap *d)
+{
+    pthread_mutex_lock(&dirs_lock);
+    for (struct dsnap **p = &dirs_open; *p; p = &(*p)->next)
+        if (*p == d) {
+            *p = d->next;
+            break;
+        }
+    pthread_mutex_unlock(&dirs_lock);
+}
+
+/* The kernel's requests as libfuse reads them: note the node, and mark a
+ * GETATTR of an open directory's node as one on a handle. */
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+    (void)userdata;
+    ssize_t n = read(fd, buf, len);
+    struct fuse_in_header h;
+    struct fuse_getattr_in g;
+    req_node = 0;
+    if (n < (ssize_t)sizeof h)
+        return n;
+    memcpy(&h, buf, sizeof h);
+    req_node = h.nodeid;
+    if (h.opcode != FUSE_GETATTR || n < (ssize_t)(sizeof h + sizeof g))
+        return n;
+    memcpy(&g, (char *)buf + sizeof h, sizeof g);
+    if (!(g.getattr_flags & FUSE_GETATTR_FH) && dir_fd_of(h.nodeid) >= 0) {
+        g.getattr_flags |= FUSE_GETATTR_FH;
+        g.fh = DIR_BY_NODE;
+        memcpy((char *)buf + sizeof h, &g, sizeof g);
+    }
+    return n;
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+    (void)userdata;
+    return writev(fd, iov, count);
+}
+
+int mnt_io_install(struct fuse *f)
+{
+    static const struct fuse_custom_io io = {.read = io_read, .writev = io_writev};
+    struct fuse_session *se = fuse_get_session(f);
+    return fuse_session_custom_io(se, &io, fuse_session_fd(se));
+}
 
 static void dsnap_clear(struct dsnap *d)
 {
@@ -442,8 +543,13 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
     struct dsnap *d = rc ? NULL : calloc(1, sizeof *d);
     if (!rc && !d)
         rc = -ENOMEM;
-    if (d)
+    if (d) {
         d->root = !strcmp(path, "/");
+        d->fd = MNT_CALL(m, open, path, O_RDONLY | O_DIRECTORY, 0);
+        d->node = req_node;
+        if (d->fd >= 0 && d->node)
+            dirs_add(d);
+    }
     fi->fh = (uint64_t)(uintptr_t)d;
     return ulk(m, rc);
 }
@@ -452,10 +558,15 @@ static int op_releasedir(const char *path, struct fuse_file_info *fi)
 {
     (void)path;
     struct dsnap *d = (struct dsnap *)(uintptr_t)fi->fh;
-    if (d)
-        dsnap_clear(d);
+    if (!d)
+        return 0;
+    struct mnt *m = lk();
+    dirs_remove(d);
+    /* the last close of a directory a rename or rmdir removed deletes it */
+    int rc = d->fd >= 0 ? MNT_CALL(m, close, d->fd) : 0;
+    dsnap_clear(d);
     free(d);
-    return 0;
+    return ulk(m, rc);
 }
 
 /* "." or "..": the inode number of path or its parent. */

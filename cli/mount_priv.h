@@ -47,6 +47,9 @@ extern struct mnt *mnt_g; /* the mount (one per process) */
 #define MNT_CALL(m, op, ...) \
     ((m)->fs.api->op ? (m)->fs.api->op((m)->fs.fs, __VA_ARGS__) : -ENOSYS)
 extern const struct fuse_operations mnt_ops;
+/* Read the kernel's requests through mount_ops.c (once mounted), so that
+ * an open directory a rename replaced keeps answering fstat: 0 or -1. */
+int mnt_io_install(struct fuse *f);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);

@@ -9,6 +9,7 @@
 #ifndef FLASHLAB_FSCOMMON_H
 #define FLASHLAB_FSCOMMON_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,5 +116,20 @@ int fs_open_existing(int flags, uint32_t mode);
  * read or write through it is -EBADF). */
 int fs_fd_readable(int flags);
 int fs_fd_writable(int flags);
+
+/* ---- file sizes -------------------------------------------------------- */
+
+/* How many of len bytes a write at off may write when files hold at most
+ * max bytes (max <= INT64_MAX; POSIX, as Linux's generic_write_checks):
+ * -EFBIG when it would start at or past max, else len cut so that it ends
+ * at max (a short write).  An empty write is never refused. */
+static inline int64_t fs_write_fit(uint64_t off, uint64_t len, uint64_t max)
+{
+    if (!len)
+        return 0;
+    if (off >= max)
+        return -EFBIG;
+    return (int64_t)(len < max - off ? len : max - off);
+}
 
 #endif

@@ -161,6 +161,9 @@ int bf_needs(struct blockfs *fs, uint32_t ino, uint64_t first, uint64_t last,
 int bf_free_range(struct blockfs *fs, uint32_t ino, uint64_t first, uint64_t last);
 int64_t bf_file_pread(struct blockfs *fs, uint32_t ino, void *buf, uint64_t len,
                       uint64_t off);
+/* The largest file (truncate past it is -EFBIG, a write crossing it is
+ * short). */
+uint64_t bf_max_bytes(const struct blockfs *fs);
 int64_t bf_file_pwrite(struct blockfs *fs, uint32_t ino, const void *buf,
                        uint64_t len, uint64_t off);
 int bf_file_truncate(struct blockfs *fs, uint32_t ino, uint64_t size);

@@ -42,15 +42,22 @@ int64_t bf_file_pread(struct blockfs *fs, uint32_t ino, void *buf, uint64_t len,
     return rc ? rc : (int64_t)done;
 }
 
+/* The largest file: what the direct, single and double indirect
+ * pointers reach. */
+uint64_t bf_max_bytes(const struct blockfs *fs)
+{
+    return fs->max_blocks * fs->bs;
+}
+
 /* Everything or nothing: the blocks it needs are counted first. */
 int64_t bf_file_pwrite(struct blockfs *fs, uint32_t ino, const void *buf,
                        uint64_t len, uint64_t off)
 {
     struct bf_inode *in = &fs->itab[ino];
-    if (!len)
-        return 0;
-    if (off + len < off || (off + len - 1) / fs->bs >= fs->max_blocks || len > INT64_MAX)
-        return -EFBIG;
+    int64_t fit = fs_write_fit(off, len, bf_max_bytes(fs));
+    if (fit <= 0)
+        return fit;
+    len = (uint64_t)fit; /* a short write up to the largest file */
     uint64_t need;
     int rc = bf_needs(fs, ino, off / fs->bs, (off + len - 1) / fs->bs, &need);
     if (rc)
@@ -112,7 +119,7 @@ static int zero_part(struct blockfs *fs, uint32_t ino, uint64_t lblk, uint64_t f
 int bf_file_truncate(struct blockfs *fs, uint32_t ino, uint64_t size)
 {
     struct bf_inode *in = &fs->itab[ino];
-    if (size > fs->max_blocks * fs->bs || size > INT64_MAX)
+    if (size > bf_max_bytes(fs))
         return -EFBIG;
     int rc = 0;
     if (size < in->size) {

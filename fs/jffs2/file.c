@@ -20,7 +20,7 @@ int jffs_write_inode(struct jffs *fs, struct jffs_inode *in, uint64_t doff,
                      const void *data, uint64_t dsize, int hole)
 {
     uint8_t buf[JFFS_INODE_HDR + JFFS_CDATA_MAX];
-    if (doff + dsize > 0xffffffffull || in->size > 0xffffffffull)
+    if (doff + dsize > JFFS_MAX_BYTES || in->size > JFFS_MAX_BYTES)
         return -EFBIG; /* JFFS2's sizes and offsets are 32 bits */
     if (fs->next_version > JFFS_VERSION_MAX)
         return -EOVERFLOW; /* a newer node could not say so */
@@ -127,10 +127,10 @@ int64_t jffs_file_pwrite(struct jffs *fs, struct jffs_inode *in, const void *buf
                          uint64_t len, uint64_t off)
 {
     int rc;
-    if (!len)
-        return 0;
-    if (off + len < off || off + len > 0xffffffffull)
-        return -EFBIG; /* JFFS2's sizes are 32 bits */
+    int64_t fit = fs_write_fit(off, len, JFFS_MAX_BYTES);
+    if (fit <= 0)
+        return fit;
+    len = (uint64_t)fit; /* a short write up to the largest file */
     in->mtime = in->ctime = jffs_now(fs);
     /* past the end: a hole node first, so that no older node beyond the
      * old size can show through (JFFS2 does the same) */
@@ -157,7 +157,7 @@ int64_t jffs_file_pwrite(struct jffs *fs, struct jffs_inode *in, const void *buf
 int jffs_file_truncate(struct jffs *fs, struct jffs_inode *in, uint64_t size)
 {
     uint64_t old = in->size;
-    if (size > 0xffffffffull)
+    if (size > JFFS_MAX_BYTES)
         return -EFBIG;
     in->mtime = in->ctime = jffs_now(fs);
     in->size = size;

@@ -52,6 +52,9 @@ enum { /* jffs2_raw_inode.compr */
     JFFS_COMPR_NONE = 0, JFFS_COMPR_ZERO = 1, JFFS_COMPR_RTIME = 2,
     JFFS_COMPR_ZLIB = 6, JFFS_COMPR_LZO = 7,
 };
+/* The largest file: JFFS2's sizes and offsets are 32 bits (truncate past
+ * it is -EFBIG, a write crossing it is short) */
+#define JFFS_MAX_BYTES 0xffffffffull
 #define JFFS_DATA_MAX 4096u /* data per node; nodes never cross a 4 KiB file page */
 #define JFFS_CDATA_MAX (JFFS_DATA_MAX + JFFS_DATA_MAX / 16 + 128) /* worst compressed */
 #define JFFS_NAME_MAX 255u

@@ -127,10 +127,14 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
     int rc = fd_get(fs, fd, FS_FD_WRITE, &f, &in);
     if (rc)
         return rc;
-    if ((rc = lfs_cannot_write(fs)) || (rc = lfs_space_check(fs, len)))
+    if ((rc = lfs_cannot_write(fs)))
         return rc;
     uint64_t at = off ? *off : f->flags & O_APPEND ? in->size : f->pos;
-    int64_t n = lfs_file_pwrite(fs, in, buf, len, at, fs->dirty_limit);
+    /* cut first, so that space is asked only for what will be written */
+    int64_t fit = fs_write_fit(at, len, fs->max_file_bytes);
+    if (fit < 0 || (rc = lfs_space_check(fs, (uint64_t)fit)))
+        return fit < 0 ? fit : rc;
+    int64_t n = lfs_file_pwrite(fs, in, buf, (uint64_t)fit, at, fs->dirty_limit);
     if (n > 0) {
         in->mtime = in->ctime = lfs_now(fs);
         fs->an.host_bytes_written += (uint64_t)n;

@@ -8,6 +8,15 @@
 
 #include <errno.h>
 
+uint64_t lfs_file_max_bytes(uint32_t block_size)
+{
+    uint64_t p = block_size / 8, reach = 1, cap = LFS_FILE_BYTES_CAP / block_size;
+    for (unsigned l = 0; l < LFS_MAX_HEIGHT && reach <= cap; l++)
+        reach *= p; /* P^5 blocks under the indirect pointer */
+    reach += LFS_NDIRECT;
+    return reach > cap ? LFS_FILE_BYTES_CAP : reach * block_size;
+}
+
 int64_t lfs_file_pread(struct logfs *fs, struct lfs_inode *in, void *buf,
                        uint64_t len, uint64_t off)
 {
@@ -41,8 +50,10 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
     uint32_t bs = fs->g.block_size;
     const uint8_t *src = buf;
     uint64_t since_commit = 0;
-    if (off + len < off || (off + len + bs - 1) / bs > ((uint64_t)1 << 40))
-        return -EFBIG;
+    int64_t fit = fs_write_fit(off, len, fs->max_file_bytes);
+    if (fit < 0)
+        return fit;
+    len = (uint64_t)fit; /* a short write up to the largest file */
     for (uint64_t done = 0; done < len;) {
         uint64_t bix = (off + done) / bs;
         uint32_t boff = (uint32_t)((off + done) % bs);
@@ -127,6 +138,8 @@ int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size)
 {
     uint32_t bs = fs->g.block_size;
     int rc = 0;
+    if (size > fs->max_file_bytes)
+        return -EFBIG; /* else a write below the new size would fail */
     if (size < in->size) {
         if (size % bs)
             rc = lfs_file_zero(fs, in, size, (size / bs + 1) * bs);

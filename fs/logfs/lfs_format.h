@@ -29,6 +29,9 @@
 #define LFS_OBJ_HDR 48u
 #define LFS_NDIRECT 16u
 #define LFS_MAX_HEIGHT 5u
+/* No file outgrows off_t, whatever the tree could address
+ * (lfs_file_max_bytes) */
+#define LFS_FILE_BYTES_CAP ((uint64_t)INT64_MAX)
 #define LFS_POOL_MAX 32u
 #define LFS_ORPHAN_MAX 32u
 #define LFS_XATTR_LIST_MAX (1u << 20) /* bytes of one inode's attribute list */

@@ -153,6 +153,10 @@ int64_t logfs_write(logfs *fs, int fd, const void *buf, uint64_t len);
 int64_t logfs_pread(logfs *fs, int fd, void *buf, uint64_t len, uint64_t off);
 int64_t logfs_pwrite(logfs *fs, int fd, const void *buf, uint64_t len, uint64_t off);
 int64_t logfs_lseek(logfs *fs, int fd, int64_t off, int whence);
+/* A file holds at most (16 + (block_size / 8)^5) blocks, what the tree
+ * reaches, and never more than INT64_MAX bytes (2^57 + 64 KiB with 4 KiB
+ * blocks): a truncate past it is -EFBIG; a write crossing it is short, up
+ * to it, and one starting at or past it is -EFBIG, as POSIX says. */
 int logfs_ftruncate(logfs *fs, int fd, uint64_t size);
 int logfs_truncate(logfs *fs, const char *path, uint64_t size);
 /* Deallocate [off, off+len): reads as zeros, size unchanged. */

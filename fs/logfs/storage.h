@@ -116,6 +116,7 @@ struct logfs {
     uint32_t nfreed, freed_cap;
     uint32_t nmarked;           /* of those, recorded free in the segfile */
     uint32_t ptrs_per_block;    /* block_size / 8 */
+    uint64_t max_file_bytes;    /* lfs_file_max_bytes(block_size) */
     struct lfs_segtab {         /* see segtab.c; e NULL until built */
         struct lfs_segent *e;
         uint8_t *flags;         /* LFS_SEGT_* */

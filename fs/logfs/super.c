@@ -110,6 +110,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     fs->tree = &lfs_tree_hooks;
     fs->g = *g;
     fs->ptrs_per_block = g->block_size / 8;
+    fs->max_file_bytes = lfs_file_max_bytes(g->block_size);
     fs->dirty_limit = o->dirty_bytes;
     fs->clock = o->clock;
     fs->clock_ctx = o->clock_ctx;

@@ -116,6 +116,12 @@ int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
 extern const struct lfs_tree_hooks lfs_tree_hooks;
 
 /* file.c */
+/* The largest file, in bytes, with block_size-byte blocks: what the
+ * direct pointers and a tree of LFS_MAX_HEIGHT levels address, at most
+ * LFS_FILE_BYTES_CAP.  Every call that sets a size or writes checks it
+ * (fs->max_file_bytes): truncate past it is -EFBIG, a write that would
+ * cross it is short. */
+uint64_t lfs_file_max_bytes(uint32_t block_size);
 int64_t lfs_file_pread(struct logfs *fs, struct lfs_inode *in, void *buf,
                        uint64_t len, uint64_t off);
 int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,

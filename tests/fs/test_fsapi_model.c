@@ -547,11 +547,100 @@ TEST(options_and_hooks_of_every_kind)
     }
 }
 
+/* Every kind keeps to its largest file size (xfstests generic/525): a
+ * truncate to it works and reads as zeros at the end, one past it is
+ * EFBIG and changes nothing, a write crossing it is short, one at it is
+ * EFBIG. */
+TEST(largest_file_of_every_kind)
+{
+    const uint64_t p_lfs = 4096 / 8, p_bf = 4096 / 4;
+    static const struct {
+        const char *kind, *mkfs;
+        uint64_t max;
+    } kinds[] = {
+        /* 16 direct blocks and a 5-level tree of P pointers a block */
+        {"logfs", NULL, (16 + p_lfs * p_lfs * p_lfs * p_lfs * p_lfs) * 4096},
+        /* 12 direct blocks, single and double indirect */
+        {"blockfs", "block_size=4096", (12 + p_bf + p_bf * p_bf) * 4096},
+        {"jffs2-scan", NULL, 0xffffffffull}, /* 32-bit sizes and offsets */
+        {"jffs2-summary", NULL, 0xffffffffull},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        const struct fsapi *api = fsapi_find(kinds[i].kind);
+        REQUIRE(api != NULL);
+        uint64_t max = kinds[i].max;
+        nand_dev *dev;
+        struct nand_config c;
+        fx_config(&c, &(struct fx_dev){.blocks = 256, .pages = 64, .quiet = 1, .seed = 9});
+        REQUIRE((dev = fx_create(&c)) != NULL);
+        struct fsapi_fs m = {api, NULL};
+        REQUIRE(api->mkfs(dev, kinds[i].mkfs) == 0 && api->mount(dev, NULL, &m.fs) == 0);
+        int fd = api->open(m.fs, "/max", O_RDWR | O_CREAT, 0644);
+        REQUIRE(fd >= 0);
+        struct fs_stat st;
+        CHECK_EQ_INT(api->ftruncate(m.fs, fd, max + 1), -EFBIG);
+        CHECK_EQ_INT(fsapi_truncate(&m, "/max", max + 1), -EFBIG);
+        CHECK(api->fstat(m.fs, fd, &st) == 0 && st.size == 0);
+        CHECK_EQ_INT(api->ftruncate(m.fs, fd, max), 0);
+        CHECK(api->fstat(m.fs, fd, &st) == 0 && st.size == max);
+        char buf[8];
+        memset(buf, 'z', sizeof buf);
+        CHECK_EQ_INT(api->pread(m.fs, fd, buf, 8, max - 8), 8);
+        CHECK(!memcmp(buf, "\0\0\0\0\0\0\0\0", 8));
+        CHECK_EQ_INT(api->pwrite(m.fs, fd, "ab", 2, max - 1), 1);
+        CHECK_EQ_INT(api->pwrite(m.fs, fd, "ab", 2, max), -EFBIG);
+        CHECK(api->fstat(m.fs, fd, &st) == 0 && st.size == max);
+        CHECK_EQ_INT(api->pread(m.fs, fd, buf, 8, max - 2), 2);
+        CHECK(!memcmp(buf, "\0a", 2));
+        CHECK(api->close(m.fs, fd) == 0 && api->unmount(m.fs) == 0);
+        nand_close(dev);
+    }
+}
+
+/* An open directory that a rename replaced still answers fstat through
+ * its fd, with no links left, as on Linux (xfstests generic/035); the
+ * name is the renamed directory's now, and nothing is left of the old
+ * one after the close and a remount. */
+TEST(open_directory_replaced_by_rename)
+{
+    for (size_t i = 0; fsapi_at(i); i++) {
+        const struct fsapi *api = fsapi_at(i);
+        nand_dev *dev;
+        struct nand_config c;
+        fx_config(&c, &(struct fx_dev){.blocks = 256, .pages = 64, .quiet = 1, .seed = 5});
+        REQUIRE((dev = fx_create(&c)) != NULL);
+        void *fs;
+        REQUIRE(api->mkfs(dev, NULL) == 0 && api->mount(dev, NULL, &fs) == 0);
+        struct fs_stat s1, s2, st;
+        REQUIRE(api->mkdir(fs, "/d1", 0755) == 0 && api->mkdir(fs, "/d2", 0755) == 0);
+        REQUIRE(api->stat(fs, "/d1", &s1) == 0 && api->stat(fs, "/d2", &s2) == 0);
+        int fd = api->open(fs, "/d2", O_RDONLY | O_DIRECTORY, 0);
+        CHECK(fd >= 0);
+        CHECK_EQ_INT(api->rename(fs, "/d1", "/d2"), 0);
+        if (fd >= 0) {
+            CHECK_EQ_INT(api->fstat(fs, fd, &st), 0);
+            CHECK_EQ_INT(st.ino, s2.ino);
+            CHECK_EQ_INT(st.nlink, 0);
+            CHECK(S_ISDIR(st.mode));
+            CHECK_EQ_INT(api->close(fs, fd), 0);
+        }
+        CHECK(api->stat(fs, "/d2", &st) == 0 && st.ino == s1.ino);
+        CHECK_EQ_INT(api->stat(fs, "/d1", &st), -ENOENT);
+        REQUIRE(api->unmount(fs) == 0 && api->mount(dev, NULL, &fs) == 0);
+        CHECK(api->stat(fs, "/d2", &st) == 0 && st.ino == s1.ino && st.nlink == 2);
+        CHECK_EQ_INT(api->stat(fs, "/d1", &st), -ENOENT);
+        CHECK(api->unmount(fs) == 0);
+        nand_close(dev);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(profiles_name_real_fses);
     RUN(options_and_hooks_of_every_kind);
+    RUN(largest_file_of_every_kind);
+    RUN(open_directory_replaced_by_rename);
     RUN(model_every_fs);
     return test_summary(argv[0]);
 }

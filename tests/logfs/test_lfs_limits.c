@@ -1,7 +1,8 @@
 /*
  * test_lfs_limits.c -- LogFS at its limits: a file reaching the deepest
  * indirect level, 100,000 names in one directory with the pages read per
- * lookup bounded, names at the length limit, sparse files.
+ * lookup bounded, names at the length limit, sparse files, the largest
+ * file size (xfstests generic/525).
  */
 #include "logfs/logfs.h"
 #include "fixture.h"
@@ -59,6 +60,67 @@ TEST(deepest_level_sparse_file)
     CHECK(s.live_bytes < 64 << 10); /* holes took no space */
     REQUIRE(logfs_unmount(fs) == 0);
     nand_close(d);
+}
+
+/* The largest file is what the tree reaches, (16 + P^5) blocks of
+ * P = block_size / 8 pointers, at most INT64_MAX; every call that sets a
+ * size or writes keeps to it: truncate to it works and reads as zeros,
+ * past it is EFBIG, a write crossing it is short, one at it is EFBIG. */
+static void check_max_size(uint32_t block_size, uint32_t pages, uint64_t max)
+{
+    nand_dev *d = FX_DEVICE(.blocks = 64, .pages = pages, .seed = 11);
+    struct logfs_options o = {.block_size = block_size};
+    REQUIRE(d && logfs_mkfs(d, &o) == 0);
+    logfs *fs;
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    int fd = logfs_open(fs, "/max", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    struct fs_stat st;
+    CHECK_EQ_INT(logfs_ftruncate(fs, fd, max + 1), -EFBIG);
+    CHECK_EQ_INT(logfs_truncate(fs, "/max", max + 1), -EFBIG);
+    REQUIRE(logfs_fstat(fs, fd, &st) == 0);
+    CHECK_EQ_INT(st.size, 0); /* a refused truncate changes nothing */
+    CHECK_EQ_INT(logfs_ftruncate(fs, fd, max), 0);
+    REQUIRE(logfs_fstat(fs, fd, &st) == 0);
+    CHECK_EQ_INT(st.size, max);
+    char buf[8];
+    memset(buf, 'z', sizeof buf);
+    CHECK_EQ_INT(logfs_pread(fs, fd, buf, 8, max - 8), 8);
+    CHECK(!memcmp(buf, "\0\0\0\0\0\0\0\0", 8));
+    CHECK_EQ_INT(logfs_pread(fs, fd, buf, 8, max), 0);
+    CHECK_EQ_INT(logfs_pwrite(fs, fd, "ab", 2, max - 1), 1); /* up to the limit */
+    CHECK_EQ_INT(logfs_pwrite(fs, fd, "ab", 2, max), -EFBIG);
+    CHECK_EQ_INT(logfs_pwrite(fs, fd, "ab", 2, UINT64_MAX - 1), -EFBIG);
+    CHECK_EQ_INT(logfs_pwrite(fs, fd, "", 0, max), 0); /* nothing to write */
+    CHECK_EQ_INT(logfs_lseek(fs, fd, (int64_t)max, SEEK_SET), max);
+    CHECK_EQ_INT(logfs_write(fs, fd, "c", 1), -EFBIG);
+    CHECK_EQ_INT(logfs_truncate(fs, "/max", max), 0);
+    REQUIRE(logfs_close(fs, fd) == 0);
+    fd = logfs_open(fs, "/max", O_WRONLY | O_APPEND, 0);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(logfs_write(fs, fd, "d", 1), -EFBIG); /* the end is the limit */
+    REQUIRE(logfs_close(fs, fd) == 0);
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(logfs_mount(d, &o, &fs) == 0);
+    fd = logfs_open(fs, "/max", O_RDONLY, 0);
+    REQUIRE(fd >= 0);
+    REQUIRE(logfs_fstat(fs, fd, &st) == 0);
+    CHECK_EQ_INT(st.size, max);
+    memset(buf, 'z', sizeof buf);
+    CHECK_EQ_INT(logfs_pread(fs, fd, buf, 8, max - 2), 2);
+    CHECK(!memcmp(buf, "\0a", 2));
+    logfs_close(fs, fd);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
+TEST(largest_file_size)
+{
+    uint64_t p512 = 64, p4k = 512;
+    check_max_size(512, 64, (16 + p512 * p512 * p512 * p512 * p512) * 512);
+    check_max_size(4096, 64, (16 + p4k * p4k * p4k * p4k * p4k) * 4096);
+    /* 4096^5 blocks of 32 KiB: past off_t's reach */
+    check_max_size(32768, 128, (uint64_t)INT64_MAX);
 }
 
 TEST(name_length_limit)
@@ -150,6 +212,7 @@ int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(deepest_level_sparse_file);
+    RUN(largest_file_size);
     RUN(name_length_limit);
     RUN(hundred_thousand_names);
     return test_summary(argv[0]);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,10 +255,46 @@ static void dirs(void)
           "entries missed while deleting");
 }
 
+/* Two of xfstests' quick group (project issue #30). */
+static void xfstests(void)
+{
+    /* generic/035: an open directory that a rename replaced still answers
+     * fstat, with no links; its name is the renamed directory's now */
+    struct stat s1, s2, st, now;
+    int fd = -1, good = !mkdir("x1", 0755) && !mkdir("x2", 0755) && !stat("x1", &s1) &&
+                        !stat("x2", &s2) && (fd = open("x2", O_RDONLY | O_DIRECTORY)) >= 0 &&
+                        !rename("x1", "x2");
+    check("open-dir-replaced-fstat", good && !fstat(fd, &st) && st.st_nlink == 0 &&
+                                         st.st_ino == s2.st_ino && S_ISDIR(st.st_mode) &&
+                                         !stat("x2", &now) && now.st_ino == s1.st_ino,
+          "fstat of the replaced directory failed or is wrong");
+    if (fd >= 0)
+        close(fd);
+    rmdir("x2");
+    /* generic/525: LogFS with 4 KiB blocks holds (16 + 512^5) blocks; a
+     * truncate past that is EFBIG, a write crossing it is short */
+    const off_t max = ((off_t)16 + ((off_t)1 << 45)) * 4096;
+    char b[2] = {'z', 'z'};
+    fd = open("big", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    errno = 0;
+    good = fd >= 0 && ftruncate(fd, INT64_MAX) && errno == EFBIG &&
+           ftruncate(fd, max + 1) && errno == EFBIG && !ftruncate(fd, max) &&
+           !fstat(fd, &st) && st.st_size == max && pread(fd, b, 2, max - 2) == 2 &&
+           !b[0] && !b[1] && pwrite(fd, "ab", 2, max - 1) == 1;
+    errno = 0;
+    good = good && pwrite(fd, "ab", 2, max) < 0 && errno == EFBIG &&
+           pread(fd, b, 2, max - 2) == 2 && !b[0] && b[1] == 'a';
+    check("largest-file", good, "truncate or write past LogFS's largest file");
+    if (fd >= 0)
+        close(fd);
+    unlink("big");
+}
+
 int main(void)
 {
     files();
     names();
     dirs();
+    xfstests();
     return failures != 0;
 }
