@@ -72,7 +72,7 @@ int cmd_fsck(int argc, char **argv)
         return FSCK_USAGE;
     }
     const char *image = argv[optind];
-    struct imglock lk = {-1};
+    struct imglock lk = {NULL};
     if (!repair)
         imglock_read(image, "fsck");
     else if (imglock_write(&lk, image, "fsck", NULL))

@@ -336,7 +336,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     char *mp = realpath(mp_arg, NULL);
     struct fuse *f = NULL;
     struct fuse_args fa = FUSE_ARGS_INIT(0, NULL);
-    struct imglock lock = {-1};
+    struct imglock lock = {NULL};
     int rc = CLI_FAIL;
     char err[512];
     if (!image) {

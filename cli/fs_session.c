@@ -215,7 +215,7 @@ static int session_mount(struct session *s, const char *cmd, const char *image,
 int cli_session_open(struct session *s, const char *cmd, const char *image,
                  const struct fsapi *kind, int writes)
 {
-    s->lock.fd = -1;
+    s->lock.l = NULL;
     if (!writes)
         imglock_read(image, cmd);
     else if (imglock_write(&s->lock, image, cmd, NULL))

@@ -2,6 +2,7 @@
  * (nand_corrupt; docs/simulator.md "Damage injection"). */
 #include "cli.h"
 #include "nand.h"
+#include "imglock.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -141,11 +142,17 @@ int sim_corrupt(int argc, char **argv)
     }
     nand_dev *dev;
     char err[512];
-    if (nand_open(image, &dev, err, sizeof err))
+    struct imglock lk; /* held until after the save, as by every writer */
+    if (imglock_write(&lk, image, "sim corrupt", NULL))
+        return CLI_FAIL;
+    if (nand_open(image, &dev, err, sizeof err)) {
+        imglock_release(&lk);
         return cli_error("%s", err);
+    }
     int st = nand_corrupt(dev, &c, err, sizeof err);
     if (st) {
         nand_close(dev);
+        imglock_release(&lk);
         return cli_error("%s: %s", image, err);
     }
     if (c.mode == NAND_CORRUPT_AGE)
@@ -158,6 +165,7 @@ int sim_corrupt(int argc, char **argv)
         printf("%s: damaged block %u page %u\n", image, c.block, c.page);
     rc = nand_save(dev, image);
     nand_close(dev);
+    imglock_release(&lk);
     if (rc)
         return cli_error("%s: cannot save image: %s", image, nand_strerror(rc));
     return CLI_OK;

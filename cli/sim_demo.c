@@ -191,7 +191,7 @@ int sim_demo(int argc, char **argv)
     demo_parallel(&cfg);
     demo_wear(dev);
     demo_power(dev);
-    struct imglock lk = {-1};
+    struct imglock lk = {NULL};
     if (image && imglock_create(&lk, image, "sim demo"))
         rc = CLI_FAIL;
     else if (image && nand_save(dev, image))

@@ -157,6 +157,7 @@ const char *nand_strerror(int err)
     case NAND_E_IO: return "I/O error on image file";
     case NAND_E_CORRUPT: return "corrupt image file";
     case NAND_E_BUSY: return "queue full";
+    case NAND_E_LOCKED: return "image in use by another writer";
     }
     return "unknown error";
 }

@@ -81,6 +81,7 @@ void nand_close(nand_dev *dev)
         return;
     sim_store_free(dev);
     sim_journal_detach(dev);
+    nand_unlock_image(dev->lock); /* after the caller's last save */
     free(dev->ff);
     free(dev->scratch);
     free(dev->enc);

@@ -292,10 +292,38 @@ static int append(nand_dev *dev, const char *jp)
     return NAND_OK;
 }
 
+/* 1 if the image at path is still the one dev's journal extends, and
+ * the journal (jp) still holds the jlen bytes dev appended.  Another
+ * writer (one that ignored the lock) may have saved a new image and
+ * folded the journal away: appending to it then would leave a journal
+ * with no header, or one for an image that is gone. */
+static int still_ours(const nand_dev *dev, const char *path, const char *jp)
+{
+    struct jimage id;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int same = fd >= 0 && !sim_journal_image_id(fd, &id) && id.size == dev->jimg.size &&
+               id.crc == dev->jimg.crc;
+    if (fd >= 0)
+        close(fd);
+    if (!same || !dev->jlen)
+        return same;
+    uint8_t h[J_HDR];
+    struct stat st;
+    fd = open(jp, O_RDONLY | O_CLOEXEC);
+    same = fd >= 0 && !fstat(fd, &st) && (uint64_t)st.st_size >= dev->jlen &&
+           pread(fd, h, J_HDR, 0) == J_HDR && !memcmp(h, J_MAGIC, 16) &&
+           le64_get(h + 24) == dev->jimg.size && le64_get(h + 32) == dev->jimg.crc;
+    if (fd >= 0)
+        close(fd);
+    return same;
+}
+
 int nand_sync(nand_dev *dev, const char *path)
 {
     if (!dev || !path)
         return NAND_E_INVAL;
+    if (sim_lock_check(dev, path))
+        return NAND_E_LOCKED;
     if (!dev->jpath || strcmp(dev->jpath, path))
         return nand_save(dev, path); /* no base there yet: the whole image */
     /* a journal larger than its image costs more to replay than a save
@@ -305,7 +333,8 @@ int nand_sync(nand_dev *dev, const char *path)
     char *jp = sim_journal_path(path);
     if (!jp)
         return NAND_E_NOMEM;
-    int rc = append(dev, jp);
+    /* replaced under us: the whole state, so nothing synced is lost */
+    int rc = still_ours(dev, path, jp) ? append(dev, jp) : nand_save(dev, path);
     free(jp);
     return rc;
 }

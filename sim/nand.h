@@ -54,6 +54,7 @@ enum nand_err {
     NAND_E_IO = -11,          /* image file could not be read or written */
     NAND_E_CORRUPT = -12,     /* image file is not a valid flashlab image */
     NAND_E_BUSY = -13,        /* operation queue is full */
+    NAND_E_LOCKED = -14,      /* the image is in use by another writer */
 };
 
 /* A short human-readable name for an error code ("not erased", ...). */
@@ -169,16 +170,60 @@ int nand_create(const struct nand_config *cfg, nand_dev **out);
  * naming it; a torn last record (a crash during a sync) is ignored. */
 int nand_open(const char *path, nand_dev **out, char *err, size_t errlen);
 /* Write the whole device state to an image file (atomically, via rename),
- * and delete its journal (path + ".journal"), now folded in. */
+ * and delete its journal (path + ".journal"), now folded in.  0,
+ * NAND_E_IO, or NAND_E_LOCKED (another process holds path's lock). */
 int nand_save(nand_dev *dev, const char *path);
 /* Make the device's state durable in the image at path cheaply: when dev
  * was opened from or last saved to path, append what changed since then
  * (or since the last sync) to path + ".journal" and fsync it -- the blocks
  * whose pages changed, the counters of the others; otherwise nand_save.
  * nand_open replays the journal; nand_save folds it into the image
- * (docs/simulator.md, "The image journal").  0 or NAND_E_IO. */
+ * (docs/simulator.md, "The image journal").  When the image or the
+ * journal at path is no longer the one dev extends (a writer that ignored
+ * the lock replaced it), nand_save: the journal is never appended to
+ * a file it would leave unreadable.  0, NAND_E_IO or NAND_E_LOCKED. */
 int nand_sync(nand_dev *dev, const char *path);
+/* Frees dev, and releases the image lock it holds (nand_open_write):
+ * call it after the last nand_save or nand_sync. */
 void nand_close(nand_dev *dev);
+
+/* ---- the image lock (sim/imagelock.c; docs/simulator.md, "The image
+ * lock") ------------------------------------------------------------------
+ * One image, one writer.  A writer holds an exclusive flock on
+ * path + ".lock" from before it opens the image until after its last save,
+ * and writes into that file who it is, so that a contender can name it:
+ * "IMAGE is in use by flashlab mount on M (pid N)".  A holder that gave
+ * a mount point no longer mounted (a mount saving after its unmount) is
+ * waited for (up to 300 s); any other holder refuses at once. */
+typedef struct nand_lock nand_lock;
+
+/* Lock path for writing.  who names the holder ("flashlab put"; NULL:
+ * "a flashlab session"), mountpoint the mount it serves (or NULL).
+ * 0 with *out held, NAND_E_LOCKED with "IMAGE is in use by WHO (pid N)"
+ * in err, or NAND_E_IO / NAND_E_NOMEM with a message in err.  Creates
+ * path + ".lock" (never deleted: deleting races with the next locker). */
+int nand_lock_image(const char *path, const char *who, const char *mountpoint,
+                    nand_lock **out, char *err, size_t errlen);
+/* Describe the holder anew (after a fork: the new pid). */
+void nand_lock_describe(nand_lock *l, const char *who, const char *mountpoint);
+/* Release and free l (NULL: no-op). */
+void nand_unlock_image(nand_lock *l);
+/* For a reader: wait as nand_lock_image does for a saving mount; 1 with
+ * the holder ("flashlab mount on M (pid N)") in who when a writer is at
+ * work (what is read is its last saved and synced state), else 0. */
+int nand_lock_holder(const char *path, char *who, size_t cap);
+
+/* nand_open for a writer: nand_lock_image(path, who, NULL, ...) first;
+ * the device holds the lock until nand_close.  A missing image is
+ * nand_open's error, and leaves no lock file behind. */
+int nand_open_write(const char *path, const char *who, nand_dev **out,
+                    char *err, size_t errlen);
+/* Give lock l (taken with nand_lock_image) to dev: nand_close releases
+ * it (for a device made with nand_create or nand_import). */
+void nand_hold_lock(nand_dev *dev, nand_lock *l);
+
+/* Whatever the caller did, nand_save and nand_sync refuse (NAND_E_LOCKED)
+ * to write an image whose lock another process holds. */
 
 const struct nand_config *nand_get_config(const nand_dev *dev);
 

@@ -130,6 +130,7 @@ struct nand_dev {
     struct bstate *jbase;  /* [nblocks] block states at the last sync */
     struct jimage { uint64_t size, crc; } jimg; /* the image extended */
     uint64_t jlen, jseq;   /* valid bytes of the journal file, records */
+    struct nand_lock *lock; /* the image lock nand_close releases, or NULL */
 };
 
 struct nand_snapshot {
@@ -163,6 +164,9 @@ int sim_journal_image_id(int fd, struct jimage *id);
 int sim_journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
                    char *err, size_t errlen);
 /* After nand_save wrote the image at path (id): drop its journal. */
+/* NAND_E_LOCKED when another process holds path's image lock and dev
+ * holds none (imagelock.c), else 0. */
+int sim_lock_check(const nand_dev *dev, const char *path);
 int sim_journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
 void sim_journal_detach(nand_dev *dev);
 

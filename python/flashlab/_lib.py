@@ -65,6 +65,7 @@ NAND_E_NOMEM = -10
 NAND_E_IO = -11
 NAND_E_CORRUPT = -12
 NAND_E_BUSY = -13
+NAND_E_LOCKED = -14
 
 NAND_SLC, NAND_MLC, NAND_TLC = 1, 2, 3
 NAND_OP_READ, NAND_OP_PROGRAM, NAND_OP_ERASE = 0, 1, 2
@@ -245,6 +246,7 @@ _PROTOS = {
     "nand_capacity_bytes": (c_uint64, [_P(NandConfig)]),
     "nand_create": (c_int, [_P(NandConfig), _P(c_void_p)]),
     "nand_open": (c_int, [c_char_p, _P(c_void_p), c_char_p, c_size_t]),
+    "nand_open_write": (c_int, [c_char_p, c_char_p, _P(c_void_p), c_char_p, c_size_t]),
     "nand_save": (c_int, [_dev, c_char_p]),
     "nand_sync": (c_int, [_dev, c_char_p]),
     "nand_close": (None, [_dev]),
@@ -397,6 +399,7 @@ _CONSTANTS = (
     "NAND_OK", "NAND_E_INVAL", "NAND_E_ADDR", "NAND_E_NOT_ERASED", "NAND_E_ORDER",
     "NAND_E_NOP", "NAND_E_PROGRAM_FAIL", "NAND_E_ERASE_FAIL", "NAND_E_ECC",
     "NAND_E_POWER", "NAND_E_NOMEM", "NAND_E_IO", "NAND_E_CORRUPT", "NAND_E_BUSY",
+    "NAND_E_LOCKED",
     "NAND_SLC", "NAND_MLC", "NAND_TLC", "NAND_OP_READ", "NAND_OP_PROGRAM", "NAND_OP_ERASE",
     "NAND_CORRUPT_FLIP", "NAND_CORRUPT_BEYOND", "NAND_CORRUPT_UNCORRECTABLE",
     "NAND_CORRUPT_WIPE", "NAND_CORRUPT_TEAR", "NAND_CORRUPT_BAD", "NAND_CORRUPT_AGE",

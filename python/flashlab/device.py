@@ -214,12 +214,21 @@ class Device:
         return cls(ptr.value, lib)
 
     @classmethod
-    def open(cls, path):
-        """A device saved with save() (or `flashlab sim create`)."""
+    def open(cls, path, write=False, holder="flashlab Python session"):
+        """A device saved with save() (or `flashlab sim create`).
+        write=True: the session will save or sync the image, so it takes
+        the image lock first (nand_open_write; held until close()): a
+        second writer -- a `flashlab mount`, a CLI command, another
+        session -- is refused, and this open raises NandError
+        (NAND_E_LOCKED, "IMAGE is in use by flashlab mount on M (pid N)")
+        while another holds it.  holder names this session to them."""
         lib = _lib.get()
         ptr = c_void_p()
-        err = ctypes.create_string_buffer(512)
-        rc = lib.nand_open(_fspath(path), byref(ptr), err, len(err))
+        err = ctypes.create_string_buffer(4608)
+        if write:
+            rc = lib.nand_open_write(_fspath(path), holder.encode(), byref(ptr), err, len(err))
+        else:
+            rc = lib.nand_open(_fspath(path), byref(ptr), err, len(err))
         if rc:
             raise NandError(rc, err.value.decode(errors="replace") or None)
         return cls(ptr.value, lib)
@@ -252,6 +261,8 @@ class Device:
 
     def save(self, path):
         """Write the device's whole state to an image file (atomic rename).
+        Raises NandError (NAND_E_LOCKED) when another process holds the
+        image's lock (open(path, write=True) takes it for this session).
         A mounted LogFS is not synced first: call its sync() to include
         what is dirty."""
         _check(self._lib.nand_save(self._ptr(), _fspath(path)), "nand_save %s" % path)
