@@ -261,7 +261,7 @@ static int block_is_fresh(const nand_dev *dev, nand_block_t b)
 
 int nand_save(nand_dev *dev, const char *path)
 {
-    if (sim_lock_check(dev, path))
+    if (sim_lock_check(path))
         return NAND_E_LOCKED;
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 8);

@@ -244,9 +244,8 @@ int nand_lock_holder(const char *path, char *who, size_t cap)
     return busy;
 }
 
-int sim_lock_check(const nand_dev *dev, const char *path)
+int sim_lock_check(const char *path)
 {
-    (void)dev; /* its own lock is this process's: the pid tells */
     char *lp = lock_path(path);
     int fd = lp ? open(lp, O_RDONLY | O_CLOEXEC) : -1;
     free(lp);

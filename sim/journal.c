@@ -322,7 +322,7 @@ int nand_sync(nand_dev *dev, const char *path)
 {
     if (!dev || !path)
         return NAND_E_INVAL;
-    if (sim_lock_check(dev, path))
+    if (sim_lock_check(path))
         return NAND_E_LOCKED;
     if (!dev->jpath || strcmp(dev->jpath, path))
         return nand_save(dev, path); /* no base there yet: the whole image */

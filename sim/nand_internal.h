@@ -163,10 +163,10 @@ int sim_journal_image_id(int fd, struct jimage *id);
  * journal, and track changes from here.  Errors name the journal. */
 int sim_journal_replay(nand_dev *dev, const char *path, const struct jimage *id,
                    char *err, size_t errlen);
+/* NAND_E_LOCKED when another process holds path's image lock (a lock of
+ * this process's is its own: imagelock.c), else 0. */
+int sim_lock_check(const char *path);
 /* After nand_save wrote the image at path (id): drop its journal. */
-/* NAND_E_LOCKED when another process holds path's image lock and dev
- * holds none (imagelock.c), else 0. */
-int sim_lock_check(const nand_dev *dev, const char *path);
 int sim_journal_fold(nand_dev *dev, const char *path, const struct jimage *id);
 void sim_journal_detach(nand_dev *dev);
 
