@@ -379,11 +379,11 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     /* timestamps from the host's clock, as any file system's; -o epoch=
      * asks for the deterministic simulated time plus that epoch; -o ro
      * mounts read-only where the kind can */
-    char mopts[1024];
-    snprintf(err, sizeof err, "%s%s%s", m.fs_opts,
-             a->readonly && fsapi_takes_option(a->kind, "readonly", 8) ? (*m.fs_opts ? "," : "") : "",
-             a->readonly && fsapi_takes_option(a->kind, "readonly", 8) ? "readonly=1" : "");
-    cli_host_clock_options(a->kind, err, mopts, sizeof mopts);
+    char given[1024], mopts[1100];
+    int ro = a->readonly && fsapi_takes_option(a->kind, "readonly", 8);
+    snprintf(given, sizeof given, "%s%s%s", m.fs_opts, ro && *m.fs_opts ? "," : "",
+             ro ? "readonly=1" : "");
+    cli_host_clock_options(a->kind, given, mopts, sizeof mopts);
     m.fs.api = a->kind;
     int lrc = a->kind->mount(m.dev, mopts, &m.fs.fs);
     if (lrc) {
