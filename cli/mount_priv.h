@@ -17,7 +17,8 @@
 /* The virtual statistics file at the root; hidden from readdir. */
 #define MNT_STATS_NAME ".flashlab-stats"
 #define MNT_STATS_PATH "/" MNT_STATS_NAME
-/* Its st_ino: LogFS numbers inodes upwards from 2, never this high. */
+/* Its st_ino: every kind numbers inodes upwards from small numbers,
+ * never this high. */
 #define MNT_STATS_INO UINT64_C(0x7fffffffffffff00)
 
 struct mnt {

@@ -37,8 +37,8 @@ void exp_resolve_path(const char *exp_path, const char *name, char *out, size_t 
 const char *exp_path_missing(const char *exp_path, const char *name, const char *resolved,
                              char *buf, size_t cap);
 int exp_device(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
-/* fs: kind (default logfs), then LogFS's options by name or a baseline's
- * options string. */
+/* fs: kind (default logfs), then the kind's options by name (its
+ * option_help) and its options string, into r->fs_options. */
 int exp_fs(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, size_t errlen);
 /* sec's `stop` mapping (prefix: sec's path, "" for the top level). */
 int exp_stop(struct yview *v, yaml_node_t *sec, const char *prefix, struct exp_stop *s,

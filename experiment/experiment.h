@@ -68,8 +68,9 @@ struct exp_faults {
 };
 
 /* One run: everything the runner needs, resolved. */
-/* fs.epoch when not given: LogFS's timestamps are the simulated clock
- * plus this, 2024-01-01T00:00:00Z (deterministic, recorded in params). */
+/* fs.epoch when not given, for a kind with an epoch key (LogFS): its
+ * timestamps are the simulated clock plus this, 2024-01-01T00:00:00Z
+ * (deterministic, recorded in params). */
 #define EXP_DEFAULT_EPOCH_NS (1704067200LL * 1000000000)
 
 struct exp_run {
