@@ -416,20 +416,27 @@ static int compression_kv(struct run_state *s, const struct fs_counts *ls)
            results_set_kv(s->db, s->run_id, "wa_stored", stored ? flash / stored : 0);
 }
 
-/* What the plots need to name the device and to draw the GC models
- * (docs/plots.md): the part's name, its erase block and the fs's block,
- * whose ratio is the models' Np (fs blocks per segment). */
-static int geometry_kv(struct run_state *s)
+/* What the plots need to name the device and the workload and to pick
+ * the GC models that apply (docs/plots.md): the part's name, its erase
+ * block and the fs's block, whose ratio is the models' Np (fs blocks per
+ * segment), and the measured workload's kind with its hot/cold split as
+ * resolved (defaults included). */
+static int figure_kv(struct run_state *s)
 {
     struct fs_statfs sf;
     int rc = s->m.fs.api->statfs(s->m.fs.fs, &sf);
     if (rc)
         return fail(s, "statfs", rc);
     const struct nand_geometry *g = &s->r->dev.geo;
+    const struct wl_spec *w = &s->r->wl;
+    int hotcold = !strcmp(w->kind, "hotcold");
     return results_set_kv_text(s->db, s->run_id, "device", s->r->dev.name) ||
                    results_set_kv(s->db, s->run_id, "erase_block_bytes",
                                   (double)g->page_size * g->pages_per_block) ||
-                   results_set_kv(s->db, s->run_id, "fs_block_bytes", sf.block_size)
+                   results_set_kv(s->db, s->run_id, "fs_block_bytes", sf.block_size) ||
+                   results_set_kv_text(s->db, s->run_id, "workload", w->kind) ||
+                   (hotcold && (results_set_kv(s->db, s->run_id, "hot_writes", w->hot_writes) ||
+                                results_set_kv(s->db, s->run_id, "hot_data", w->hot_data)))
                ? db_fail(s)
                : 0;
 }
@@ -441,7 +448,7 @@ static int finish(struct run_state *s, const char *reason)
         return db_fail(s);
     struct fs_counts ls;
     fs_stats(s, &ls);
-    if (take_sample(s) || erase_snapshot(s) || write_latency(s) || geometry_kv(s))
+    if (take_sample(s) || erase_snapshot(s) || write_latency(s) || figure_kv(s))
         return -1;
     if (results_set_kv_text(s->db, s->run_id, "stop_reason", reason) ||
         results_set_kv(s->db, s->run_id, "host_bytes", (double)s->host) ||
