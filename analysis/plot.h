@@ -75,7 +75,8 @@ struct plot_filter {
     const char *facet;      /* a params JSON path: a panel per value; NULL:
                                automatic above PLOT_MAX_SERIES series;
                                "none": never */
-    unsigned np;            /* pages per block for the greedy model; 0: 64 */
+    unsigned np;            /* fs blocks per segment for the greedy model;
+                               0: from the runs' kv (docs/plots.md) */
     int x_time;             /* wa-time: x is simulated time, not host bytes */
 };
 
@@ -84,6 +85,12 @@ struct plot {
     struct plot_series *series;
     size_t nseries, cap;
     const char *title, *xlabel, *ylabel; /* static strings */
+    char *subtitle;            /* plot_build: the workloads and devices of the
+                                  runs drawn and, on lifetime figures, their
+                                  wear acceleration ("workload: hotcold 90/10;
+                                  device: test-64m"), or NULL */
+    char *notes;               /* wa-util: why a model is not drawn (one line
+                                  each), or NULL */
     const char *xdata, *ydata; /* what the raw x and y are, with units */
     double xdiv, ydiv;         /* axis value = raw / div */
     int logx, logy;
@@ -133,8 +140,10 @@ void plot_free(struct plot *p);
 /* The series by name, or NULL. */
 const struct plot_series *plot_find_series(const struct plot *p, const char *name);
 
-/* wa-util's model curves: utilisation points from lo to hi (n of them)
- * and A = gc_model_greedy_wa(gc_model_alpha(1 - u), np) / gc_model_fifo_wa. */
+/* wa-util's model curves, for the workloads they model (docs/plots.md):
+ * utilisation points from lo to hi (n of them) and A =
+ * gc_model_greedy_wa(gc_model_alpha(1 - u), np) / gc_model_fifo_wa on
+ * uniform random runs, gc_model_hotcold_lru_wa on hot/cold ones. */
 #define PLOT_MODEL_POINTS 60
 
 /* The table behind the plot: "series<TAB>x<TAB>y" lines, raw units, after

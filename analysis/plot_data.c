@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define DEFAULT_NP 64 /* pages per block for the greedy model */
 #define HIST_BINS 60  /* at most this many erase-count bins */
 
 static const struct {
@@ -26,7 +25,7 @@ static const struct {
                          "erase_counts rows"},
     [PLOT_ERASE_CDF] = {"erase-cdf", "fraction of blocks with at most x erases (CDF)",
                         "erase_counts rows"},
-    [PLOT_WA_UTIL] = {"wa-util", "final WA against utilisation, greedy + FIFO models",
+    [PLOT_WA_UTIL] = {"wa-util", "final WA against utilisation, models where they apply",
                       "complete runs, samples, params utilisation (or\n"
                       "              workload.fill, or spare)"},
     [PLOT_WA_TIME] = {"wa-time", "WA against host data written (--x time: sim time)",
@@ -90,7 +89,9 @@ void plot_free(struct plot *p)
     p->npanels = 0;
     free(p->key_title);
     free(p->facet);
-    p->key_title = p->facet = NULL;
+    free(p->subtitle);
+    free(p->notes);
+    p->key_title = p->facet = p->subtitle = p->notes = NULL;
 }
 
 void plot_reset(struct plot *p, enum plot_kind kind)
@@ -449,30 +450,6 @@ int plot_erase_cdf(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     " FROM sel s WHERE s.status = 'complete')"                                    \
     " WHERE u IS NOT NULL AND wa IS NOT NULL ORDER BY id"
 
-/* The model curves over [lo, hi], u -> A(alpha = 1/(1 - Sf)) with Sf = 1 - u. */
-static int add_models(struct plot *p, double lo, double hi, unsigned np)
-{
-    char name[64];
-    snprintf(name, sizeof name, "greedy model (Np = %u)", np);
-    struct plot_series *g = plot_series_new(p, name, PLOT_DASHED);
-    if (!g)
-        return -1;
-    size_t gi = p->nseries - 1; /* series_new may move the array */
-    struct plot_series *fi = plot_series_new(p, "FIFO model", PLOT_DASHED);
-    if (!fi)
-        return -1;
-    g = &p->series[gi];
-    g->panel = fi->panel = PLOT_ALL_PANELS; /* beside every panel's runs */
-    for (int i = 0; i < PLOT_MODEL_POINTS; i++) {
-        double u = lo + (hi - lo) * i / (PLOT_MODEL_POINTS - 1);
-        double a = gc_model_alpha(1.0 - u);
-        double gw = gc_model_greedy_wa(a, np), fw = gc_model_fifo_wa(a);
-        if ((isfinite(gw) && point_add(g, u, gw)) || (isfinite(fw) && point_add(fi, u, fw)))
-            return -1;
-    }
-    return 0;
-}
-
 int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_UTIL);
@@ -496,9 +473,7 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
     }
     /* The models blow up towards u = 1: draw them over the usual range. */
     double lo = fmax(0.05, fmin(0.5, umin)), hi = fmin(0.98, fmax(0.95, umax));
-    if (add_models(p, lo, hi, f->np ? f->np : DEFAULT_NP))
-        return plot_fail(p, "out of memory");
-    return 0;
+    return plot_add_models(db, SQL_WA_UTIL, f, p, lo, hi);
 }
 
 /* ---- wa-time ----------------------------------------------------------------- */
@@ -642,7 +617,9 @@ int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, st
         plot_reset(p, PLOT_ERASE_HIST);
         return plot_fail(p, "unknown plot kind %d", (int)kind);
     }
-    return build[kind](db, f, p);
+    return build[kind](db, f, p) || plot_describe(db, SEL_RUNS "SELECT id FROM sel", f, p)
+               ? -1
+               : 0;
 }
 
 /* ---- the data table ------------------------------------------------------------ */
@@ -674,6 +651,10 @@ int plot_write_data(const struct plot *p, const char *path, char *err, size_t er
         return -1;
     }
     fprintf(fp, "# flashlab plot %s: %s\n", plot_kind_name(p->kind), p->title);
+    if (p->subtitle)
+        fprintf(fp, "# %s\n", p->subtitle);
+    for (const char *l = p->notes; l && *l; l += strcspn(l, "\n") + 1)
+        fprintf(fp, "# %.*s\n", (int)strcspn(l, "\n"), l);
     fprintf(fp, "# x: %s; y: %s\n", p->xdata, p->ydata);
     if (p->bin_width > 0) {
         fputs("# bin width (erase counts): ", fp);

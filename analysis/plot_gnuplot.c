@@ -398,6 +398,16 @@ static int runs_averaged(const struct plot *p)
     return 0;
 }
 
+/* The runs' workloads and devices (and acceleration) on a second line of
+ * the title. */
+static void put_subtitle(FILE *fp, const struct plot *p)
+{
+    if (!p->subtitle)
+        return;
+    fputs(" . \"\\n\" . ", fp);
+    put_str(fp, p->subtitle);
+}
+
 /* The title, with what the error bars or bands are. */
 static void put_title(FILE *fp, const struct plot *p, const char *what)
 {
@@ -407,6 +417,7 @@ static void put_title(FILE *fp, const struct plot *p, const char *what)
                                                           : "");
     fprintf(fp, "set %s ", what);
     put_str(fp, t);
+    put_subtitle(fp, p);
     fputc('\n', fp);
 }
 
@@ -458,6 +469,8 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
     put_palette(fp);
     if (p->kind == PLOT_MOUNT_SIZE) /* put_size_axes keeps the lines below it */
         fputs("set key top left box opaque\n", fp);
+    else if (p->kind == PLOT_WA_UTIL) /* the models' names are long; WA rises to the right */
+        fputs("set key inside left top box opaque font ',16' samplen 2\n", fp);
     else
         fputs("set key outside right top box font ',18' samplen 2\n", fp);
     put_key_title(fp, p, 0);
@@ -526,6 +539,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
                                                      : " (mean of seeds, band ± 1 sd)")
                        : "");
     put_str(fp, t);
+    put_subtitle(fp, p);
     fputc('\n', fp);
     /* The axis labels once for all the panels, drawn with the first. */
     fputs("set label 1 ", fp);

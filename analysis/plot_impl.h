@@ -49,6 +49,20 @@ int plot_step(sqlite3 *db, sqlite3_stmt *q, struct plot *p);
 /* Column col as text, dflt for NULL. */
 const char *plot_text(sqlite3_stmt *q, int col, const char *dflt);
 
+/* plot_models.c: wa-util's model curves over [lo, hi] for the runs
+ * runs_sql selects (its first column is the run id, its parameters as
+ * plot_prepare binds them): those that model their workloads, and a line
+ * in p->notes for each setting that has none.  0, or -1 with p->err. */
+int plot_add_models(sqlite3 *db, const char *runs_sql, const struct plot_filter *f,
+                    struct plot *p, double lo, double hi);
+
+/* plot_about.c: p->subtitle from the runs runs_sql selects (its first
+ * column is the run id, bound as plot_prepare does): their workloads and
+ * devices, and on lifetime figures their wear acceleration.  0, or -1
+ * with p->err. */
+int plot_describe(sqlite3 *db, const char *runs_sql, const struct plot_filter *f,
+                  struct plot *p);
+
 /* plot_runs.c: the run kinds: read, transform each run's series (prep, may
  * be NULL), then name, group and aggregate them into p.  No rows: 0, no
  * series. */

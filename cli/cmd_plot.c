@@ -34,7 +34,8 @@ static const char plot_help[] =
     "                     none: never)\n"
     "  --x host|time      wa-time: x is host data written (default) or\n"
     "                     simulated time\n"
-    "  --np N             wa-util: pages per block of the greedy model (64)\n"
+    "  --np N             wa-util: fs blocks per segment of the greedy model\n"
+    "                     (default: from the runs' device and fs)\n"
     "\n"
     "examples:\n"
     "  flashlab plot results/demo.db --kind wa-util -o wa.png\n"
@@ -129,7 +130,7 @@ int cmd_plot(int argc, char **argv)
             break;
         case 'n':
             if (parse_pos(optarg, 1 << 20, &v) || v < 2)
-                return cli_usage_error("plot", "bad --np '%s' (pages per block, >= 2)",
+                return cli_usage_error("plot", "bad --np '%s' (fs blocks per segment, >= 2)",
                                        optarg);
             f.np = (unsigned)v;
             break;
