@@ -22,6 +22,7 @@
  * exactly 1; an erase snapshot of 4 blocks all at 10 + s; kv
  * lifetime_host_bytes (p + 1) GiB + (s - 2) MiB.
  */
+#include "plot_kv.h"
 #include "results.h"
 
 #include <stdio.h>
@@ -42,6 +43,7 @@ static int sweep(struct results *r)
             snprintf(params, sizeof params, "{\"fs\":{\"gc_policy\":\"%s\"},\"utilisation\":%g}",
                      policies[p], utils[u]);
             bad |= results_begin_run(r, exp, ri, params, 100 + (uint64_t)ri, NULL, &id);
+            bad |= plot_kv_uniform(r, id);
             double final = 1 + utils[u] / (1 - utils[u]) / (2.0 + p);
             for (int k = 0; k < 20; k++) {
                 struct results_sample s = {
@@ -81,6 +83,7 @@ static int seeds(struct results *r)
                              "\"workload.fill\":%g}}", pol[p], wl[w], fill[f], seed, pol[p],
                              wl[w], fill[f]);
                     bad |= results_begin_run(r, exp, i, params, (uint64_t)seed, NULL, &id);
+                    bad |= plot_kv_uniform(r, id);
                     double base = 2 + p + 0.25 * w + 0.5 * f;
                     for (int k = 0; k < 4; k++) {
                         struct results_sample s = {

@@ -15,6 +15,7 @@
 #include "plot.h"
 #include "results.h"
 #include "fixture.h"
+#include "plot_kv.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -76,6 +77,7 @@ static int make_db(const char *path)
     bad |= results_begin_experiment(r, "wa-sweep", "sweep.yaml", "runs: 6\n", NULL, &exp);
     for (size_t i = 0; i < NFX; i++) {
         bad |= results_begin_run(r, exp, (int64_t)i, fx[i].params, 1 + i, NULL, &id);
+        bad |= plot_kv_uniform(r, id);
         /* First a sample without WA (no host bytes yet: NaN is stored as
          * NULL), which the WA plots leave out. */
         struct results_sample s0 = {.seq = 0, .wa = NAN};
@@ -232,8 +234,8 @@ TEST(wa_util_groups_by_policy_with_models)
     CHECK(fi->pts[0].x == 0.7 && fi->pts[0].y == 1.25 + 1 / 4.0); /* workload.fill */
     CHECK(fi->pts[1].x == 0.8 && fi->pts[1].y == 2.0 + 1 / 4.0);
     CHECK(!plot_find_series(&p, "cost-benefit"));
-    const struct plot_series *gm = series(&p, "greedy model (Np = 64)");
-    const struct plot_series *fm = series(&p, "FIFO model");
+    const struct plot_series *gm = series(&p, "greedy model (uniform random, Np=64)");
+    const struct plot_series *fm = series(&p, "FIFO/LRW model (uniform random)");
     REQUIRE(gm && fm);
     CHECK_EQ_INT(gm->n, PLOT_MODEL_POINTS);
     CHECK_EQ_INT(fm->n, PLOT_MODEL_POINTS);
@@ -248,7 +250,7 @@ TEST(wa_util_groups_by_policy_with_models)
     plot_free(&p);
     f.np = 16;
     REQUIRE(plot_wa_util(db, &f, &p) == 0);
-    gm = series(&p, "greedy model (Np = 16)");
+    gm = series(&p, "greedy model (uniform random, Np=16)");
     REQUIRE(gm);
     CHECK(gm->pts[3].y == gc_model_greedy_wa(gc_model_alpha(1 - gm->pts[3].x), 16));
     plot_free(&p);
@@ -665,6 +667,7 @@ static sqlite3 *open_sweep_db(void)
                              "\"workload.fill\":%g}}", sw_pol[p], sw_wl[w], sw_fill[fi], seed,
                              sw_pol[p], sw_wl[w], sw_fill[fi]);
                     bad |= results_begin_run(r, exp, i, params, (uint64_t)seed, NULL, &id);
+                    bad |= plot_kv_uniform(r, id);
                     double off = seed - 2;
                     for (int k = 0; k < SW_SAMPLES; k++) {
                         struct results_sample s = {.seq = k, .sim_time_ns = fx_time(k),
@@ -723,7 +726,7 @@ TEST(plot_series_named_by_swept_keys_seeds_averaged)
             CHECK_EQ_INT(s->colour, pi + 1);
             CHECK_EQ_INT(s->dash, wi + 1);
         }
-    const struct plot_series *gm = series(&p, "greedy model (Np = 64)");
+    const struct plot_series *gm = series(&p, "greedy model (uniform random, Np=64)");
     REQUIRE(gm);
     CHECK(gm->pts[0].n == 0 && gm->pts[0].sd == 0);
     plot_free(&p);
@@ -887,7 +890,7 @@ TEST(plot_script_palette_spread_and_panels)
     REQUIRE(gp);
     CHECK(strstr(gp, "\nset linetype 1 lc rgb '#E69F00'") != NULL);
     CHECK(strstr(gp, "\nset linetype 9 lc rgb '#E69F00'") != NULL);
-    CHECK(strstr(gp, "set key outside right top") != NULL);
+    CHECK(strstr(gp, "set key inside left top") != NULL); /* wa-util: the models' long names */
     CHECK(strstr(gp, "set key title 'gc_policy, wear_leveling' . \"\\n\" . "
                      "'(mean of seeds, bar ± 1 sd)'") != NULL);
     CHECK(strstr(gp, "with yerrorlines lc 2 pt 8 ps 1.5 dt 2 title 'fifo, static'") != NULL);

@@ -13,6 +13,7 @@
 #include "plot.h"
 #include "results.h"
 #include "fixture.h"
+#include "plot_kv.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -66,6 +67,7 @@ static int make_db(const char *path)
                          "\"seed\":%d,\"sweep\":{\"fs.gc_policy\":\"%s\",\"workload.fill\":%s}}",
                          pol[p], fill_s[f], s + 1, pol[p], fill_s[f]);
                 bad |= results_begin_run(r, exp, i, params, (uint64_t)s + 1, NULL, &id);
+                bad |= plot_kv_uniform(r, id);
                 u->nsamp = 3 + (int)(next() % 3);
                 for (int k = 0; k < u->nsamp; k++) {
                     u->host[k] = (double)(((int64_t)k + 1) << 30) + (double)(next() % 1000003);

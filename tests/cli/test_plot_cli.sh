@@ -81,7 +81,7 @@ grep -q "^yaffs${TAB}1073741824${TAB}5592405\$" "$T/m.dat" && ok || bad "mount t
 [ "$(grep -vc '^#' "$T/m.dat")" -eq 12 ] && ok || bad "mount table has 12 rows"
 expect 0 "wa-util --data" "5 series" -- $FL plot "$DB" --kind wa-util --data "$T/w.dat"
 grep -q "^greedy${TAB}0.7${TAB}" "$T/w.dat" && ok || bad "wa-util table: greedy at 0.7"
-grep -q "^greedy model (Np = 64)${TAB}0.5${TAB}" "$T/w.dat" && ok || bad "wa-util table: the model"
+grep -q "^greedy model (uniform random, Np=64)${TAB}0.5${TAB}" "$T/w.dat" && ok || bad "wa-util table: the model"
 expect 0 "lifetime --data" "3 series" -- $FL plot "$DB" --kind lifetime --by fs.gc_policy --data "$T/l.dat"
 grep -q "^greedy${TAB}1${TAB}5000000000000\$" "$T/l.dat" && ok || bad "lifetime from kv: $(cat "$T/l.dat")"
 grep -q "^fifo${TAB}2${TAB}21474836480\$" "$T/l.dat" && ok || bad "lifetime from the last sample"
