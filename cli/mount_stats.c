@@ -102,6 +102,9 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("nand.busy_ns", ns.busy_ns);
     const struct nand_config *cfg = nand_get_config(m->dev);
     U("nand.page_size", cfg->geo.page_size);
+    /* an accelerated part's wear must not pass for a real one's */
+    put(&b, "nand.endurance_scale %.15g\n", cfg->endurance_scale);
+    U("nand.endurance", cfg->endurance);
 
     /* wear: the erase counts of the good blocks */
     uint64_t nb = nand_blocks(cfg), good = 0, wmin = UINT64_MAX, wmax = 0, wsum = 0;

@@ -66,6 +66,21 @@ static const char *compr_name(double c)
     return c == LOGFS_COMPRESS_ZLIB ? "zlib" : c == LOGFS_COMPRESS_LZO ? "lzo" : "none";
 }
 
+/* Wear accelerated (endurance_scale != 1, sim/nand.h): each erase wears a
+ * block 1/scale times, so its erase counts and lifetime are not a real
+ * part's.  Nothing when the scale is 1 or unknown (older stats files). */
+static void accel(FILE *out, const char *text)
+{
+    double scale = num(text, "nand.endurance_scale"), rated = num(text, "nand.endurance");
+    if (isnan(scale) || scale == 1 || scale <= 0)
+        return;
+    fprintf(out, "  ACCELERATED     wear accelerated %gx (endurance_scale %g): each erase "
+            "counts as %g", 1 / scale, scale, 1 / scale);
+    if (!isnan(rated))
+        fprintf(out, "; the rated %.0f P/E cycles last about %.0f erases", rated, rated * scale);
+    fputc('\n', out);
+}
+
 static void summary(FILE *out, const char *mp, const char *text)
 {
     char b1[512], b2[64], b3[64];
@@ -112,6 +127,7 @@ static void summary(FILE *out, const char *mp, const char *text)
             "(%.0f good blocks, %.0f bad)\n", num(text, "wear.erases_min"),
             num(text, "wear.erases_mean"), num(text, "wear.erases_max"),
             num(text, "wear.good_blocks"), num(text, "wear.bad_blocks"));
+    accel(out, text);
     double corr = num(text, "nand.bits_corrected"), unc = num(text, "nand.uncorrectable_reads");
     fprintf(out, "  flash health    %.0f bits corrected by ECC, %.0f uncorrectable reads, "
             "%.0f program and %.0f erase failures%s\n", corr, unc,

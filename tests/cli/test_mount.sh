@@ -126,6 +126,15 @@ expect 0 "flashlab stats: a summary" "^  write amp\. " -- $FL stats "$M"
 expect 0 "flashlab stats: wear" "^  wear  *erases per block min [0-9]*, mean [0-9.]*, max [0-9]*" -- $FL stats "$M"
 expect 0 "flashlab stats --json" '^{"flashlab-stats": 1, "image": ".*", .*"wear.erases_max": [0-9]*.*, "wa": ' -- $FL stats --json "$M"
 expect 2 "stats --all with --json" "exclude each other" -- $FL stats --all --json "$M"
+# accelerated wear is said, and only when it is
+expect 0 "stats --all: the endurance scale" "^nand.endurance_scale 1$" -- $FL stats --all "$M"
+check "stats: a scale of 1 is not called accelerated" '! $FL stats "$M" | grep -q -i accelerat'
+sed 's/^endurance_scale: .*/endurance_scale: 0.0005/' "$DEV" > "$T/accel.yaml"
+$FL sim create --device "$T/accel.yaml" "$T/accel.img" >/dev/null && $FL mkfs "$T/accel.img" >/dev/null &&
+    mnt "mount an accelerated part" "$T/accel.img" "$T/m2" &&
+    expect 0 "stats: accelerated wear" "^  ACCELERATED  *wear accelerated 2000x (endurance_scale 0.0005): each erase counts as 2000; the rated 100000 P/E cycles last about 50 erases$" -- $FL stats "$T/m2" &&
+    expect 0 "stats --json: the endurance scale" '"nand.endurance_scale": 0.0005' -- $FL stats --json "$T/m2"
+fusermount3 -u "$T/m2"
 check "stats file hidden from readdir" '! ls -a "$M" | grep -q flashlab-stats'
 check "cannot write the stats file" '! sh -c "echo x > $M/.flashlab-stats" 2>/dev/null'
 check "cannot mkdir over the stats file" '! mkdir "$M/.flashlab-stats" 2>/dev/null'
