@@ -86,7 +86,8 @@ static void put_vals(char *out, size_t n, size_t *len, const char *what, const s
 }
 
 /* On lifetime figures: "wear accelerated 2000x (endurance_scale 0.0005)"
- * for each scale but 1 ("..., not on some runs" when some had 1). */
+ * for each scale but 1 ("slowed" above 1; "..., not on some runs" when
+ * some had 1). */
 static void put_accel(char *out, size_t n, size_t *len, const double *es, size_t nes)
 {
     size_t fast = 0, real = 0;
@@ -97,9 +98,10 @@ static void put_accel(char *out, size_t n, size_t *len, const double *es, size_t
         }
         if (*len >= n)
             return;
-        *len += (size_t)snprintf(out + *len, n - *len, "%s%gx (endurance_scale %g)",
-                                 fast++ ? ", " : *len ? "; wear accelerated " :
-                                 "wear accelerated ", 1 / es[i], es[i]);
+        *len += (size_t)snprintf(out + *len, n - *len, "%s%s %gx (endurance_scale %g)",
+                                 fast++ ? ", " : *len ? "; wear " : "wear ",
+                                 es[i] < 1 ? "accelerated" : "slowed",
+                                 es[i] < 1 ? 1 / es[i] : es[i], es[i]);
     }
     if (fast && real && *len < n)
         *len += (size_t)snprintf(out + *len, n - *len, ", not on some runs");

@@ -66,16 +66,21 @@ static const char *compr_name(double c)
     return c == LOGFS_COMPRESS_ZLIB ? "zlib" : c == LOGFS_COMPRESS_LZO ? "lzo" : "none";
 }
 
-/* Wear accelerated (endurance_scale != 1, sim/nand.h): each erase wears a
- * block 1/scale times, so its erase counts and lifetime are not a real
- * part's.  Nothing when the scale is 1 or unknown (older stats files). */
+/* Wear accelerated (endurance_scale < 1, sim/nand.h) or slowed (> 1):
+ * each erase wears a block 1/scale times, so its erase counts and lifetime
+ * are not a real part's.  Nothing when the scale is 1 or unknown (older
+ * stats files). */
 static void accel(FILE *out, const char *text)
 {
     double scale = num(text, "nand.endurance_scale"), rated = num(text, "nand.endurance");
     if (isnan(scale) || scale == 1 || scale <= 0)
         return;
-    fprintf(out, "  ACCELERATED     wear accelerated %gx (endurance_scale %g): each erase "
-            "counts as %g", 1 / scale, scale, 1 / scale);
+    if (scale < 1)
+        fprintf(out, "  ACCELERATED     wear accelerated %gx (endurance_scale %g): each erase "
+                "counts as %g", 1 / scale, scale, 1 / scale);
+    else
+        fprintf(out, "  SLOWED          wear slowed %gx (endurance_scale %g): each erase "
+                "counts as %g", scale, scale, 1 / scale);
     if (!isnan(rated))
         fprintf(out, "; the rated %.0f P/E cycles last about %.0f erases", rated, rated * scale);
     fputc('\n', out);
