@@ -22,6 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Characters of a title line that fit the figure's width. */
+#define SUBTITLE_LINE 70
+
 /* Paper size: 6.5 x 4 in (1300 x 800 px), fonts readable when printed. */
 #define PX_SIZE "size 1300,800 font \",22\" noenhanced linewidth 2"
 #define PDF_SIZE "size 6.5in,4in font \",12\" noenhanced linewidth 2"
@@ -398,14 +401,30 @@ static int runs_averaged(const struct plot *p)
     return 0;
 }
 
-/* The runs' workloads and devices (and acceleration) on a second line of
- * the title. */
+/* The runs' workloads and devices (and acceleration) on the title's next
+ * lines: its parts ("; "-separated) packed into lines that fit the width,
+ * so that none is cut off. */
 static void put_subtitle(FILE *fp, const struct plot *p)
 {
-    if (!p->subtitle)
-        return;
-    fputs(" . \"\\n\" . ", fp);
-    put_str(fp, p->subtitle);
+    char line[SUBTITLE_LINE * 4];
+    size_t len = 0;
+    for (const char *s = p->subtitle; s && *s;) {
+        const char *e = strstr(s, "; ");
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (len && len + 2 + n > SUBTITLE_LINE) {
+            fputs(" . \"\\n\" . ", fp);
+            put_str(fp, line);
+            len = 0;
+        }
+        if (len + 2 + n < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%.*s", len ? "; " : "",
+                                    (int)n, s);
+        s += n + (e ? 2 : 0);
+    }
+    if (len) {
+        fputs(" . \"\\n\" . ", fp);
+        put_str(fp, line);
+    }
 }
 
 /* The title, with what the error bars or bands are. */
