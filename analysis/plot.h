@@ -162,6 +162,12 @@ int plot_format_from_path(const char *path);
  * in the script and a failed run leaves path alone. */
 int plot_render(const struct plot *p, const char *path, enum plot_format fmt, char *err,
                 size_t errlen);
+/* plot_render for any script: write(fp, term, arg) writes it after the
+ * terminal line term (the house size and fonts), with its data inline;
+ * plot_faults draws with it. */
+typedef void (*plot_script_fn)(FILE *fp, const char *term, const void *arg);
+int plot_render_with(plot_script_fn write, const void *arg, const char *path,
+                     enum plot_format fmt, char *err, size_t errlen);
 /* The gnuplot script plot_render runs for p, after the terminal line term
  * (e.g. "set terminal svg"): the points as data blocks, the settings (log
  * scales, ranges, labels) and the plot command.  Without "set output" it

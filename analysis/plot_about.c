@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per run: its workload ("hotcold 90/10", "zipf theta=0.99", "uniform"),
- * device (the kv the runner records, else the file in params) and
+/* Per run: its workload ("hotcold 90/10", "zipf theta=0.99", "uniform
+ * random"), device ("test-64m, 16 MiB" from the kv the runner records,
+ * else the file in params) and
  * endurance_scale; one row per distinct triple, in run order.  %s: the
  * selected runs' ids. */
 static const char about_sql[] =
@@ -21,7 +22,9 @@ static const char about_sql[] =
     "   WHEN k = 'uniform' THEN 'uniform random'"
     "   WHEN k = 'zipf' AND th IS NOT NULL THEN printf('zipf theta=%%g', th)"
     "   WHEN k = 'trace' THEN 'trace ' || coalesce(tr, '?') ELSE k END AS w,"
-    "  coalesce((SELECT value FROM kv WHERE run_id = r.id AND key = 'device'),"
+    "  coalesce((SELECT value || coalesce(', ' || (SELECT printf('%%g MiB', v.value / 1048576.0)"
+    "   FROM kv v WHERE v.run_id = r.id AND v.key = 'device_bytes'), '')"
+    "   FROM kv WHERE run_id = r.id AND key = 'device'),"
     "   CASE WHEN json_type(r.params, '$.device') = 'text'"
     "    THEN json_extract(r.params, '$.device') END,"
     "   json_extract(r.params, '$.device.file')) AS d,"

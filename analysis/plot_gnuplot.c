@@ -9,7 +9,7 @@
  * single-quoted gnuplot strings, where neither backquotes nor macros are
  * expanded, with quotes doubled and control characters replaced.
  */
-#include "plot.h"
+#include "plot_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,16 +190,16 @@ static void put_set(FILE *fp, const char *what, const char *s)
  * take these colours, 9..16 again dashed (dt 2), 17..24 dt 3, 25..32 dt 4
  * (put_dash), as gnuplot linetypes (all solid, so that no plot element
  * gets a dash from its position), so "lc N" is series N's colour. */
-static const char *const okabe_ito[] = {"#E69F00", "#56B4E9", "#009E73", "#0072B2",
-                                        "#D55E00", "#CC79A7", "#000000", "#F0E442"};
-#define PALETTE 8
+const char *const plot_okabe_ito[PLOT_PALETTE] = {"#E69F00", "#56B4E9", "#009E73", "#0072B2",
+                                                  "#D55E00", "#CC79A7", "#000000", "#F0E442"};
+#define PALETTE PLOT_PALETTE
 #define LINETYPES 48
 
 static void put_palette(FILE *fp)
 {
     for (int i = 0; i < LINETYPES; i++)
         fprintf(fp, "set linetype %d lc rgb '%s' lw 1.5 dt solid\n", i + 1,
-                okabe_ito[i % PALETTE]);
+                plot_okabe_ito[i % PALETTE]);
 }
 
 /* " dt K": the series' own dash, or for colour c beyond the palette's
@@ -658,15 +658,36 @@ static int copy_file(const char *from, const char *to, char *err, size_t n)
     return rc;
 }
 
+static void write_plot(FILE *fp, const char *term, const void *arg)
+{
+    plot_write_script(fp, arg, term);
+}
+
 int plot_render(const struct plot *p, const char *path, enum plot_format fmt, char *err,
                 size_t errlen)
 {
-    struct tmp t;
     size_t drawn = 0;
     for (size_t i = 0; i < p->nseries; i++)
         drawn += p->series[i].n > 0;
     if (!drawn)
         return ferr(err, errlen, "nothing to draw");
+    return plot_render_with(write_plot, p, path, fmt, err, errlen);
+}
+
+void plot_gp_str(FILE *fp, const char *s)
+{
+    put_str(fp, s);
+}
+
+void plot_gp_subtitle(FILE *fp, const struct plot *p)
+{
+    put_subtitle(fp, p);
+}
+
+int plot_render_with(plot_script_fn write, const void *arg, const char *path,
+                     enum plot_format fmt, char *err, size_t errlen)
+{
+    struct tmp t;
     if ((unsigned)fmt > PLOT_PDF)
         return ferr(err, errlen, "unknown output format");
     if (tmp_make(&t, err, errlen))
@@ -677,7 +698,7 @@ int plot_render(const struct plot *p, const char *path, enum plot_format fmt, ch
     if (term && !fp)
         ferr(err, errlen, "%s: %s", t.script, strerror(errno));
     if (fp) {
-        plot_write_script(fp, p, term);
+        write(fp, term, arg);
         if (fclose(fp))
             ferr(err, errlen, "%s: %s", t.script, strerror(errno));
         else if ((rc = run_gnuplot(t.script, t.out, err, errlen)) > 0)

@@ -63,6 +63,15 @@ int plot_add_models(sqlite3 *db, const char *runs_sql, const struct plot_filter 
 int plot_describe(sqlite3 *db, const char *runs_sql, const struct plot_filter *f,
                   struct plot *p);
 
+/* plot_gnuplot.c: the house palette (Okabe-Ito, colour-blind safe: orange,
+ * sky blue, bluish green, blue, vermillion, reddish purple, black, yellow). */
+#define PLOT_PALETTE 8
+extern const char *const plot_okabe_ito[PLOT_PALETTE];
+/* s as a single-quoted gnuplot string; and p->subtitle
+ * as the title's next lines (" . \"\\n\" . 'line'", nothing without). */
+void plot_gp_str(FILE *fp, const char *s);
+void plot_gp_subtitle(FILE *fp, const struct plot *p);
+
 /* plot_runs.c: the run kinds: read, transform each run's series (prep, may
  * be NULL), then name, group and aggregate them into p.  No rows: 0, no
  * series. */

@@ -114,6 +114,9 @@ static void report_faults(void *ctx, const struct campaign *c, uint32_t k,
         results_set_kv(c->db, run_id, "fault_points", (double)sum->points);
         results_set_kv(c->db, run_id, "fault_points_bad", (double)sum->bad);
         results_set_kv(c->db, run_id, "device_pages", (double)sum->pages);
+        /* the part, as the figures name it (docs/results-schema.md) */
+        results_set_kv_text(c->db, run_id, "device", r->dev.name);
+        results_set_kv(c->db, run_id, "device_bytes", (double)nand_capacity_bytes(&r->dev));
     }
     if (c->point < 0) {
         printf("run %u (%s): %" PRIu64 " pages, %" PRIu64 " fault points, %" PRIu64

@@ -417,7 +417,8 @@ static int compression_kv(struct run_state *s, const struct fs_counts *ls)
 }
 
 /* What the plots need to name the device and the workload and to pick
- * the GC models that apply (docs/plots.md): the part's name, its erase
+ * the GC models that apply (docs/plots.md): the part's name and size
+ * (a config may resize a preset: device.blocks_per_plane), its erase
  * block and the fs's block, whose ratio is the models' Np (fs blocks per
  * segment), and the measured workload's kind with its hot/cold split as
  * resolved (defaults included). */
@@ -431,6 +432,7 @@ static int figure_kv(struct run_state *s)
     const struct wl_spec *w = &s->r->wl;
     int hotcold = !strcmp(w->kind, "hotcold");
     return results_set_kv_text(s->db, s->run_id, "device", s->r->dev.name) ||
+                   results_set_kv(s->db, s->run_id, "device_bytes", (double)s->capacity) ||
                    results_set_kv(s->db, s->run_id, "erase_block_bytes",
                                   (double)g->page_size * g->pages_per_block) ||
                    results_set_kv(s->db, s->run_id, "fs_block_bytes", sf.block_size) ||

@@ -50,8 +50,34 @@ expect 0 "--point" "outcome: eio" -- $FL faults configs/faults-logfs.yaml --poin
 expect 0 "plot faults" "faults, [0-9]* bars" -- $FL plot faults "$T/l.db" -o "$T/f.png"
 [ -s "$T/f.png" ] && ok || bad "no plot file"
 expect 0 "plot --kind faults --data" "" -- $FL plot "$T/l.db" --kind faults --data "$T/f.dat"
-grep -q '^"file-data"' "$T/f.dat" && ok || bad "plot data: $(cat "$T/f.dat")"
-expect 1 "plot faults: no rows" "unable to open\|no fault points" -- $FL plot faults "$T/none.db" -o "$T/g.png"
+TAB=$(printf '\t')
+grep -q "^silent${TAB}file-data${TAB}" "$T/f.dat" && ok || bad "plot data: $(cat "$T/f.dat")"
+grep -q "^# fault${TAB}class${TAB}ok${TAB}.*${TAB}crash${TAB}not-applicable$" "$T/f.dat" && ok || bad "plot data header: $(cat "$T/f.dat")"
+grep -q "^# workload: churn; device: test-64m, 16 MiB" "$T/f.dat" && ok || bad "plot data: no workload and device: $(head -3 "$T/f.dat")"
+# points whose fault could not be applied (an erased page) are apart from
+# the outcomes: the last column counts them, the others every other point
+na=$(q "$T/l.db" "select count(*) from faults where outcome = 'n/a'")
+applied=$(q "$T/l.db" "select count(*) from faults where outcome <> 'n/a'")
+[ "$na" -gt 0 ] && ok || bad "the campaign has no not-applicable points to check"
+[ "$(awk -F'\t' '!/^#/ { s += $NF } END { print s }' "$T/f.dat")" = "$na" ] && ok || bad "not-applicable column: $(cat "$T/f.dat")"
+[ "$(awk -F'\t' '!/^#/ { for (i = 3; i < NF; i++) s += $i } END { print s }' "$T/f.dat")" = "$applied" ] &&
+    ok || bad "outcome columns: $(cat "$T/f.dat")"
+# the figure: a panel per fault kind, not-applicable bars hatched, house size
+# (a stand-in gnuplot keeps the script)
+cat > "$T/gp.sh" <<'G'
+#!/bin/sh
+grep -q GPVAL_TERMINALS "$1" && { echo ' pngcairo svg pdfcairo '; exit 0; }
+cp "$1" "$(dirname "$0")/faults.gp"; echo png
+G
+chmod +x "$T/gp.sh"
+expect 0 "plot faults, the script" "" -- env FLASHLAB_GNUPLOT="$T/gp.sh" $FL plot faults "$T/l.db" -o "$T/s.png"
+for k in silent beyond uncorrectable retention disturb bad; do
+    grep -q "^set title 'fault: $k'$" "$T/faults.gp" && ok || bad "no panel for $k"
+done
+grep -q "size 1300,800" "$T/faults.gp" && ok || bad "faults figure: not the house size"
+grep -q "fs pattern 4 .* title 'not applicable'" "$T/faults.gp" && ok || bad "faults figure: no not-applicable key entry"
+grep -q "set multiplot title 'Media faults: .*' . \"\\\\n\" . 'workload: churn; device: test-64m, 16 MiB'" "$T/faults.gp" && ok || bad "faults figure title: $(grep multiplot "$T/faults.gp")"
+expect 1 "plot faults: no rows" "No such file\|no fault points" -- $FL plot faults "$T/none.db" -o "$T/g.png"
 
 # ---- a baseline's bad point and its reproducer -----------------------------------------
 cat > "$T/j.yaml" <<'Y'
@@ -93,7 +119,7 @@ expect 0 "merge two campaigns" "runs copied" -- $FL merge "$T/m.db" "$T/l.db" "$
 expect 0 "merge again adds nothing" "0 runs copied" -- $FL merge "$T/m.db" "$T/j.db"
 [ "$(q "$T/m.db" "select count(*) from faults")" = "$((nl + nj))" ] && ok || bad "faults rows copied twice"
 expect 0 "plot --kind faults, merged" "" -- $FL plot "$T/m.db" --kind faults --data "$T/m.dat"
-grep -q '^"logfs/file-data"' "$T/m.dat" && grep -q '^"jffs2-summary/inode-node"' "$T/m.dat" && ok || bad "merged plot data: $(cat "$T/m.dat")"
+grep -q "^silent${TAB}logfs/file-data${TAB}" "$T/m.dat" && grep -q "${TAB}jffs2-summary/inode-node${TAB}" "$T/m.dat" && ok || bad "merged plot data: $(cat "$T/m.dat")"
 # a version 1 file (before faults rows were versioned): merged as a source,
 # migrated to version 2 when written
 cp "$T/j.db" "$T/v1.db"
