@@ -263,13 +263,15 @@ static void write_script(FILE *f, const char *term, const void *arg)
     /* several fs kinds: many bars, so wider panels */
     unsigned cols = g->nfaults <= 2 ? g->nfaults : g->nfaults == 4 || g->nkinds > 1 ? 2 : 3;
     unsigned rows = (g->nfaults + cols - 1) / cols;
-    double left = 0.08, right = 0.78, bottom = 0.24, tp = 0.84, gapx = 0.03, gapy = 0.1;
+    double left = 0.08, right = 0.78, bottom = 0.24, gapx = 0.03, gapy = 0.1;
+    double tp = 0.88 - PLOT_TITLE_LINE * plot_gp_subtitle(NULL, &g->about);
     double w = (right - left - gapx * (cols - 1)) / cols, h = (tp - bottom - gapy * (rows - 1)) / rows;
     fprintf(f, "%s\nset encoding utf8\nset grid ytics\nunset key\n"
             "set style fill solid 0.9 border lc rgb 'black'\n"
             "set tics font ',14'\nset title font ',18' offset 0,-0.6\n"
             "set xtics rotate by 45 right nomirror\nset xrange [-0.6:%g]\nset yrange [0:%u]\n"
-            "%s\nset multiplot title ", term, g->xmax + 0.6, top + top / 4 + 1,
+            "%s\nset multiplot title ", term, g->xmax + 0.6,
+            top + (g->nkinds > 1 ? top / 2 : top / 4) + 1, /* room for the groups' names */
             top <= 10 ? "set ytics 1" : "set ytics autofreq"); /* counts: whole tics */
     plot_gp_str(f, title);
     plot_gp_subtitle(f, &g->about);

@@ -403,17 +403,22 @@ static int runs_averaged(const struct plot *p)
 
 /* The runs' workloads and devices (and acceleration) on the title's next
  * lines: its parts ("; "-separated) packed into lines that fit the width,
- * so that none is cut off. */
-static void put_subtitle(FILE *fp, const struct plot *p)
+ * so that none is cut off.  Returns the number of lines (fp NULL: only
+ * counts them). */
+static int put_subtitle(FILE *fp, const struct plot *p)
 {
     char line[SUBTITLE_LINE * 4];
     size_t len = 0;
+    int lines = 0;
     for (const char *s = p->subtitle; s && *s;) {
         const char *e = strstr(s, "; ");
         size_t n = e ? (size_t)(e - s) : strlen(s);
         if (len && len + 2 + n > SUBTITLE_LINE) {
-            fputs(" . \"\\n\" . ", fp);
-            put_str(fp, line);
+            if (fp) {
+                fputs(" . \"\\n\" . ", fp);
+                put_str(fp, line);
+            }
+            lines++;
             len = 0;
         }
         if (len + 2 + n < sizeof line)
@@ -421,10 +426,11 @@ static void put_subtitle(FILE *fp, const struct plot *p)
                                     (int)n, s);
         s += n + (e ? 2 : 0);
     }
-    if (len) {
+    if (len && fp) {
         fputs(" . \"\\n\" . ", fp);
         put_str(fp, line);
     }
+    return lines + (len > 0);
 }
 
 /* The title, with what the error bars or bands are. */
@@ -545,7 +551,9 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
      * of its own at the right (every name, drawn from no data). */
     size_t cols = p->npanels <= 3 ? p->npanels : p->npanels == 4 ? 2 : 3;
     size_t rows = (p->npanels + cols - 1) / cols;
-    double left = 0.09, right = 0.70, bottom = 0.13, top = 0.88, gapx = 0.035, gapy = 0.08;
+    /* the panels start below the title's lines */
+    double left = 0.09, right = 0.70, bottom = 0.13, gapx = 0.035, gapy = 0.08;
+    double top = 0.88 - PLOT_TITLE_LINE * put_subtitle(NULL, p);
     double w = (right - left - gapx * (double)(cols - 1)) / (double)cols;
     double h = (top - bottom - gapy * (double)(rows - 1)) / (double)rows;
     put_shared_ranges(fp, p);
@@ -679,9 +687,9 @@ void plot_gp_str(FILE *fp, const char *s)
     put_str(fp, s);
 }
 
-void plot_gp_subtitle(FILE *fp, const struct plot *p)
+int plot_gp_subtitle(FILE *fp, const struct plot *p)
 {
-    put_subtitle(fp, p);
+    return put_subtitle(fp, p);
 }
 
 int plot_render_with(plot_script_fn write, const void *arg, const char *path,

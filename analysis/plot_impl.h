@@ -68,9 +68,12 @@ int plot_describe(sqlite3 *db, const char *runs_sql, const struct plot_filter *f
 #define PLOT_PALETTE 8
 extern const char *const plot_okabe_ito[PLOT_PALETTE];
 /* s as a single-quoted gnuplot string; and p->subtitle
- * as the title's next lines (" . \"\\n\" . 'line'", nothing without). */
+ * as the title's next lines (" . \"\\n\" . 'line'", nothing without),
+ * returning their number (fp NULL: only that); a multiplot's panels start
+ * PLOT_TITLE_LINE (of the screen's height) lower per line. */
 void plot_gp_str(FILE *fp, const char *s);
-void plot_gp_subtitle(FILE *fp, const struct plot *p);
+int plot_gp_subtitle(FILE *fp, const struct plot *p);
+#define PLOT_TITLE_LINE 0.045
 
 /* plot_runs.c: the run kinds: read, transform each run's series (prep, may
  * be NULL), then name, group and aggregate them into p.  No rows: 0, no
