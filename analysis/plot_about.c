@@ -113,15 +113,11 @@ static void put_accel(char *out, size_t n, size_t *len, const double *es, size_t
 int plot_describe(sqlite3 *db, const char *runs_sql, const struct plot_filter *f,
                   struct plot *p)
 {
-    size_t n = sizeof about_sql + strlen(runs_sql), nes = 0, wmore = 0, dmore = 0, len = 0;
+    size_t nes = 0, wmore = 0, dmore = 0, len = 0;
     struct vals w = {.n = 0}, d = {.n = 0};
     double es[8];
-    char *sql = malloc(n), dev[128], out[600] = "";
-    if (!sql)
-        return plot_fail(p, "out of memory");
-    snprintf(sql, n, about_sql, runs_sql);
-    sqlite3_stmt *q = plot_prepare(db, sql, f, p);
-    free(sql);
+    char dev[128], out[600] = "";
+    sqlite3_stmt *q = plot_prepare_over(db, about_sql, runs_sql, f, p);
     if (!q)
         return -1;
     int rc;

@@ -266,6 +266,21 @@ sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filte
     return q;
 }
 
+sqlite3_stmt *plot_prepare_over(sqlite3 *db, const char *fmt, const char *runs_sql,
+                                const struct plot_filter *f, struct plot *p)
+{
+    size_t n = strlen(fmt) + strlen(runs_sql) + 1;
+    char *sql = malloc(n);
+    if (!sql) {
+        plot_fail(p, "out of memory");
+        return NULL;
+    }
+    snprintf(sql, n, fmt, runs_sql);
+    sqlite3_stmt *q = plot_prepare(db, sql, f, p);
+    free(sql);
+    return q;
+}
+
 /* Step q; 1 for a row, 0 at the end, -1 on error (in p->err). */
 int plot_step(sqlite3 *db, sqlite3_stmt *q, struct plot *p)
 {

@@ -44,6 +44,10 @@ int plot_by_x(const void *a, const void *b);
 /* sql prepared with the filter's parameters bound (NULL with p->err). */
 sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filter *f,
                            struct plot *p);
+/* The same for fmt, whose one %s is the query runs_sql (its first column
+ * a run id, its parameters as plot_prepare binds them). */
+sqlite3_stmt *plot_prepare_over(sqlite3 *db, const char *fmt, const char *runs_sql,
+                                const struct plot_filter *f, struct plot *p);
 /* 1 for a row, 0 at the end, -1 with p->err. */
 int plot_step(sqlite3 *db, sqlite3_stmt *q, struct plot *p);
 /* Column col as text, dflt for NULL. */

@@ -126,13 +126,7 @@ static int add_setting(struct plot *p, const struct plot_filter *f, const char *
 int plot_add_models(sqlite3 *db, const char *runs_sql, const struct plot_filter *f,
                     struct plot *p, double lo, double hi)
 {
-    size_t n = sizeof models_sql + strlen(runs_sql);
-    char *sql = malloc(n);
-    if (!sql)
-        return plot_fail(p, "out of memory");
-    snprintf(sql, n, models_sql, runs_sql);
-    sqlite3_stmt *q = plot_prepare(db, sql, f, p);
-    free(sql);
+    sqlite3_stmt *q = plot_prepare_over(db, models_sql, runs_sql, f, p);
     if (!q)
         return -1;
     int rc;

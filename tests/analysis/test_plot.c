@@ -16,6 +16,7 @@
 #include "results.h"
 #include "fixture.h"
 #include "plot_kv.h"
+#include "plot_test.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -494,17 +495,6 @@ TEST(mount_size_means_series_and_order)
 }
 
 /* The script as plot_render would hand it to gnuplot. */
-static char *script_of(const struct plot *p)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp)
-        return NULL;
-    plot_write_script(fp, p, "set terminal svg");
-    fclose(fp);
-    return buf;
-}
 
 TEST(mount_size_script_is_log_log)
 {
@@ -515,7 +505,7 @@ TEST(mount_size_script_is_log_log)
     struct plot_filter f = {0};
     REQUIRE(plot_mount_size(m, &f, &p) == 0);
     sqlite3_close(m);
-    char *gp = script_of(&p);
+    char *gp = plot_test_script(&p);
     REQUIRE(gp);
     CHECK(strstr(gp, "\nset logscale x\n") != NULL);
     CHECK(strstr(gp, "\nset logscale y\n") != NULL);
@@ -552,7 +542,7 @@ TEST(mount_size_script_is_log_log)
     /* A kind on linear axes has no log scale. */
     struct plot lin = {0};
     REQUIRE(plot_wa_time(db, &f, &lin) == 0);
-    gp = script_of(&lin);
+    gp = plot_test_script(&lin);
     plot_free(&lin);
     REQUIRE(gp);
     CHECK(strstr(gp, "logscale") == NULL);
@@ -885,7 +875,7 @@ TEST(plot_script_palette_spread_and_panels)
     struct plot p = {0};
     struct plot_filter f = {0};
     REQUIRE(plot_wa_util(w, &f, &p) == 0);
-    char *gp = script_of(&p);
+    char *gp = plot_test_script(&p);
     plot_free(&p);
     REQUIRE(gp);
     CHECK(strstr(gp, "\nset linetype 1 lc rgb '#E69F00'") != NULL);
@@ -896,7 +886,7 @@ TEST(plot_script_palette_spread_and_panels)
     CHECK(strstr(gp, "with yerrorlines lc 2 pt 8 ps 1.5 dt 2 title 'fifo, static'") != NULL);
     free(gp);
     REQUIRE(plot_wa_time(w, &f, &p) == 0);
-    gp = script_of(&p);
+    gp = plot_test_script(&p);
     plot_free(&p);
     sqlite3_close(w);
     REQUIRE(gp);
@@ -1058,17 +1048,8 @@ TEST(bad_files_and_empty_databases)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    if (tmp_dir_make("plot")) {
-        perror("mkdtemp");
+    if (plot_test_open("plot", "results.db", make_db, &db))
         return 1;
-    }
-    char err[512];
-    const char *path = tmp_path("results.db");
-    if (make_db(path) || plot_open_db(path, &db, err, sizeof err)) {
-        fprintf(stderr, "fixture failed: %s\n", db ? "" : err);
-        tmp_dir_remove();
-        return 1;
-    }
     RUN(erase_hist_is_the_last_snapshot);
     RUN(erase_cdf_is_monotone_and_ends_at_one);
     RUN(erase_hist_bins_a_wide_range);

@@ -14,6 +14,7 @@
 #include "results.h"
 #include "fixture.h"
 #include "plot_kv.h"
+#include "plot_test.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -482,17 +483,8 @@ TEST(twelve_series_are_distinct)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    if (tmp_dir_make("plotmeans")) {
-        perror("mkdtemp");
+    if (plot_test_open("plotmeans", "irregular.db", make_db, &db))
         return 1;
-    }
-    char err[512];
-    const char *path = tmp_path("irregular.db");
-    if (make_db(path) || plot_open_db(path, &db, err, sizeof err)) {
-        fprintf(stderr, "fixture failed: %s\n", err);
-        tmp_dir_remove();
-        return 1;
-    }
     RUN(wa_util_means_and_sds);
     RUN(wa_time_means_and_sds_of_the_kth_samples);
     RUN(erase_hist_and_cdf_means_and_sds);

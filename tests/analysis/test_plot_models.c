@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "results.h"
 #include "fixture.h"
+#include "plot_test.h"
 
 #include <sqlite3.h>
 
@@ -124,17 +125,6 @@ static size_t rows_of(const char *table, const char *name)
     return n;
 }
 
-static char *script_of(const struct plot *p)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp)
-        return NULL;
-    plot_write_script(fp, p, "set terminal svg");
-    fclose(fp);
-    return buf;
-}
 
 TEST(uniform_runs_get_the_uniform_models_with_their_np)
 {
@@ -227,7 +217,7 @@ TEST(every_title_names_the_workload_and_the_device)
                 fprintf(stderr, "  %s, %s: '%s'\n", cases[c].exp ? cases[c].exp : "all",
                         plot_kind_name((enum plot_kind)k), p.subtitle ? p.subtitle : "(none)");
             CHECK(good);
-            char *t = table_of(&p), *gp = script_of(&p);
+            char *t = table_of(&p), *gp = plot_test_script(&p);
             REQUIRE(t && gp);
             const char *second = strchr(t, '\n');
             CHECK(second && !strncmp(second + 1, "# ", 2) &&
@@ -250,7 +240,7 @@ TEST(lifetime_titles_say_when_wear_was_accelerated)
     struct plot p = {0};
     REQUIRE(build(PLOT_LIFETIME, "uni", 0, &p) == 0);
     CHECK(p.subtitle && strstr(p.subtitle, accel));
-    char *t = table_of(&p), *gp = script_of(&p);
+    char *t = table_of(&p), *gp = plot_test_script(&p);
     REQUIRE(t && gp);
     CHECK(strstr(t, accel) != NULL);
     CHECK(strstr(gp, accel) != NULL);
@@ -273,17 +263,8 @@ TEST(lifetime_titles_say_when_wear_was_accelerated)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
-    if (tmp_dir_make("plotmodels")) {
-        perror("mkdtemp");
+    if (plot_test_open("plotmodels", "results.db", make_db, &db))
         return 1;
-    }
-    char err[512];
-    const char *path = tmp_path("results.db");
-    if (make_db(path) || plot_open_db(path, &db, err, sizeof err)) {
-        fprintf(stderr, "fixture failed: %s\n", db ? "" : err);
-        tmp_dir_remove();
-        return 1;
-    }
     RUN(uniform_runs_get_the_uniform_models_with_their_np);
     RUN(hotcold_runs_get_the_hotcold_model_only);
     RUN(unrecorded_geometry_and_other_workloads_get_no_made_up_model);
