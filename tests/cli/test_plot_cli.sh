@@ -159,5 +159,25 @@ set output.svg"
 fi
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temporary files left behind: $(ls -A "$T/tmp")"
 
+# ---- real runs: the models of their workload, with the Np the runner recorded ----
+# (LogFS's 4 KiB blocks on the 64 MiB part's 128 KiB erase blocks: Np = 32)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+for kind in uniform hotcold; do
+    cat > "$T/$kind.yaml" <<Y
+name: $kind
+device: $ROOT/configs/devices/test-64m.yaml
+workload: {kind: $kind, fill: 0.6}
+stop: {ops: 2000}
+Y
+    expect 0 "run $kind" "1 complete" -- $FL run "$T/$kind.yaml" -o "$T/real.db"
+done
+expect 0 "real uniform runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment uniform --data "$T/u.dat"
+grep -q "^greedy model (uniform random, Np=32)${TAB}" "$T/u.dat" && grep -q "^FIFO/LRW model (uniform random)${TAB}" "$T/u.dat" &&
+    ok || bad "uniform runs: the uniform models with Np=32: $(cut -f1 "$T/u.dat" | sort -u)"
+grep -q "^# workload: uniform random; device: test-64m, 64 MiB$" "$T/u.dat" && ok || bad "uniform runs: the table names workload and device: $(head -3 "$T/u.dat")"
+expect 0 "real hot/cold runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment hotcold --data "$T/h.dat"
+! grep -q "uniform random" "$T/h.dat" && grep -q "^FIFO/LRW model (hot/cold 90/10, one log)${TAB}" "$T/h.dat" &&
+    ok || bad "hot/cold runs: only the hot/cold model: $(cut -f1 "$T/h.dat" | sort -u)"
+
 echo "test_plot_cli: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
