@@ -433,6 +433,24 @@ static int put_subtitle(FILE *fp, const struct plot *p)
     return lines + (len > 0);
 }
 
+/* A series' name in the panels' narrow key column: a model's assumptions
+ * ("greedy model (uniform random, Np=32)") as an entry of their own under
+ * it, without a sample (gnuplot's key does not make room for a name of
+ * two lines). */
+static void put_key_name(FILE *fp, const struct plot_series *s, const char *name)
+{
+    const char *paren = s->style == PLOT_DASHED ? strstr(name, " (") : NULL;
+    if (!paren) {
+        put_str(fp, name);
+        return;
+    }
+    char head[512];
+    snprintf(head, sizeof head, "%.*s", (int)(paren - name), name);
+    put_str(fp, head);
+    fputs(", \\\n  NaN with lines lt nodraw title ", fp);
+    put_str(fp, paren + 1);
+}
+
 /* The title, with what the error bars or bands are. */
 static void put_title(FILE *fp, const struct plot *p, const char *what)
 {
@@ -628,7 +646,7 @@ void plot_write_script(FILE *fp, const struct plot *p, const char *term)
             put_dash(fp, s, c);
         }
         fputs(" title ", fp);
-        put_str(fp, nm);
+        put_key_name(fp, s, nm);
     }
     fputs("\nunset multiplot\n", fp);
 }

@@ -148,6 +148,15 @@ TEST(uniform_runs_get_the_uniform_models_with_their_np)
     CHECK_EQ_INT(rows_of(t, "FIFO/LRW model (uniform random)"), PLOT_MODEL_POINTS);
     CHECK_EQ_INT(rows_of(t, "greedy"), 2);
     free(t);
+    /* panels: in the narrow key column the assumptions get a line (an
+     * entry without a sample) of their own */
+    struct plot_filter f = {.experiment = "uni", .facet = "workload.fill"};
+    REQUIRE(plot_build(db, PLOT_WA_UTIL, &f, &p) == 0 && p.npanels == 2);
+    char *gp = plot_test_script(&p);
+    REQUIRE(gp);
+    CHECK(strstr(gp, "title 'greedy model', \\\n  NaN with lines lt nodraw title "
+                     "'(uniform random, Np=32)'") != NULL);
+    free(gp);
     plot_free(&p);
 }
 
