@@ -74,8 +74,9 @@ static void print_help(void)
         printf("  %-11s %s\n              needs: %s\n", plot_kind_name((enum plot_kind)k),
                plot_kind_help((enum plot_kind)k), plot_kind_needs((enum plot_kind)k));
     printf("  %-11s %s\n              needs: %s\n", "faults",
-           "outcomes of a media-fault campaign, stacked bars per page class "
-           "(also: flashlab plot faults DB -o FILE)", "the faults table (flashlab faults)");
+           "media-fault outcomes, a panel per fault kind, a bar per page\n"
+           "              class (also: flashlab plot faults DB -o FILE)",
+           "the faults table (flashlab faults)");
 }
 
 int cmd_plot(int argc, char **argv)
