@@ -786,6 +786,7 @@ ecc:
 seed: 18446744073709551557
 dedup: true
 compress: true
+source: "layout-probe source, 0123456789"
 """
 
 _PROBE_EXPECT = {
@@ -803,6 +804,7 @@ _PROBE_EXPECT = {
              "n": 0.75, "gamma": 4e-17, "p": 0.375, "q": 1.875},
     "ecc": {"codeword_bytes": 256, "correct_bits": 9},
     "seed": 18446744073709551557, "dedup": 1, "compress": 1,
+    "source": b"layout-probe source, 0123456789",
 }
 
 
