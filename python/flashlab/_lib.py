@@ -242,6 +242,7 @@ _PROTOS = {
     "nand_config_finish": (c_int, [_P(NandConfig), c_char_p, c_size_t]),
     "nand_config_load": (c_int, [c_char_p, _P(NandConfig), c_char_p, c_size_t]),
     "nand_blocks": (c_uint64, [_P(NandConfig)]),
+    "nand_rber": (c_double, [_P(NandRberModel), c_double, c_double, c_double]),
     "nand_dies": (c_uint64, [_P(NandConfig)]),
     "nand_capacity_bytes": (c_uint64, [_P(NandConfig)]),
     "nand_create": (c_int, [_P(NandConfig), _P(c_void_p)]),
