@@ -105,6 +105,7 @@ static const struct flashlab_field fields_nand_config[] = {
     F(nand_config, factory_bad_fraction), S(nand_config, rber, nand_rber_model),
     S(nand_config, ecc, nand_ecc),
     F(nand_config, seed), F(nand_config, dedup), F(nand_config, compress),
+    A(nand_config, source),
 };
 
 static const struct flashlab_field fields_nand_result[] = {

@@ -481,6 +481,7 @@ static int sim_import(int argc, char **argv)
 
 int sim_demo(int argc, char **argv);
 int sim_corrupt(int argc, char **argv); /* sim_corrupt.c */
+int sim_rber(int argc, char **argv);    /* sim_rber.c */
 
 static const struct cli_cmd sim_cmds[] = {
     {"create", "create a fresh device image from a device YAML file", sim_create},
@@ -491,6 +492,7 @@ static const struct cli_cmd sim_cmds[] = {
     {"export", "write an image as a nanddump or raw file (mtd-utils)", sim_export},
     {"import", "create an image from a nanddump or raw file", sim_import},
     {"corrupt", "damage a page or block of an image (media faults)", sim_corrupt},
+    {"rber", "the raw bit error rate a device file's model gives", sim_rber},
     {"demo", "a tour of the simulator on a small device", sim_demo},
     {NULL, NULL, NULL},
 };

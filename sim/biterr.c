@@ -22,26 +22,52 @@
 
 #define NS_PER_HOUR 3.6e12
 
+/* The PE-dependent factors of the wear, retention and disturb terms: they
+ * change only at erase, so a device keeps them per block. */
+static void wear_factors(const struct nand_rber_model *m, double pe, double w[3])
+{
+    w[0] = pe > 0 ? m->alpha * pow(pe, m->k) : 0.0;
+    w[1] = pe > 0 ? m->beta * pow(pe, m->m) : 0.0;
+    w[2] = pe > 0 ? m->gamma * pow(pe, m->p) : 0.0;
+}
+
+/* The rate from those factors, the page's age and the block's reads. */
+static double rate(const struct nand_rber_model *m, const double w[3],
+                   double hours, double reads)
+{
+    double r = m->eps + w[0];
+    if (w[1] > 0 && hours > 0)
+        r += w[1] * pow(hours, m->n);
+    if (w[2] > 0 && reads > 0)
+        r += w[2] * pow(reads, m->q);
+    return r < 0.5 ? r : 0.5;
+}
+
+double nand_rber(const struct nand_rber_model *m, double pe, double hours,
+                 double reads)
+{
+    double w[3];
+    wear_factors(m, pe, w);
+    return rate(m, w, hours, reads);
+}
+
 void sim_biterr_block_wear(nand_dev *dev, nand_block_t b)
 {
-    const struct nand_rber_model *m = &dev->cfg.rber;
     struct bstate *s = &dev->bs[b];
-    double pe = (double)s->pe / dev->cfg.endurance_scale;
-    s->wear_a = pe > 0 ? m->alpha * pow(pe, m->k) : 0.0;
-    s->wear_b = pe > 0 ? m->beta * pow(pe, m->m) : 0.0;
-    s->wear_g = pe > 0 ? m->gamma * pow(pe, m->p) : 0.0;
+    double w[3];
+    wear_factors(&dev->cfg.rber, (double)s->pe / dev->cfg.endurance_scale, w);
+    s->wear_a = w[0];
+    s->wear_b = w[1];
+    s->wear_g = w[2];
 }
 
 double sim_biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *sl)
 {
-    const struct nand_rber_model *m = &dev->cfg.rber;
     const struct bstate *s = &dev->bs[b];
-    double r = m->eps + s->wear_a;
-    if (s->wear_b > 0 && dev->now > sl->prog_time)
-        r += s->wear_b * pow((double)(dev->now - sl->prog_time) / NS_PER_HOUR, m->n);
-    if (s->wear_g > 0 && s->reads > 0)
-        r += s->wear_g * pow((double)s->reads, m->q);
-    return r < 0.5 ? r : 0.5;
+    const double w[3] = {s->wear_a, s->wear_b, s->wear_g};
+    double hours = dev->now > sl->prog_time
+                       ? (double)(dev->now - sl->prog_time) / NS_PER_HOUR : 0.0;
+    return rate(&dev->cfg.rber, w, hours, (double)s->reads);
 }
 
 uint32_t sim_codeword_of(const nand_dev *dev, uint32_t off, uint32_t *start,

@@ -21,6 +21,9 @@ void nand_config_init(struct nand_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     snprintf(cfg->name, sizeof cfg->name, "custom");
+    snprintf(cfg->source, sizeof cfg->source, "%s",
+             "Samsung K9F4G08U0A data sheet (timing, endurance, ECC); "
+             "bit errors: an SLC assumption (docs/simulator.md)");
     cfg->geo.channels = 1;
     cfg->geo.dies_per_channel = 1;
     cfg->geo.planes_per_die = 1;

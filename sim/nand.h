@@ -100,6 +100,15 @@ struct nand_rber_model {
     double eps, alpha, k, beta, m, n, gamma, p, q;
 };
 
+/* The model's RBER per bit for a block at pe effective P/E cycles (P/E
+ * divided by endurance_scale), a page programmed `hours` ago, and `reads`
+ * reads of the block since its erase; at most 0.5.  Every read the
+ * simulator makes draws its bit errors from this rate (sim/biterr.c), so
+ * tests and docs/validation.md hold the presets to published chips
+ * through it. */
+double nand_rber(const struct nand_rber_model *m, double pe, double hours,
+                 double reads);
+
 struct nand_ecc {
     uint32_t codeword_bytes; /* data bytes per codeword (nand_config_init:
                               * 512; 0 = the whole page) */
@@ -132,6 +141,10 @@ struct nand_config {
      * full otherwise.  Invisible to every operation; only the memory held
      * (bytes_stored) and the cost of a program change.  Works with dedup. */
     int compress;
+    /* Where the part's figures come from: a datasheet's part number or a
+     * paper (docs/devices.md, "Presets").  Kept by the loader, not stored
+     * in images; "" when not given. */
+    char source[160];
 };
 
 /* Set every field to its documented default (an SLC part with no

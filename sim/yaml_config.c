@@ -28,7 +28,7 @@
 #include <yaml.h>
 
 #define MAX_FILE_BYTES (1u << 20) /* a device file is a few KiB */
-#define MAX_KEYS 16               /* entries of the largest table */
+#define MAX_KEYS 20               /* entries of the largest table */
 #define SHOW_MAX 40               /* bytes of an offending value shown */
 
 #if defined(__GNUC__)
@@ -98,6 +98,7 @@ static const struct key ecc_keys[] = {
 
 static const struct key top_keys[] = {
     { "name", K_NAME, offsetof(struct nand_config, name), NULL },
+    { "source", K_NAME, offsetof(struct nand_config, source), NULL },
     { "cell", K_CELL, OFF(cell, enum nand_cell), NULL },
     MAP("geometry", geometry_keys),
     U32("nop", nop),
@@ -441,9 +442,12 @@ static int set_cell(struct ctx *c, const struct key *k, const char *sec)
     return type_error(c, k, sec, "slc, mlc or tlc");
 }
 
+/* name and source: a string of one line that fits its field */
 static int set_name(struct ctx *c, const struct key *k, const char *sec)
 {
-    size_t n = scalar_len(c), cap = sizeof c->cfg.name;
+    size_t n = scalar_len(c);
+    size_t cap = k->off == offsetof(struct nand_config, source)
+                     ? sizeof c->cfg.source : sizeof c->cfg.name;
     const char *s = scalar(c);
     if (!n)
         return type_error(c, k, sec, "a non-empty string");
@@ -620,6 +624,8 @@ int nand_config_load(const char *path, struct nand_config *cfg, char *err,
     if (!path || !cfg)
         return fail_file(&c, NAND_E_INVAL, "no file or no configuration given");
     nand_config_init(&c.cfg);
+    /* the defaults' source names the built-in part, not this file's */
+    memset(c.cfg.source, 0, sizeof c.cfg.source);
     int rc = read_file(&c);
     if (!rc)
         rc = parse_file(&c);

@@ -242,6 +242,7 @@ _PROTOS = {
     "nand_config_finish": (c_int, [_P(NandConfig), c_char_p, c_size_t]),
     "nand_config_load": (c_int, [c_char_p, _P(NandConfig), c_char_p, c_size_t]),
     "nand_blocks": (c_uint64, [_P(NandConfig)]),
+    "nand_rber": (c_double, [_P(NandRberModel), c_double, c_double, c_double]),
     "nand_dies": (c_uint64, [_P(NandConfig)]),
     "nand_capacity_bytes": (c_uint64, [_P(NandConfig)]),
     "nand_create": (c_int, [_P(NandConfig), _P(c_void_p)]),
@@ -786,6 +787,7 @@ ecc:
 seed: 18446744073709551557
 dedup: true
 compress: true
+source: "layout-probe source, 0123456789"
 """
 
 _PROBE_EXPECT = {
@@ -803,6 +805,7 @@ _PROBE_EXPECT = {
              "n": 0.75, "gamma": 4e-17, "p": 0.375, "q": 1.875},
     "ecc": {"codeword_bytes": 256, "correct_bits": 9},
     "seed": 18446744073709551557, "dedup": 1, "compress": 1,
+    "source": b"layout-probe source, 0123456789",
 }
 
 

@@ -24,7 +24,7 @@ TEST(struct_sizes)
     REQUIRE(s != NULL);
     CHECK_EQ_INT(s->size, sizeof(struct nand_config));
     CHECK_EQ_INT(s->align, _Alignof(struct nand_config));
-    CHECK_EQ_INT(s->nfields, 16);
+    CHECK_EQ_INT(s->nfields, 17);
     REQUIRE((s = flashlab_layout_find("nand_stats")) != NULL);
     CHECK_EQ_INT(s->size, sizeof(struct nand_stats));
     CHECK_EQ_INT(s->nfields, sizeof(struct nand_stats) / sizeof(uint64_t));

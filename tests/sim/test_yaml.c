@@ -87,7 +87,7 @@ static const struct preset presets[] = {
     { "olpc-xo1-slc-1g.yaml", NAND_SLC, 2, 8192, 1ull << 30, 64, 2048, 64,
       4, 0, 2048, 4, 25000, 25000, 200000, 200000, 1500000, 100000, 0.005 },
     { "mlc-2g.yaml", NAND_MLC, 1, 4096, 2ull << 30, 128, 4096, 224, 1, 2,
-      1024, 24, 48000, 64000, 850000, 2300000, 3000000, 3000, 0.01 },
+      512, 15, 48000, 64000, 850000, 2300000, 3000000, 3000, 0.01 },
     { "mqsim-8g.yaml", NAND_MLC, 8, 4096, 8ull << 30, 256, 8192, 448, 1, 2,
       1024, 24, 75000, 75000, 750000, 750000, 3800000, 10000, 0 },
     { "test-64m.yaml", NAND_SLC, 1, 512, 64ull << 20, 64, 2048, 64, 4, 0,
@@ -146,6 +146,8 @@ TEST(nandsim_variant_differs_only_in_reads)
     CHECK_EQ_INT(sim.timing.whole_page_reads, 1);
     sim.timing.whole_page_reads = 0;
     memcpy(sim.name, chip.name, sizeof sim.name);
+    CHECK(strstr(sim.source, "nandsim") && !strstr(chip.source, "nandsim"));
+    memcpy(sim.source, chip.source, sizeof sim.source);
     CHECK(!memcmp(&chip, &sim, sizeof chip));
 }
 
@@ -153,6 +155,7 @@ TEST(nandsim_variant_differs_only_in_reads)
 
 static const char every_key[] =
     "name: \"every key\"\n"
+    "source: \"Grupp et al., MICRO 2009, table 1\"\n"
     "cell: tlc\n"
     "geometry: {channels: 2, dies_per_channel: 3, planes_per_die: 2,\n"
     "           blocks_per_plane: 100, pages_per_block: 96, page_size: 8192,\n"
@@ -191,6 +194,7 @@ TEST(every_key_round_trips)
         fprintf(stderr, "%s\n", err);
     REQUIRE(rc == NAND_OK);
     CHECK(strcmp(cfg.name, "every key") == 0);
+    CHECK(strcmp(cfg.source, "Grupp et al., MICRO 2009, table 1") == 0);
     CHECK_EQ_INT(cfg.cell, NAND_TLC);
     CHECK_EQ_INT(cfg.geo.channels, 2);
     CHECK_EQ_INT(cfg.geo.dies_per_channel, 3);
@@ -230,7 +234,8 @@ TEST(every_key_round_trips)
     CHECK_EQ_INT(cfg.dedup, 1);
 }
 
-/* Keys left out keep nand_config_init's defaults. */
+/* Keys left out keep nand_config_init's defaults, but for the source,
+ * which names the built-in part's and so is "" in a file without one. */
 TEST(absent_keys_keep_defaults)
 {
     char path[64], err[512];
@@ -245,6 +250,8 @@ TEST(absent_keys_keep_defaults)
     want.geo.page_size = 512;
     want.geo.oob_size = 16;
     REQUIRE(nand_config_finish(&want, NULL, 0) == NAND_OK);
+    CHECK(want.source[0] != '\0' && got.source[0] == '\0');
+    memset(want.source, 0, sizeof want.source);
     CHECK(memcmp(&got, &want, sizeof got) == 0);
 }
 
@@ -297,7 +304,7 @@ struct bad {
 static const struct bad bad_cases[] = {
     /* unknown keys */
     { TXT("name: x\nbogus: 1\n"), "2:1",
-      "unknown key 'bogus' (valid keys: name, cell, geometry, nop," },
+      "unknown key 'bogus' (valid keys: name, source, cell, geometry, nop," },
     { TXT("endurence: 5\n"), "1:1",
       "unknown key 'endurence' (did you mean 'endurance'?)" },
     { TXT("geometry: {channels: 1, pagesize: 2048}\n"), "1:25",
@@ -334,6 +341,9 @@ static const struct bad bad_cases[] = {
     { TXT("name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"),
       "1:7", "name: too long (64 bytes, at most 63)" },
     { TXT("name: \"a\\tb\"\n"), "1:7", "name: must not contain control characters" },
+    { TXT("source: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"),
+      "1:9", "source: too long (160 bytes, at most 159)" },
+    { TXT("source: \"\"\n"), "1:9", "source: expected a non-empty string" },
     { TXT("nop: &n 1\npair_distance: *n\n"), "2:16",
       "pair_distance: expected an unsigned integer, got an alias" },
     { TXT("? [a]\n: 1\n"), "1:3", "expected a key name, got a sequence" },
