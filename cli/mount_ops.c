@@ -179,7 +179,9 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     struct mnt *m = lk();
     struct fs_stat ls;
     int rc = 0;
-    int fd = fi && fi->fh == DIR_BY_NODE ? dir_fd_of(req_node) : fi ? (int)fi->fh : -1;
+    int fd = !fi ? -1
+           : fi->fh == DIR_BY_NODE ? dir_fd_of(req_node)
+           : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
     if (is_stats(path))
         stats_stat(m, st);
     else if (!path && fd < 0)
@@ -479,12 +481,16 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
         return n;
     memcpy(&h, buf, sizeof h);
     req_node = h.nodeid;
+    mnt_files_request(h.opcode, h.unique);
     if (h.opcode != FUSE_GETATTR || n < (ssize_t)(sizeof h + sizeof g))
         return n;
     memcpy(&g, (char *)buf + sizeof h, sizeof g);
-    if (!(g.getattr_flags & FUSE_GETATTR_FH) && dir_fd_of(h.nodeid) >= 0) {
+    if (g.getattr_flags & FUSE_GETATTR_FH)
+        return n;
+    g.fh = dir_fd_of(h.nodeid) >= 0 ? DIR_BY_NODE
+         : mnt_file_fd_of(h.nodeid) >= 0 ? MNT_FILE_BY_NODE : 0;
+    if (g.fh) {
         g.getattr_flags |= FUSE_GETATTR_FH;
-        g.fh = DIR_BY_NODE;
         memcpy((char *)buf + sizeof h, &g, sizeof g);
     }
     return n;
@@ -493,6 +499,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
     (void)userdata;
+    mnt_files_reply(iov, count);
     return writev(fd, iov, count);
 }
 
@@ -667,6 +674,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     int fd = MNT_CALL(m, open, path, lfs_flags(fi->flags), 0);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
+        mnt_files_add(req_node, fd);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_OPEN, .path = path,
                                          .flags = mnt_trace_flags(fi->flags & ~O_CREAT)});
     }
@@ -747,8 +755,10 @@ static int op_release(const char *path, struct fuse_file_info *fi)
         struct snap *s = (struct snap *)(uintptr_t)fi->fh;
         free(s->text);
         free(s);
-    } else if (!(rc = MNT_CALL(m, close, (int)fi->fh))) {
-        trace_path(m, TRACE_CLOSE, path);
+    } else {
+        mnt_files_remove((int)fi->fh);
+        if (!(rc = MNT_CALL(m, close, (int)fi->fh)))
+            trace_path(m, TRACE_CLOSE, path);
     }
     return ulk(m, rc);
 }
@@ -784,11 +794,10 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
     cfg->use_ino = 1;     /* st_ino is LogFS's inode number */
-    /* hard_remove stays 0: libfuse renames an unlinked open file to
-     * .fuse_hiddenXXXX and unlinks it at the last close, because with
-     * hard_remove an fstat of it fails with ESTALE (the kernel sends no fh
-     * with GETATTR, and libfuse has no path for it any more) */
-    cfg->hard_remove = 0;
+    /* unlink removes the name at once (st_nlink drops, no
+     * .fuse_hiddenXXXX), the fs keeps the inode until its last close, and
+     * fstat of it goes to its fd (mount_files.c) */
+    cfg->hard_remove = 1;
     cfg->kernel_cache = 1; /* only this mount changes the files */
     return mnt_g;
 }

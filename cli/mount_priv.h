@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "fsapi.h"
 #include "nand.h"
@@ -51,6 +52,17 @@ extern const struct fuse_operations mnt_ops;
 /* Read the kernel's requests through mount_ops.c (once mounted), so that
  * an open directory a rename replaced keeps answering fstat: 0 or -1. */
 int mnt_io_install(struct fuse *f);
+
+/* Open files by libfuse node (mount_files.c), so that an unlinked open
+ * file answers fstat: note and forget an fs fd on a node; the fd open on
+ * node, or -1; note the request this thread serves and its reply (a
+ * CREATE's reply names the new node). */
+#define MNT_FILE_BY_NODE (UINT64_MAX - 1) /* never an fd nor an address */
+void mnt_files_add(uint64_t node, int fd);
+void mnt_files_remove(int fd);
+int mnt_file_fd_of(uint64_t node);
+void mnt_files_request(uint32_t opcode, uint64_t unique);
+void mnt_files_reply(const struct iovec *iov, int count);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);
