@@ -150,6 +150,7 @@ struct margs {
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
+    struct mnt_cut cut;         /* -o powercut=random,... */
 };
 
 /* Append opt (n bytes) to a comma-separated list. */
@@ -180,7 +181,13 @@ static int split_opts(struct margs *a, const char *list)
         size_t n = strcspn(list, ",");
         const char *eq = memchr(list, '=', n);
         size_t kl = eq ? (size_t)(eq - list) : n;
-        if (n && fsapi_takes_option(a->kind, list, kl)) {
+        char cerr[300];
+        int cut = mnt_cut_option(&a->cut, list, n, cerr, sizeof cerr);
+        if (cut < 0)
+            return cli_usage_error("mount", "-o: %s", cerr);
+        if (cut) {
+            /* ours: the random power cut */
+        } else if (n && fsapi_takes_option(a->kind, list, kl)) {
             char item[320], err[1024];
             if (n >= 256)
                 return cli_usage_error("mount", "-o: option too long: %.*s", (int)n, list);
@@ -201,6 +208,12 @@ static int split_opts(struct margs *a, const char *list)
         }
         list += n + (list[n] == ',');
     }
+    char cerr[300];
+    if (mnt_cut_check(&a->cut, cerr, sizeof cerr))
+        return cli_usage_error("mount", "-o: %s", cerr);
+    if (a->cut.random && (a->cut_ops_set || a->cut_time_set))
+        return cli_usage_error("mount", "-o powercut=random excludes --cut-after-ops and "
+                               "--cut-at-time");
     return CLI_OK;
 }
 
@@ -297,8 +310,9 @@ static char *fuse_options(const struct margs *a, const char *image)
 /* ---- mounting -------------------------------------------------------------------- */
 
 /* Release what a mount holds; save the image when asked.  0 or CLI_FAIL. */
-static int teardown(struct mnt *m, int save, int save_after_cut)
+static int teardown(struct mnt *m, int save)
 {
+    int save_after_cut = m->save_after_cut;
     int rc = CLI_OK;
     int urc = m->fs.api->unmount(m->fs.fs); /* commits */
     int cut = !nand_is_powered(m->dev);
@@ -412,7 +426,12 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
     }
-    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !a->save_after_cut;
+    /* a random cut saves what survived and journals fsyncs: the next
+     * mount recovers from it */
+    m.save_after_cut = a->save_after_cut || a->cut.random;
+    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !m.save_after_cut;
+    m.cut = a->cut;
+    mnt_cut_arm(&m.cut, m.dev);
     if (a->cut_ops_set)
         nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
     if (a->cut_time_set)
@@ -446,7 +465,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     f = NULL;
     if (lrc2 < 0)
         mlog("the FUSE loop failed: %s", strerror(-lrc2));
-    rc = teardown(&m, !m.readonly, a->save_after_cut);
+    rc = teardown(&m, !m.readonly);
     m.trace = NULL;
     goto out;
 

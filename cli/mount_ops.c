@@ -27,19 +27,29 @@
 
 struct mnt *mnt_g;
 
+/* The request this thread serves keeps working after a power cut: one on
+ * the stats file (is_stats said so), or a getattr of the root, which the
+ * kernel asks before it looks the stats file up. */
+static _Thread_local int req_alive;
+
 static struct mnt *lk(void)
 {
     struct mnt *m = mnt_g;
     pthread_mutex_lock(&m->lock);
+    req_alive = 0;
     m->fuse_ops++;
     m->op_start = nand_now(m->dev);
     return m;
 }
 
 /* Unlock and pass rc on, counting failures (a missing name is a normal
- * answer to a lookup, not a failure). */
+ * answer to a lookup, not a failure).  After a power cut the device is
+ * dead: every answer but the stats file's is EIO, even one LogFS's cache
+ * could give. */
 static int ulk(struct mnt *m, int rc)
 {
+    if (!req_alive && !nand_is_powered(m->dev) && rc != -EROFS)
+        rc = -EIO;
     if (rc < 0 && rc != -ENOENT && rc != -ENODATA) /* a missing xattr is asked for often */
         m->errors++;
     if (rc == -EIO)
@@ -50,7 +60,9 @@ static int ulk(struct mnt *m, int rc)
 
 static int is_stats(const char *path)
 {
-    return path && !strcmp(path, MNT_STATS_PATH);
+    int s = path && !strcmp(path, MNT_STATS_PATH);
+    req_alive |= s;
+    return s;
 }
 
 /* A snapshot of the stats text, taken at open: reads of one open file see
@@ -182,6 +194,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     int fd = !fi ? -1
            : fi->fh == DIR_BY_NODE ? dir_fd_of(req_node)
            : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
+    req_alive = path && !strcmp(path, "/");
     if (is_stats(path))
         stats_stat(m, st);
     else if (!path && fd < 0)
@@ -790,6 +803,33 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
     return ulk(m, rc);
 }
 
+/* xfstests' shutdown (src/godown: XFS_IOC_GOINGDOWN on any file or
+ * directory of the mount) cuts the power, after a commit and a journal
+ * sync as XFS's default flag asks: the kernel forwards the ioctl, but not
+ * its flag (an _IOR: nothing is copied in), so every shutdown is taken as
+ * the default one.  The torn image is saved at unmount, so the next mount
+ * recovers from it.  Anything else: ENOTTY. */
+#define MNT_IOC_GOINGDOWN 0x8004587dU /* _IOR('X', 125, uint32_t) */
+
+static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info *fi,
+                    unsigned int flags, void *data)
+{
+    (void)path, (void)arg, (void)fi, (void)flags, (void)data;
+    if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
+        return -ENOTTY;
+    struct mnt *m = lk();
+    int rc = 0;
+    if (nand_is_powered(m->dev) && !m->readonly) {
+        if (!m->fs.api->sync(m->fs.fs))
+            host_sync(m);
+        m->save_after_cut = 1;
+        m->keep_image = 0;
+    }
+    nand_power_cut(m->dev);
+    req_alive = 1; /* the shutdown itself succeeded */
+    return ulk(m, rc);
+}
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
@@ -870,4 +910,5 @@ const struct fuse_operations mnt_ops = {
     .releasedir = op_releasedir,
     .fsyncdir = op_fsyncdir,
     .fallocate = op_fallocate,
+    .ioctl = op_ioctl,
 };

@@ -22,6 +22,15 @@
  * never this high. */
 #define MNT_STATS_INO UINT64_C(0x7fffffffffffff00)
 
+/* -o powercut=random,seed=N,mean_ops=M (mount_cut.c) */
+#define MNT_CUT_MEAN_OPS 10000 /* mean_ops when not given */
+struct mnt_cut {
+    int random, seed_set;
+    uint64_t seed, mean_ops;
+    uint64_t age;       /* the image's nand.state_ops when mounted: the draw's key */
+    uint64_t after_ops; /* the point drawn: flash programs/erases before the cut */
+};
+
 struct mnt {
     /* the file systems are single-threaded: every call into fs or dev
      * holds lock */
@@ -36,6 +45,9 @@ struct mnt {
     int readonly;
     int keep_image;                 /* a cut armed, no --save-after-cut: IMAGE
                                      * stays as it was, fsync syncs no journal */
+    int save_after_cut;             /* save the torn image at unmount (given,
+                                     * a random cut, or a shutdown ioctl) */
+    struct mnt_cut cut;
     uint32_t block_size;            /* the fs's, for st_blksize and statfs */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
@@ -63,6 +75,15 @@ void mnt_files_remove(int fd);
 int mnt_file_fd_of(uint64_t node);
 void mnt_files_request(uint32_t opcode, uint64_t unique);
 void mnt_files_reply(const struct iovec *iov, int count);
+
+/* The random cut: 1 when item (n bytes, "key=value") is one of its -o
+ * keys, 0 when not, -1 with a message in err when its value is bad. */
+int mnt_cut_option(struct mnt_cut *c, const char *item, size_t n, char *err, size_t errlen);
+/* -1 with a message when seed= or mean_ops= come without powercut=random. */
+int mnt_cut_check(const struct mnt_cut *c, char *err, size_t errlen);
+/* Draw the cut point from the seed and dev's age, and arm it (no-op
+ * without powercut=random). */
+void mnt_cut_arm(struct mnt_cut *c, nand_dev *dev);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);
