@@ -146,7 +146,9 @@ struct margs {
     char *raw_opts;             /* every -o list, joined, until the kind is known */
     char *fuse_opts, *fs_opts;  /* comma-separated: FUSE's -o, the fs's */
     size_t raw_len, fuse_len, fs_len;
-    int foreground, debug, save_after_cut, readonly;
+    int foreground, debug, save_after_cut;
+    int readonly;               /* ro or readonly=1: the kernel mount is read-only */
+    int fs_readonly;            /* readonly=1: the fs too (ro alone leaves it writable) */
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
@@ -199,7 +201,7 @@ static int split_opts(struct margs *a, const char *list)
                 return mfail("mount", "out of memory");
             if (!strncmp(item, "readonly=", 9) && strcmp(item + 9, "0") &&
                 strcmp(item + 9, "false") && strcmp(item + 9, "no"))
-                a->readonly = 1;
+                a->readonly = a->fs_readonly = 1;
         } else if (n) {
             if (n == 2 && !strncmp(list, "ro", 2))
                 a->readonly = 1;
@@ -313,6 +315,14 @@ static char *fuse_options(const struct margs *a, const char *image)
 static int teardown(struct mnt *m, int save)
 {
     int save_after_cut = m->save_after_cut;
+    if (m->started_ro && !m->readonly && nand_is_powered(m->dev)) {
+        /* a clean fs commits without writing: nothing programmed or
+         * erased means never remounted rw and written, and IMAGE stays
+         * as it was */
+        m->fs.api->sync(m->fs.fs);
+        if (mnt_state_ops(m->dev) == m->ops0)
+            save = 0;
+    }
     int rc = CLI_OK;
     int urc = m->fs.api->unmount(m->fs.fs); /* commits */
     int cut = !nand_is_powered(m->dev);
@@ -365,7 +375,8 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     }
     m.image = image;
     m.mountpoint = mp;
-    m.readonly = a->readonly;
+    m.readonly = a->fs_readonly;
+    m.started_ro = a->readonly;
     m.fs_opts = a->fs_opts ? a->fs_opts : "";
 
     /* FUSE's options first: a bad one stops us before the image is opened */
@@ -382,9 +393,11 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
 
     /* one writer per image: another one would lose this one's work, or
      * this one its; a mount just unmounted is waited for (its save) */
-    if (a->readonly)
+    if (a->readonly && !a->fs_readonly && imglock_try(&lock, image, "mount", mp))
+        m.readonly = 1; /* ro, and another writer: the fs read-only too */
+    if (m.readonly)
         imglock_read(image, "mount");
-    else if (imglock_write(&lock, image, "mount", mp))
+    else if (!lock.l && imglock_write(&lock, image, "mount", mp))
         goto out;
     if (nand_open(image, &m.dev, err, sizeof err)) {
         rc = mfail("mount", "%s", err);
@@ -394,7 +407,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
      * asks for the deterministic simulated time plus that epoch; -o ro
      * mounts read-only where the kind can */
     char given[1024], mopts[1100];
-    int ro = a->readonly && fsapi_takes_option(a->kind, "readonly", 8);
+    int ro = m.readonly && fsapi_takes_option(a->kind, "readonly", 8);
     snprintf(given, sizeof given, "%s%s%s", m.fs_opts, ro && *m.fs_opts ? "," : "",
              ro ? "readonly=1" : "");
     cli_host_clock_options(a->kind, given, mopts, sizeof mopts);
@@ -432,6 +445,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     m.keep_image = (a->cut_ops_set || a->cut_time_set) && !m.save_after_cut;
     m.cut = a->cut;
     mnt_cut_arm(&m.cut, m.dev);
+    m.ops0 = mnt_state_ops(m.dev);
     if (a->cut_ops_set)
         nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
     if (a->cut_time_set)

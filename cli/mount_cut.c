@@ -73,6 +73,13 @@ int mnt_cut_option(struct mnt_cut *c, const char *item, size_t n, char *err, siz
     return 1;
 }
 
+uint64_t mnt_state_ops(nand_dev *dev)
+{
+    struct nand_stats st;
+    nand_get_stats(dev, &st);
+    return st.state_ops;
+}
+
 int mnt_cut_check(const struct mnt_cut *c, char *err, size_t errlen)
 {
     if (!c->random && (c->seed_set || c->mean_ops)) {
@@ -84,13 +91,11 @@ int mnt_cut_check(const struct mnt_cut *c, char *err, size_t errlen)
 
 void mnt_cut_arm(struct mnt_cut *c, nand_dev *dev)
 {
-    struct nand_stats st;
     if (!c->random)
         return;
     if (!c->mean_ops)
         c->mean_ops = MNT_CUT_MEAN_OPS;
-    nand_get_stats(dev, &st);
-    c->age = st.state_ops;
+    c->age = mnt_state_ops(dev);
     double u = rng_unit(rng_key(c->seed, RNG_POWERCUT, CUT_TAG, c->age, 0, 0));
     double after = -(double)c->mean_ops * log1p(-u); /* exponential, mean M */
     c->after_ops = after < 1e18 ? (uint64_t)after : UINT64_C(1000000000000000000);

@@ -644,8 +644,9 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
  * Not after a power cut: the image keeps the state before it. */
 static int host_sync(struct mnt *m)
 {
-    if (m->readonly || m->keep_image || !nand_is_powered(m->dev))
-        return 0;
+    if (m->readonly || m->keep_image || !nand_is_powered(m->dev) ||
+        (m->started_ro && mnt_state_ops(m->dev) == m->ops0))
+        return 0; /* nothing written since a read-only start: no journal */
     return nand_sync(m->dev, m->image) ? -EIO : 0; /* counted as an error */
 }
 

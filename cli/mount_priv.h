@@ -42,7 +42,11 @@ struct mnt {
     nand_time_t t0;                 /* simulated clock when mounted */
     nand_time_t op_start;           /* clock when the current op began */
     uint64_t host0;                 /* the fs's host_bytes when mounted */
-    int readonly;
+    int readonly;                   /* the fs is read-only (readonly=1, or ro on an
+                                     * image another process writes) */
+    int started_ro;                 /* -o ro: the kernel mount began read-only;
+                                     * a kernel remount rw may make it writable */
+    uint64_t ops0;                  /* nand.state_ops when the mount was ready */
     int keep_image;                 /* a cut armed, no --save-after-cut: IMAGE
                                      * stays as it was, fsync syncs no journal */
     int save_after_cut;             /* save the torn image at unmount (given,
@@ -55,7 +59,10 @@ struct mnt {
     int trace_failed;
 };
 
-extern struct mnt *mnt_g; /* the mount (one per process) */
+extern struct mnt *mnt_g;
+
+/* dev's flash programs and erases so far (nand.state_ops). */
+uint64_t mnt_state_ops(nand_dev *dev); /* the mount (one per process) */
 
 /* The fs's call op, or -ENOSYS when its kind lacks it (caller holds lock). */
 #define MNT_CALL(m, op, ...) \

@@ -66,7 +66,8 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("sim_time_ns", now);
     U("mounted_ns", now - m->t0);
     U("powered", nand_is_powered(m->dev));
-    U("readonly", m->readonly);
+    U("readonly", m->readonly || m->started_ro);
+    U("fs_readonly", m->readonly);
     if (m->cut.random) { /* what reproduces the cut: seed and age */
         put(&b, "powercut random\n");
         U("powercut.seed", m->cut.seed);
