@@ -1,15 +1,17 @@
-/* mount_files.c -- open files by libfuse node, so that an unlinked open
- * file keeps answering fstat.
+/* mount_files.c -- open directories and files by libfuse node, so that
+ * one without a name keeps answering fstat.
  *
  * The mount runs with libfuse's hard_remove: unlink removes the name at
  * once (st_nlink drops, the directory no longer lists it) and the fs keeps
- * the inode as an orphan until its last close.  libfuse's high-level API
- * then has no path for the node, and the kernel's GETATTR (an fstat, which
- * never carries a handle) would fail with ESTALE before any op of ours
- * ran.  So the mount notes which fs fd each node has open -- an OPEN's
- * node is in its request, a CREATE's in its reply -- and mount_ops.c's
- * io_read marks a GETATTR of such a node as one on a handle (fh
- * MNT_FILE_BY_NODE), answered with fstat on that fd. */
+ * the inode as an orphan until its last close; a rename over an open
+ * directory leaves it nameless too.  libfuse's high-level API then has no
+ * path for the node, and the kernel's GETATTR (an fstat, which never
+ * carries a handle) would fail with ESTALE before any op of ours ran.  So
+ * the mount notes which fs fd each node has open -- an OPEN's or
+ * OPENDIR's node is in its request, a CREATE's in its reply -- and
+ * mount_ops.c's io_read marks a GETATTR of such a node as one on a handle
+ * (fh MNT_FILE_BY_NODE), answered with fstat on that fd.  The fds are the
+ * fs's, unique among files and directories. */
 #include "mount_priv.h"
 
 #include <linux/fuse.h>

@@ -162,27 +162,21 @@ static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t
     mnt_trace(m, &(struct trace_rec){.op = op, .path = path, .offset = off, .length = len});
 }
 
-/* ---- open directories by node ----------------------------------------------
+/* ---- open directories and files by node -------------------------------------
  * libfuse's high-level API names a node by its path, and a directory whose
- * name a rename took over has none left: the kernel's GETATTR of it (an
- * fstat of the open directory, which never carries a handle) failed with
- * ESTALE inside libfuse, before any op of ours ran (xfstests generic/035).
- * So the mount reads the kernel's requests itself (mnt_io_install): a
- * GETATTR of a node an opendir of ours holds is marked as one on a handle
- * (FUSE_GETATTR_FH, fh DIR_BY_NODE), which libfuse passes on without
- * needing a path, and op_getattr answers it with fstat on the fd that
- * opendir keeps open in the fs, as Linux does (nlink 0 once replaced). */
+ * name a rename took over, or a file unlinked while open (hard_remove), has
+ * none left: the kernel's GETATTR of it (an fstat, which never carries a
+ * handle) failed with ESTALE inside libfuse, before any op of ours ran
+ * (xfstests generic/035).  So the mount reads the kernel's requests itself
+ * (mnt_io_install): a GETATTR of a node that an opendir or open of ours
+ * holds (mount_files.c) is marked as one on a handle (FUSE_GETATTR_FH, fh
+ * MNT_FILE_BY_NODE), which libfuse passes on without needing a path, and
+ * op_getattr answers it with fstat on the fd open in the fs, as Linux does
+ * (nlink 0 once gone). */
 
-#define DIR_BY_NODE UINT64_MAX /* never an fd nor a snapshot's address */
-
-struct dsnap;
-static struct dsnap *dirs_open; /* every open directory, under dirs_lock */
-static pthread_mutex_t dirs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The node of the request this thread is serving (libfuse's threads
  * read a request and then serve it) */
 static _Thread_local uint64_t req_node;
-
-static int dir_fd_of(uint64_t node);
 
 /* ---- attributes ---------------------------------------------------------- */
 
@@ -191,9 +185,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     struct mnt *m = lk();
     struct fs_stat ls;
     int rc = 0;
-    int fd = !fi ? -1
-           : fi->fh == DIR_BY_NODE ? dir_fd_of(req_node)
-           : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
+    int fd = !fi ? -1 : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
     req_alive = path && !strcmp(path, "/");
     if (is_stats(path))
         stats_stat(m, st);
@@ -443,46 +435,12 @@ struct dsnap {
     struct dent *v;
     int root, nomem; /* root: hide MNT_STATS_NAME (the virtual file shadows it) */
     /* the directory open in the fs (-1: the kind cannot), for a GETATTR
-     * of its node once a rename took its name; on dirs_open */
+     * of its node once a rename took its name (mount_files.c) */
     int fd;
-    uint64_t node;
-    struct dsnap *next;
 };
 
-/* An fs fd of an open directory on libfuse's node, or -1 (caller holds
- * the mount's lock, under which a releasedir closes it). */
-static int dir_fd_of(uint64_t node)
-{
-    int fd = -1;
-    pthread_mutex_lock(&dirs_lock);
-    for (struct dsnap *d = dirs_open; d && fd < 0; d = d->next)
-        if (d->node == node)
-            fd = d->fd;
-    pthread_mutex_unlock(&dirs_lock);
-    return fd;
-}
-
-static void dirs_add(struct dsnap *d)
-{
-    pthread_mutex_lock(&dirs_lock);
-    d->next = dirs_open;
-    dirs_open = d;
-    pthread_mutex_unlock(&dirs_lock);
-}
-
-static void dirs_remove(struct dsnap *d)
-{
-    pthread_mutex_lock(&dirs_lock);
-    for (struct dsnap **p = &dirs_open; *p; p = &(*p)->next)
-        if (*p == d) {
-            *p = d->next;
-            break;
-        }
-    pthread_mutex_unlock(&dirs_lock);
-}
-
 /* The kernel's requests as libfuse reads them: note the node, and mark a
- * GETATTR of an open directory's node as one on a handle. */
+ * GETATTR of an open directory's or file's node as one on a handle. */
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
     (void)userdata;
@@ -500,10 +458,9 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
     memcpy(&g, (char *)buf + sizeof h, sizeof g);
     if (g.getattr_flags & FUSE_GETATTR_FH)
         return n;
-    g.fh = dir_fd_of(h.nodeid) >= 0 ? DIR_BY_NODE
-         : mnt_file_fd_of(h.nodeid) >= 0 ? MNT_FILE_BY_NODE : 0;
-    if (g.fh) {
+    if (mnt_file_fd_of(h.nodeid) >= 0) {
         g.getattr_flags |= FUSE_GETATTR_FH;
+        g.fh = MNT_FILE_BY_NODE;
         memcpy((char *)buf + sizeof h, &g, sizeof g);
     }
     return n;
@@ -566,9 +523,8 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
     if (d) {
         d->root = !strcmp(path, "/");
         d->fd = MNT_CALL(m, open, path, O_RDONLY | O_DIRECTORY, 0);
-        d->node = req_node;
-        if (d->fd >= 0 && d->node)
-            dirs_add(d);
+        if (d->fd >= 0 && req_node)
+            mnt_files_add(req_node, d->fd);
     }
     fi->fh = (uint64_t)(uintptr_t)d;
     return ulk(m, rc);
@@ -581,7 +537,8 @@ static int op_releasedir(const char *path, struct fuse_file_info *fi)
     if (!d)
         return 0;
     struct mnt *m = lk();
-    dirs_remove(d);
+    if (d->fd >= 0)
+        mnt_files_remove(d->fd);
     /* the last close of a directory a rename or rmdir removed deletes it */
     int rc = d->fd >= 0 ? MNT_CALL(m, close, d->fd) : 0;
     dsnap_clear(d);

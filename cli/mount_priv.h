@@ -72,10 +72,11 @@ extern const struct fuse_operations mnt_ops;
  * an open directory a rename replaced keeps answering fstat: 0 or -1. */
 int mnt_io_install(struct fuse *f);
 
-/* Open files by libfuse node (mount_files.c), so that an unlinked open
- * file answers fstat: note and forget an fs fd on a node; the fd open on
- * node, or -1; note the request this thread serves and its reply (a
- * CREATE's reply names the new node). */
+/* Open directories and files by libfuse node (mount_files.c), so that
+ * one without a name answers fstat: note and forget an fs fd on a node;
+ * an fd open on node, or -1 (caller holds lock, under which release and
+ * releasedir forget and close); note the request this thread serves and
+ * its reply (a CREATE's reply names the new node). */
 #define MNT_FILE_BY_NODE (UINT64_MAX - 1) /* never an fd nor an address */
 void mnt_files_add(uint64_t node, int fd);
 void mnt_files_remove(int fd);

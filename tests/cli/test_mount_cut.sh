@@ -12,23 +12,7 @@
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 NCHECKS=36 # reported as skipped when FUSE cannot be used
-skipped=0
-MOUNTS=""; IMAGES=""
-summary() { echo "test_mount_cut: $passed passed, $failed failed, $skipped skipped"; }
-cleanup() {
-    cd /
-    for m in $MOUNTS; do
-        grep -q " $m fuse" /proc/mounts 2>/dev/null && fusermount3 -u -z "$m" 2>/dev/null
-    done
-    for i in $IMAGES; do [ -f "$i" ] && flock -w 20 "$i.lock" true 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-skip() { skipped=$((skipped + $1)); echo "SKIP ($1): $2"; }
-have() { command -v "$1" >/dev/null 2>&1; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
-mounted() { grep -q " $1 fuse.flashlab " /proc/mounts; }
+SUITE=test_mount_cut; . "$(dirname "$0")/mountlib.sh"
 # mnt IMAGE DIR [OPTIONS...]: mount in the background, quietly (0 or 1)
 mnt() {
     img=$1; dir=$2; shift 2
@@ -37,7 +21,6 @@ mnt() {
 }
 # umnt DIR IMAGE: unmount and wait for the image's save
 umnt() { cd "$T"; fusermount3 -u "$1" && flock -w 60 "$2.lock" true; }
-stat_of() { $FL stats "$1" "$2"; }
 # the ioctls and remounts, through python3 (xfstests' godown, integck's mount(2))
 godown() { python3 -c 'import fcntl, os, sys
 fcntl.ioctl(os.open(sys.argv[1], os.O_RDONLY), 0x8004587d, bytes(4))' "$1"; }
