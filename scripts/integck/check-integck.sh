@@ -98,7 +98,7 @@ t0=$(date +%s)
 shim "$bin/integck" -n "$N" -e "$run/integck" > "$run/integck.log" 2>&1; rc=$?
 finish integck; frc=$?
 result "integck -n $N -e" "$([ $rc = 0 ] && [ $frc = 0 ] && echo 1)" \
-    "exit $rc, $(($(date +%s) - t0)) s, fsck $(tail -1 "$run/integck.fsck")"
+    "exit $rc, $(($(date +%s) - t0)) s, fsck exit $frc"
 
 # 2. fs-tests test_1, test_2
 for t in test_1 test_2; do
@@ -126,6 +126,9 @@ done
 alive=0; kill -0 $pid 2>/dev/null && alive=1 && kill $pid
 wait $pid 2>/dev/null
 bad=$(grep -c "error!" "$run/powercut.log")
+# what was mounted there when it ended (for a failure's diagnosis)
+{ grep " $run/powercut " /proc/mounts; ps -eo pid,args | grep "[f]lashlab mount"; } \
+    > "$run/powercut.mounts"
 # the last image may be torn: a mount recovers it, then fsck must be clean
 finish powercut
 "$fl" mount "$img" "$mnt" && finish powercut; frc=$?
@@ -133,6 +136,6 @@ result "integck -p, $CUTS power cuts (seed $SEED, mean_ops $MEAN_OPS)" \
     "$([ "$n" -ge "$CUTS" ] && [ $alive = 1 ] && [ "$bad" = 0 ] && [ $frc = 0 ] && echo 1)" \
     "$n restarts, $bad failed checks, $(($(date +%s) - t0)) s, fsck exit $frc"
 
-[ -n "${KEEP_LOGS:-}" ] && mkdir -p "$KEEP_LOGS" && cp "$run"/*.log "$run"/*.fsck "$KEEP_LOGS"/
+[ -n "${KEEP_LOGS:-}" ] && mkdir -p "$KEEP_LOGS" && cp "$run"/*.log "$run"/*.fsck "$run"/*.mounts "$KEEP_LOGS"/
 echo "integck: $passed of $total passed"
 [ "$passed" = "$total" ]
