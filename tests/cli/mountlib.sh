@@ -1,7 +1,10 @@
 # mountlib.sh -- helpers shared by the suites that mount (sourced after
-# lib.sh, with SUITE set to the suite's name): every mount point in MOUNTS
+# lib.sh, with SUITE set to the suite's name): SRC is the source tree, FL
+# an absolute path; every mount point in MOUNTS
 # is unmounted on exit, even after a failure, and every image in IMAGES
 # waited for (its mount process saves it, then releases IMAGE.lock).
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+case $FL in /*) ;; *) FL=$PWD/$FL ;; esac # the tests cd
 MOUNTS=""; IMAGES=""; skipped=0
 summary() { echo "$SUITE: $passed passed, $failed failed, $skipped skipped"; }
 cleanup() {

@@ -5,8 +5,6 @@
 # fusermount3; without them every check is reported as skipped.  Every
 # mount is undone on exit, even after a failure.
 . "$(dirname "$0")/lib.sh"
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 NCHECKS=161 # reported as skipped when FUSE cannot be used
 SUITE=test_mount; . "$(dirname "$0")/mountlib.sh"
 skip_all() {

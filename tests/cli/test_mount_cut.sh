@@ -9,8 +9,6 @@
 # python3 for the ioctls, root for the remounts; what cannot run is
 # reported as skipped.
 . "$(dirname "$0")/lib.sh"
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 NCHECKS=36 # reported as skipped when FUSE cannot be used
 SUITE=test_mount_cut; . "$(dirname "$0")/mountlib.sh"
 # mnt IMAGE DIR [OPTIONS...]: mount in the background, quietly (0 or 1)
