@@ -133,7 +133,7 @@ fcntl.ioctl(os.open(sys.argv[1], os.O_RDONLY), 0x8004587d, bytes(4))' "$M"
     check "an open unlinked file at a cut: kept ($n1 files), deleted by the next mount ($n2)" \
         '[ "$n1" = 2 ] && [ "$n2" = 1 ]'
 else
-    skip 5 "python3 is not installed (the ioctl)"
+    skip 4 "python3 is not installed (the ioctl)"
 fi
 
 # ---- read-only, remounted read-write by the kernel -------------------------------
