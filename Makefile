@@ -59,7 +59,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long check-linux check-posix deps clean install
+.PHONY: all test run bench check-long check-linux check-posix check-integck deps clean install
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
 
 $(BUILD)/obj/%.o: %.c
@@ -129,6 +129,14 @@ check-linux: all
 # (docs/mount.md has the latest counts).  Not part of `make test`.
 check-posix: all
 	@sh scripts/check-posix.sh '$(PJDFSTEST)' ./$(BUILD)/flashlab $(SUITES)
+
+# `make check-integck MTD_UTILS=DIR`, as root: mtd-utils' integck (-n 10 -e,
+# then -p under 100 random power cuts) and fs-tests' test_1 and test_2 from
+# DIR (mtd-utils' git dir or a work tree; built under $(BUILD)/integck) on
+# flashlab mounts, their remounts through scripts/integck/mount_shim.c
+# (docs/mount.md has the results).  Not part of `make test`.
+check-integck: all
+	@sh scripts/integck/check-integck.sh '$(MTD_UTILS)' ./$(BUILD)/flashlab $(BUILD)/integck
 
 deps:
 	@sh .ci/deps.sh

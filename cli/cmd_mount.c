@@ -56,8 +56,10 @@ static const char mount_help[] =
     "-o takes the fs's options (the keys of `flashlab mkfs --fs KIND\n"
     "--help-options`; LogFS: cache=1M, dirty=256K, gc_policy=...) and FUSE\n"
     "mount options (allow_other, ro, max_write=N, ...) in one list; keys the\n"
-    "fs knows go to it, the others to FUSE.  ro (or readonly) mounts both\n"
-    "read-only and never saves IMAGE.  The kernel checks permissions\n"
+    "fs knows go to it, the others to FUSE.  readonly=1 mounts both\n"
+    "read-only; ro mounts the kernel's read-only but keeps the fs writable\n"
+    "under the lock, so that `mount -o remount,rw` works; IMAGE is saved only\n"
+    "when something was written.  The kernel checks permissions\n"
     "(default_permissions); only the mounting user may enter the mount\n"
     "unless -o allow_other, so conformance suites that switch uids\n"
     "(pjdfstest: `make check-posix`) need -o allow_other, as root.\n"
@@ -77,7 +79,13 @@ static const char mount_help[] =
     "  --save-after-cut    save the torn image at unmount all the same\n"
     "                      (by default a mount with a cut armed leaves\n"
     "                      IMAGE as it was: neither saved nor journaled)\n"
-    "After a cut LogFS calls fail with EIO.  See docs/mount.md.\n"
+    "  -o powercut=random,seed=N,mean_ops=M\n"
+    "                      cut the power after a number of programs/erases\n"
+    "                      drawn (mean M, default 10000) from seed N and the\n"
+    "                      image's age; saves the torn image and journals\n"
+    "                      fsyncs, so that the next mount recovers\n"
+    "After a cut (or xfstests' shutdown ioctl) every call fails with EIO but\n"
+    "on the stats file.  See docs/mount.md.\n"
     "\n"
     "examples:\n"
     "  mkdir -p /tmp/mnt && flashlab mount fs.img /tmp/mnt\n"
@@ -146,10 +154,13 @@ struct margs {
     char *raw_opts;             /* every -o list, joined, until the kind is known */
     char *fuse_opts, *fs_opts;  /* comma-separated: FUSE's -o, the fs's */
     size_t raw_len, fuse_len, fs_len;
-    int foreground, debug, save_after_cut, readonly;
+    int foreground, debug, save_after_cut;
+    int readonly;               /* ro or readonly=1: the kernel mount is read-only */
+    int fs_readonly;            /* readonly=1: the fs too (ro alone leaves it writable) */
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
+    struct mnt_cut cut;         /* -o powercut=random,... */
 };
 
 /* Append opt (n bytes) to a comma-separated list. */
@@ -180,7 +191,13 @@ static int split_opts(struct margs *a, const char *list)
         size_t n = strcspn(list, ",");
         const char *eq = memchr(list, '=', n);
         size_t kl = eq ? (size_t)(eq - list) : n;
-        if (n && fsapi_takes_option(a->kind, list, kl)) {
+        char cerr[300];
+        int cut = mnt_cut_option(&a->cut, list, n, cerr, sizeof cerr);
+        if (cut < 0)
+            return cli_usage_error("mount", "-o: %s", cerr);
+        if (cut) {
+            /* ours: the random power cut */
+        } else if (n && fsapi_takes_option(a->kind, list, kl)) {
             char item[320], err[1024];
             if (n >= 256)
                 return cli_usage_error("mount", "-o: option too long: %.*s", (int)n, list);
@@ -192,7 +209,7 @@ static int split_opts(struct margs *a, const char *list)
                 return mfail("mount", "out of memory");
             if (!strncmp(item, "readonly=", 9) && strcmp(item + 9, "0") &&
                 strcmp(item + 9, "false") && strcmp(item + 9, "no"))
-                a->readonly = 1;
+                a->readonly = a->fs_readonly = 1;
         } else if (n) {
             if (n == 2 && !strncmp(list, "ro", 2))
                 a->readonly = 1;
@@ -201,6 +218,12 @@ static int split_opts(struct margs *a, const char *list)
         }
         list += n + (list[n] == ',');
     }
+    char cerr[300];
+    if (mnt_cut_check(&a->cut, cerr, sizeof cerr))
+        return cli_usage_error("mount", "-o: %s", cerr);
+    if (a->cut.random && (a->cut_ops_set || a->cut_time_set))
+        return cli_usage_error("mount", "-o powercut=random excludes --cut-after-ops and "
+                               "--cut-at-time");
     return CLI_OK;
 }
 
@@ -297,8 +320,17 @@ static char *fuse_options(const struct margs *a, const char *image)
 /* ---- mounting -------------------------------------------------------------------- */
 
 /* Release what a mount holds; save the image when asked.  0 or CLI_FAIL. */
-static int teardown(struct mnt *m, int save, int save_after_cut)
+static int teardown(struct mnt *m, int save)
 {
+    int save_after_cut = m->save_after_cut;
+    if (m->started_ro && !m->readonly && nand_is_powered(m->dev)) {
+        /* a clean fs commits without writing: nothing programmed or
+         * erased means never remounted rw and written, and IMAGE stays
+         * as it was */
+        m->fs.api->sync(m->fs.fs);
+        if (mnt_state_ops(m->dev) == m->ops0)
+            save = 0;
+    }
     int rc = CLI_OK;
     int urc = m->fs.api->unmount(m->fs.fs); /* commits */
     int cut = !nand_is_powered(m->dev);
@@ -351,7 +383,8 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     }
     m.image = image;
     m.mountpoint = mp;
-    m.readonly = a->readonly;
+    m.readonly = a->fs_readonly;
+    m.started_ro = a->readonly;
     m.fs_opts = a->fs_opts ? a->fs_opts : "";
 
     /* FUSE's options first: a bad one stops us before the image is opened */
@@ -368,9 +401,11 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
 
     /* one writer per image: another one would lose this one's work, or
      * this one its; a mount just unmounted is waited for (its save) */
-    if (a->readonly)
+    if (a->readonly && !a->fs_readonly && imglock_try(&lock, image, "mount", mp))
+        m.readonly = 1; /* ro, and another writer: the fs read-only too */
+    if (m.readonly)
         imglock_read(image, "mount");
-    else if (imglock_write(&lock, image, "mount", mp))
+    else if (!lock.l && imglock_write(&lock, image, "mount", mp))
         goto out;
     if (nand_open(image, &m.dev, err, sizeof err)) {
         rc = mfail("mount", "%s", err);
@@ -380,7 +415,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
      * asks for the deterministic simulated time plus that epoch; -o ro
      * mounts read-only where the kind can */
     char given[1024], mopts[1100];
-    int ro = a->readonly && fsapi_takes_option(a->kind, "readonly", 8);
+    int ro = m.readonly && fsapi_takes_option(a->kind, "readonly", 8);
     snprintf(given, sizeof given, "%s%s%s", m.fs_opts, ro && *m.fs_opts ? "," : "",
              ro ? "readonly=1" : "");
     cli_host_clock_options(a->kind, given, mopts, sizeof mopts);
@@ -412,7 +447,13 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
         rc = mfail("mount", "%s: cannot write the trace: %s", a->trace, strerror(errno));
         goto unmount;
     }
-    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !a->save_after_cut;
+    /* a random cut saves what survived and journals fsyncs: the next
+     * mount recovers from it */
+    m.save_after_cut = a->save_after_cut || a->cut.random;
+    m.keep_image = (a->cut_ops_set || a->cut_time_set) && !m.save_after_cut;
+    m.cut = a->cut;
+    mnt_cut_arm(&m.cut, m.dev);
+    m.ops0 = mnt_state_ops(m.dev);
     if (a->cut_ops_set)
         nand_cut_after_ops(m.dev, a->cut_ops, -1.0); /* tear point from the seed */
     if (a->cut_time_set)
@@ -446,7 +487,7 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     f = NULL;
     if (lrc2 < 0)
         mlog("the FUSE loop failed: %s", strerror(-lrc2));
-    rc = teardown(&m, !m.readonly, a->save_after_cut);
+    rc = teardown(&m, !m.readonly);
     m.trace = NULL;
     goto out;
 

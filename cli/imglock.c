@@ -37,6 +37,18 @@ int imglock_write(struct imglock *l, const char *image, const char *cmd,
     return lock_image(l, image, cmd, mountpoint);
 }
 
+int imglock_try(struct imglock *l, const char *image, const char *cmd,
+                const char *mountpoint)
+{
+    char who[128], err[4096 + 512];
+    holder_name(who, sizeof who, cmd);
+    l->l = NULL;
+    if (access(image, F_OK) && errno == ENOENT)
+        return CLI_OK; /* the open says so; no stray IMAGE.lock */
+    return nand_lock_image(image, who, mountpoint, &l->l, err, sizeof err) ? CLI_FAIL
+                                                                           : CLI_OK;
+}
+
 int imglock_create(struct imglock *l, const char *image, const char *cmd)
 {
     return lock_image(l, image, cmd, NULL);

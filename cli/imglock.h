@@ -18,6 +18,10 @@ struct imglock {
  * reports it; no IMAGE.lock is left behind) -- or CLI_FAIL, said. */
 int imglock_write(struct imglock *l, const char *image, const char *cmd,
                   const char *mountpoint);
+/* imglock_write, but quiet: CLI_FAIL without a word when another holds
+ * it (a read-only mount then stays read-only for good). */
+int imglock_try(struct imglock *l, const char *image, const char *cmd,
+                const char *mountpoint);
 /* The same for a command that creates image (sim create, sim import). */
 int imglock_create(struct imglock *l, const char *image, const char *cmd);
 /* Say who holds l now (after a fork: the new pid). */

@@ -27,19 +27,29 @@
 
 struct mnt *mnt_g;
 
+/* The request this thread serves keeps working after a power cut: one on
+ * the stats file (is_stats said so), or a getattr of the root, which the
+ * kernel asks before it looks the stats file up. */
+static _Thread_local int req_alive;
+
 static struct mnt *lk(void)
 {
     struct mnt *m = mnt_g;
     pthread_mutex_lock(&m->lock);
+    req_alive = 0;
     m->fuse_ops++;
     m->op_start = nand_now(m->dev);
     return m;
 }
 
 /* Unlock and pass rc on, counting failures (a missing name is a normal
- * answer to a lookup, not a failure). */
+ * answer to a lookup, not a failure).  After a power cut the device is
+ * dead: every answer but the stats file's is EIO, even one LogFS's cache
+ * could give. */
 static int ulk(struct mnt *m, int rc)
 {
+    if (!req_alive && !nand_is_powered(m->dev) && rc != -EROFS)
+        rc = -EIO;
     if (rc < 0 && rc != -ENOENT && rc != -ENODATA) /* a missing xattr is asked for often */
         m->errors++;
     if (rc == -EIO)
@@ -50,7 +60,9 @@ static int ulk(struct mnt *m, int rc)
 
 static int is_stats(const char *path)
 {
-    return path && !strcmp(path, MNT_STATS_PATH);
+    int s = path && !strcmp(path, MNT_STATS_PATH);
+    req_alive |= s;
+    return s;
 }
 
 /* A snapshot of the stats text, taken at open: reads of one open file see
@@ -150,27 +162,21 @@ static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t
     mnt_trace(m, &(struct trace_rec){.op = op, .path = path, .offset = off, .length = len});
 }
 
-/* ---- open directories by node ----------------------------------------------
+/* ---- open directories and files by node -------------------------------------
  * libfuse's high-level API names a node by its path, and a directory whose
- * name a rename took over has none left: the kernel's GETATTR of it (an
- * fstat of the open directory, which never carries a handle) failed with
- * ESTALE inside libfuse, before any op of ours ran (xfstests generic/035).
- * So the mount reads the kernel's requests itself (mnt_io_install): a
- * GETATTR of a node an opendir of ours holds is marked as one on a handle
- * (FUSE_GETATTR_FH, fh DIR_BY_NODE), which libfuse passes on without
- * needing a path, and op_getattr answers it with fstat on the fd that
- * opendir keeps open in the fs, as Linux does (nlink 0 once replaced). */
+ * name a rename took over, or a file unlinked while open (hard_remove), has
+ * none left: the kernel's GETATTR of it (an fstat, which never carries a
+ * handle) failed with ESTALE inside libfuse, before any op of ours ran
+ * (xfstests generic/035).  So the mount reads the kernel's requests itself
+ * (mnt_io_install): a GETATTR of a node that an opendir or open of ours
+ * holds (mount_files.c) is marked as one on a handle (FUSE_GETATTR_FH, fh
+ * MNT_FILE_BY_NODE), which libfuse passes on without needing a path, and
+ * op_getattr answers it with fstat on the fd open in the fs, as Linux does
+ * (nlink 0 once gone). */
 
-#define DIR_BY_NODE UINT64_MAX /* never an fd nor a snapshot's address */
-
-struct dsnap;
-static struct dsnap *dirs_open; /* every open directory, under dirs_lock */
-static pthread_mutex_t dirs_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The node of the request this thread is serving (libfuse's threads
  * read a request and then serve it) */
 static _Thread_local uint64_t req_node;
-
-static int dir_fd_of(uint64_t node);
 
 /* ---- attributes ---------------------------------------------------------- */
 
@@ -179,7 +185,8 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     struct mnt *m = lk();
     struct fs_stat ls;
     int rc = 0;
-    int fd = fi && fi->fh == DIR_BY_NODE ? dir_fd_of(req_node) : fi ? (int)fi->fh : -1;
+    int fd = !fi ? -1 : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
+    req_alive = path && !strcmp(path, "/");
     if (is_stats(path))
         stats_stat(m, st);
     else if (!path && fd < 0)
@@ -428,46 +435,12 @@ struct dsnap {
     struct dent *v;
     int root, nomem; /* root: hide MNT_STATS_NAME (the virtual file shadows it) */
     /* the directory open in the fs (-1: the kind cannot), for a GETATTR
-     * of its node once a rename took its name; on dirs_open */
+     * of its node once a rename took its name (mount_files.c) */
     int fd;
-    uint64_t node;
-    struct dsnap *next;
 };
 
-/* An fs fd of an open directory on libfuse's node, or -1 (caller holds
- * the mount's lock, under which a releasedir closes it). */
-static int dir_fd_of(uint64_t node)
-{
-    int fd = -1;
-    pthread_mutex_lock(&dirs_lock);
-    for (struct dsnap *d = dirs_open; d && fd < 0; d = d->next)
-        if (d->node == node)
-            fd = d->fd;
-    pthread_mutex_unlock(&dirs_lock);
-    return fd;
-}
-
-static void dirs_add(struct dsnap *d)
-{
-    pthread_mutex_lock(&dirs_lock);
-    d->next = dirs_open;
-    dirs_open = d;
-    pthread_mutex_unlock(&dirs_lock);
-}
-
-static void dirs_remove(struct dsnap *d)
-{
-    pthread_mutex_lock(&dirs_lock);
-    for (struct dsnap **p = &dirs_open; *p; p = &(*p)->next)
-        if (*p == d) {
-            *p = d->next;
-            break;
-        }
-    pthread_mutex_unlock(&dirs_lock);
-}
-
 /* The kernel's requests as libfuse reads them: note the node, and mark a
- * GETATTR of an open directory's node as one on a handle. */
+ * GETATTR of an open directory's or file's node as one on a handle. */
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
     (void)userdata;
@@ -479,12 +452,15 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
         return n;
     memcpy(&h, buf, sizeof h);
     req_node = h.nodeid;
+    mnt_files_request(h.opcode, h.unique);
     if (h.opcode != FUSE_GETATTR || n < (ssize_t)(sizeof h + sizeof g))
         return n;
     memcpy(&g, (char *)buf + sizeof h, sizeof g);
-    if (!(g.getattr_flags & FUSE_GETATTR_FH) && dir_fd_of(h.nodeid) >= 0) {
+    if (g.getattr_flags & FUSE_GETATTR_FH)
+        return n;
+    if (mnt_file_fd_of(h.nodeid) >= 0) {
         g.getattr_flags |= FUSE_GETATTR_FH;
-        g.fh = DIR_BY_NODE;
+        g.fh = MNT_FILE_BY_NODE;
         memcpy((char *)buf + sizeof h, &g, sizeof g);
     }
     return n;
@@ -493,6 +469,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
     (void)userdata;
+    mnt_files_reply(iov, count);
     return writev(fd, iov, count);
 }
 
@@ -546,9 +523,8 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
     if (d) {
         d->root = !strcmp(path, "/");
         d->fd = MNT_CALL(m, open, path, O_RDONLY | O_DIRECTORY, 0);
-        d->node = req_node;
-        if (d->fd >= 0 && d->node)
-            dirs_add(d);
+        if (d->fd >= 0 && req_node)
+            mnt_files_add(req_node, d->fd);
     }
     fi->fh = (uint64_t)(uintptr_t)d;
     return ulk(m, rc);
@@ -561,7 +537,8 @@ static int op_releasedir(const char *path, struct fuse_file_info *fi)
     if (!d)
         return 0;
     struct mnt *m = lk();
-    dirs_remove(d);
+    if (d->fd >= 0)
+        mnt_files_remove(d->fd);
     /* the last close of a directory a rename or rmdir removed deletes it */
     int rc = d->fd >= 0 ? MNT_CALL(m, close, d->fd) : 0;
     dsnap_clear(d);
@@ -624,8 +601,9 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
  * Not after a power cut: the image keeps the state before it. */
 static int host_sync(struct mnt *m)
 {
-    if (m->readonly || m->keep_image || !nand_is_powered(m->dev))
-        return 0;
+    if (m->readonly || m->keep_image || !nand_is_powered(m->dev) ||
+        (m->started_ro && mnt_state_ops(m->dev) == m->ops0))
+        return 0; /* nothing written since a read-only start: no journal */
     return nand_sync(m->dev, m->image) ? -EIO : 0; /* counted as an error */
 }
 
@@ -667,6 +645,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     int fd = MNT_CALL(m, open, path, lfs_flags(fi->flags), 0);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
+        mnt_files_add(req_node, fd);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_OPEN, .path = path,
                                          .flags = mnt_trace_flags(fi->flags & ~O_CREAT)});
     }
@@ -747,8 +726,10 @@ static int op_release(const char *path, struct fuse_file_info *fi)
         struct snap *s = (struct snap *)(uintptr_t)fi->fh;
         free(s->text);
         free(s);
-    } else if (!(rc = MNT_CALL(m, close, (int)fi->fh))) {
-        trace_path(m, TRACE_CLOSE, path);
+    } else {
+        mnt_files_remove((int)fi->fh);
+        if (!(rc = MNT_CALL(m, close, (int)fi->fh)))
+            trace_path(m, TRACE_CLOSE, path);
     }
     return ulk(m, rc);
 }
@@ -780,15 +761,41 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
     return ulk(m, rc);
 }
 
+/* xfstests' shutdown (src/godown: XFS_IOC_GOINGDOWN on any file or
+ * directory of the mount) cuts the power, after a commit and a journal
+ * sync as XFS's default flag asks: the kernel forwards the ioctl, but not
+ * its flag (an _IOR: nothing is copied in), so every shutdown is taken as
+ * the default one.  The torn image is saved at unmount, so the next mount
+ * recovers from it.  Anything else: ENOTTY. */
+#define MNT_IOC_GOINGDOWN 0x8004587dU /* _IOR('X', 125, uint32_t) */
+
+static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info *fi,
+                    unsigned int flags, void *data)
+{
+    (void)path, (void)arg, (void)fi, (void)flags, (void)data;
+    if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
+        return -ENOTTY;
+    struct mnt *m = lk();
+    int rc = 0;
+    if (nand_is_powered(m->dev) && !m->readonly) {
+        if (!m->fs.api->sync(m->fs.fs))
+            host_sync(m);
+        m->save_after_cut = 1;
+        m->keep_image = 0;
+    }
+    nand_power_cut(m->dev);
+    req_alive = 1; /* the shutdown itself succeeded */
+    return ulk(m, rc);
+}
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
     cfg->use_ino = 1;     /* st_ino is LogFS's inode number */
-    /* hard_remove stays 0: libfuse renames an unlinked open file to
-     * .fuse_hiddenXXXX and unlinks it at the last close, because with
-     * hard_remove an fstat of it fails with ESTALE (the kernel sends no fh
-     * with GETATTR, and libfuse has no path for it any more) */
-    cfg->hard_remove = 0;
+    /* unlink removes the name at once (st_nlink drops, no
+     * .fuse_hiddenXXXX), the fs keeps the inode until its last close, and
+     * fstat of it goes to its fd (mount_files.c) */
+    cfg->hard_remove = 1;
     cfg->kernel_cache = 1; /* only this mount changes the files */
     return mnt_g;
 }
@@ -861,4 +868,5 @@ const struct fuse_operations mnt_ops = {
     .releasedir = op_releasedir,
     .fsyncdir = op_fsyncdir,
     .fallocate = op_fallocate,
+    .ioctl = op_ioctl,
 };

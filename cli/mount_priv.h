@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "fsapi.h"
 #include "nand.h"
@@ -21,6 +22,15 @@
  * never this high. */
 #define MNT_STATS_INO UINT64_C(0x7fffffffffffff00)
 
+/* -o powercut=random,seed=N,mean_ops=M (mount_cut.c) */
+#define MNT_CUT_MEAN_OPS 10000 /* mean_ops when not given */
+struct mnt_cut {
+    int random, seed_set;
+    uint64_t seed, mean_ops;
+    uint64_t age;       /* the image's nand.state_ops when mounted: the draw's key */
+    uint64_t after_ops; /* the point drawn: flash programs/erases before the cut */
+};
+
 struct mnt {
     /* the file systems are single-threaded: every call into fs or dev
      * holds lock */
@@ -32,9 +42,16 @@ struct mnt {
     nand_time_t t0;                 /* simulated clock when mounted */
     nand_time_t op_start;           /* clock when the current op began */
     uint64_t host0;                 /* the fs's host_bytes when mounted */
-    int readonly;
+    int readonly;                   /* the fs is read-only (readonly=1, or ro on an
+                                     * image another process writes) */
+    int started_ro;                 /* -o ro: the kernel mount began read-only;
+                                     * a kernel remount rw may make it writable */
+    uint64_t ops0;                  /* nand.state_ops when the mount was ready */
     int keep_image;                 /* a cut armed, no --save-after-cut: IMAGE
                                      * stays as it was, fsync syncs no journal */
+    int save_after_cut;             /* save the torn image at unmount (given,
+                                     * a random cut, or a shutdown ioctl) */
+    struct mnt_cut cut;
     uint32_t block_size;            /* the fs's, for st_blksize and statfs */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
@@ -42,7 +59,10 @@ struct mnt {
     int trace_failed;
 };
 
-extern struct mnt *mnt_g; /* the mount (one per process) */
+extern struct mnt *mnt_g;
+
+/* dev's flash programs and erases so far (nand.state_ops). */
+uint64_t mnt_state_ops(nand_dev *dev); /* the mount (one per process) */
 
 /* The fs's call op, or -ENOSYS when its kind lacks it (caller holds lock). */
 #define MNT_CALL(m, op, ...) \
@@ -51,6 +71,27 @@ extern const struct fuse_operations mnt_ops;
 /* Read the kernel's requests through mount_ops.c (once mounted), so that
  * an open directory a rename replaced keeps answering fstat: 0 or -1. */
 int mnt_io_install(struct fuse *f);
+
+/* Open directories and files by libfuse node (mount_files.c), so that
+ * one without a name answers fstat: note and forget an fs fd on a node;
+ * an fd open on node, or -1 (caller holds lock, under which release and
+ * releasedir forget and close); note the request this thread serves and
+ * its reply (a CREATE's reply names the new node). */
+#define MNT_FILE_BY_NODE (UINT64_MAX - 1) /* never an fd nor an address */
+void mnt_files_add(uint64_t node, int fd);
+void mnt_files_remove(int fd);
+int mnt_file_fd_of(uint64_t node);
+void mnt_files_request(uint32_t opcode, uint64_t unique);
+void mnt_files_reply(const struct iovec *iov, int count);
+
+/* The random cut: 1 when item (n bytes, "key=value") is one of its -o
+ * keys, 0 when not, -1 with a message in err when its value is bad. */
+int mnt_cut_option(struct mnt_cut *c, const char *item, size_t n, char *err, size_t errlen);
+/* -1 with a message when seed= or mean_ops= come without powercut=random. */
+int mnt_cut_check(const struct mnt_cut *c, char *err, size_t errlen);
+/* Draw the cut point from the seed and dev's age, and arm it (no-op
+ * without powercut=random). */
+void mnt_cut_arm(struct mnt_cut *c, nand_dev *dev);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);

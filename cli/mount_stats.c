@@ -66,7 +66,15 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("sim_time_ns", now);
     U("mounted_ns", now - m->t0);
     U("powered", nand_is_powered(m->dev));
-    U("readonly", m->readonly);
+    U("readonly", m->readonly || m->started_ro);
+    U("fs_readonly", m->readonly);
+    if (m->cut.random) { /* what reproduces the cut: seed and age */
+        put(&b, "powercut random\n");
+        U("powercut.seed", m->cut.seed);
+        U("powercut.mean_ops", m->cut.mean_ops);
+        U("powercut.age", m->cut.age);
+        U("powercut.after_ops", m->cut.after_ops);
+    }
 
     /* the fs's own counters, whatever its kind keeps */
     for (size_t i = 0; i < nc; i++) {

@@ -5,37 +5,17 @@
 # fusermount3; without them every check is reported as skipped.  Every
 # mount is undone on exit, even after a failure.
 . "$(dirname "$0")/lib.sh"
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 NCHECKS=161 # reported as skipped when FUSE cannot be used
-skipped=0
-MOUNTS=""; IMAGES=""
-
-summary() { echo "test_mount: $passed passed, $failed failed, $skipped skipped"; }
-cleanup() {
-    cd /
-    for m in $MOUNTS; do
-        grep -q " $m fuse" /proc/mounts 2>/dev/null && fusermount3 -u -z "$m" 2>/dev/null
-    done
-    # the mount processes hold IMAGE.lock until they have saved and exit
-    for i in $IMAGES; do [ -f "$i" ] && flock -w 20 "$i.lock" true 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+SUITE=test_mount; . "$(dirname "$0")/mountlib.sh"
 skip_all() {
     echo "test_mount: skipping every check: $1"
     skipped=$NCHECKS; summary; exit 0
 }
-# skip N WHY: N checks that cannot run here
-skip() { skipped=$((skipped + $1)); echo "SKIP ($1): $2"; }
-have() { command -v "$1" >/dev/null 2>&1; }
 
 [ -c /dev/fuse ] || skip_all "/dev/fuse is missing"
 have fusermount3 || skip_all "fusermount3 is not installed"
 have flock || skip_all "flock (util-linux) is not installed"
 
-mounted() { grep -q " $1 fuse.flashlab " /proc/mounts; }
 # mnt DESCRIPTION IMAGE DIR [OPTIONS...]: mount in the background (a check)
 mnt() {
     what=$1; img=$2; dir=$3; shift 3
@@ -51,9 +31,6 @@ umnt() {
     if fusermount3 -u "$3" && ! mounted "$3"; then ok; return 0; fi
     bad "$1: unmount of $3 failed"; fusermount3 -u -z "$3" 2>/dev/null; return 1
 }
-# stat_of DIR KEY: a counter of `flashlab stats`
-stat_of() { $FL stats "$1" "$2"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
 DEV=$SRC/configs/devices/test-64m.yaml
 cd "$T" # so that nothing a program leaves in its working directory escapes
