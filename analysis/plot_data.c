@@ -6,6 +6,7 @@
 #include "plot_impl.h"
 
 #include "gc_model.h"
+#include "results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -204,13 +205,14 @@ bad:
     return -1;
 }
 
-/* The selected runs: ?1 experiment name, ?2 run id.  Their names come
- * from their params (run_series). */
+/* The selected runs: ?1 the experiments' ids (a JSON array), ?2 run id.
+ * Their names come from their params (run_series). */
 #define SEL_RUNS                                                                  \
     "WITH sel AS ("                                                               \
     " SELECT r.id, r.status, r.params"                                            \
     " FROM runs r JOIN experiments e ON e.id = r.experiment_id"                   \
-    " WHERE (?1 IS NULL OR e.name = ?1) AND (?2 IS NULL OR r.id = ?2)) "
+    " WHERE (?1 IS NULL OR e.id IN (SELECT value FROM json_each(?1)))"           \
+    "  AND (?2 IS NULL OR r.id = ?2)) "
 
 /* Whether s is "[N]" or "[#]" or "[#-N]"; *len gets its length. */
 static int index_ok(const char *s, size_t *len)
@@ -256,8 +258,8 @@ sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filte
         plot_fail(p, "query failed: %s", sqlite3_errmsg(db));
         return NULL;
     }
-    if (f->experiment)
-        sqlite3_bind_text(q, 1, f->experiment, -1, SQLITE_STATIC);
+    if (f->experiment_ids)
+        sqlite3_bind_text(q, 1, f->experiment_ids, -1, SQLITE_STATIC);
     if (f->run_id)
         sqlite3_bind_int64(q, 2, f->run_id);
     if (sqlite3_bind_parameter_count(q) >= 3) /* wa-time: ?3 picks the x */
@@ -642,7 +644,16 @@ int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, st
         plot_reset(p, PLOT_ERASE_HIST);
         return plot_fail(p, "unknown plot kind %d", (int)kind);
     }
-    return build[kind](db, f, p);
+    struct plot_filter g = *f; /* --experiment NAME[@HASH] as ids */
+    char *ids = NULL, why[sizeof p->err];
+    if (results_select_experiments(db, f->experiment, &ids, why, sizeof why)) {
+        plot_reset(p, kind);
+        return plot_fail(p, "%s", why);
+    }
+    g.experiment_ids = ids;
+    int rc = build[kind](db, &g, p);
+    free(ids);
+    return rc;
 }
 
 /* ---- the data table ------------------------------------------------------------ */

@@ -6,6 +6,7 @@
  * the caller's is ever inside the script).
  */
 #include "plot_faults.h"
+#include "results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,14 +45,20 @@ static int load(sqlite3 *db, const char *experiment, int64_t run_id, struct bar 
         "SELECT coalesce(json_extract(r.params, '$.fs.kind'), 'logfs') AS kind, f.class,"
         " f.outcome, count(*), min(f.rowid) AS first"
         " FROM faults f JOIN runs r ON r.id = f.run_id JOIN experiments e ON e.id = r.experiment_id"
-        " WHERE (?1 IS NULL OR e.name = ?1) AND (?2 = 0 OR r.id = ?2)"
+        " WHERE (?1 IS NULL OR e.id IN (SELECT value FROM json_each(?1))) AND (?2 = 0 OR r.id = ?2)"
         " GROUP BY kind, f.class, f.outcome ORDER BY min(r.id), kind,"
         " min(f.point) FILTER (WHERE 1), f.class";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return ferr(err, errlen, "no faults table here (%s)%s", sqlite3_errmsg(db),
                     ": run flashlab faults first");
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+    char *ids = NULL;
+    if (results_select_experiments(db, experiment, &ids, err, errlen)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    free(ids);
     sqlite3_bind_int64(st, 2, run_id);
     char kinds[8][32];
     unsigned nk = 0;

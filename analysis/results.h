@@ -206,6 +206,15 @@ int results_mark_stale(struct results *r, int64_t *marked);
  * already in dst is skipped and counted.  st may be NULL. */
 int results_merge(struct results *dst, const char *src_path, struct results_merge_stats *st);
 
+/* The experiments a selection names, for plots and queries: spec "NAME"
+ * (every experiment of that name, which must have one config hash) or
+ * "NAME@HASH" (HASH: the first hex digits of its config_hash); the ids as
+ * a JSON array in *ids_json (malloc'd; NULL when spec is NULL: all).  A
+ * name with several configs, an ambiguous or unknown hash is an error
+ * that lists the NAME@HASH there are. */
+int results_select_experiments(struct sqlite3 *db, const char *spec, char **ids_json, char *err,
+                               size_t errlen);
+
 /* The connection, for queries (tests, plots).  Flushes queued rows first
  * so that reads see them; a flush error is left in results_error(). */
 struct sqlite3 *results_db(struct results *r);
