@@ -16,6 +16,7 @@
 
 static const char help[] =
     "usage: flashlab faults CAMPAIGN.yaml [-o DB] [-j N] [--run K] [--point P]\n"
+    "                       [--as NAME] [--force]\n"
     "\n"
     "A media-fault campaign (docs/faults.md): an experiment file with a\n"
     "`faults:` section.  For each run, the workload runs once; every page of\n"
@@ -32,6 +33,12 @@ static const char help[] =
     "\n"
     "--point P checks one point of run K (default 0) in this process and\n"
     "prints what happened, with the file system's listing afterwards.\n"
+    "\n"
+    "Resuming, as flashlab run: a run the database holds complete is skipped\n"
+    "(--force checks it again), one a killed campaign left is replaced (its\n"
+    "rows deleted), so no point is counted twice.  A changed campaign under a\n"
+    "name the database holds is refused; --as NAME keeps both\n"
+    "(docs/results-schema.md).\n"
     "\n"
     "Exit status: 0 when no point had a bad outcome (crash, silent\n"
     "rollback, wrong bytes, lost files; a baseline's are reported, not\n"
@@ -132,7 +139,7 @@ static int finish_faults(void *ctx, const struct campaign *c)
     if (c->point < 0)
         printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64
                " on file systems that promise none) -> %s\n",
-               experiment_name(c->e), x->points, x->bad, x->bad_safe, c->out);
+               c->name, x->points, x->bad, x->bad_safe, c->out);
     return x->bad_safe != 0;
 }
 

@@ -132,6 +132,8 @@ static int start_job(struct experiment *e, const char *db_path, int64_t exp_id, 
     }
     if (pid == 0) {
         close(p[0]);
+        signal(SIGINT, SIG_DFL); /* the parent's handler is for the parent */
+        signal(SIGTERM, SIG_DFL);
         _exit(child_run(e, db_path, exp_id, k, p[1]));
     }
     close(p[1]);
@@ -229,9 +231,20 @@ static int list_runs(struct experiment *e)
     return CLI_OK;
 }
 
-/* Wait for jobs, show progress, reap; returns when one job ended. */
+/* Ctrl-C (or SIGTERM): the children, in the same process group, get it
+ * too and end; the parent starts no more runs, reaps them and says what
+ * the database holds and how to go on. */
+static volatile sig_atomic_t run_interrupted;
+
+static void on_interrupt(int sig)
+{
+    run_interrupted = sig;
+}
+
+/* Wait for jobs, show progress, reap; returns when one job ended.  A
+ * run stopped by the interrupt counts in *stopped, not as done. */
 static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *failed,
-                     struct progress *pr)
+                     uint32_t *stopped, struct progress *pr)
 {
     for (;;) {
         struct pollfd pf[MAX_JOBS];
@@ -252,6 +265,11 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
             waitpid(jobs[i].pid, &st, 0);
             close(jobs[i].fd);
             int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+            if (run_interrupted && WIFSIGNALED(st)) {
+                (*stopped)++;
+                jobs[i] = jobs[--*njobs];
+                return;
+            }
             if (!ok && WIFSIGNALED(st)) {
                 progress_clear(pr);
                 fprintf(stderr, "flashlab run: run %u: killed by signal %d\n", jobs[i].run,
@@ -267,18 +285,8 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
     }
 }
 
-/* Ctrl-C (or SIGTERM): the children, in the same process group, get it
- * too and end; the parent starts no more runs, reaps them and says what
- * the database holds and how to go on. */
-static volatile sig_atomic_t run_interrupted;
-
-static void on_interrupt(int sig)
-{
-    run_interrupted = sig;
-}
-
 static void report_interrupted(int argc, char **argv, const char *name, const char *db_path,
-                               uint32_t n, uint32_t done, uint32_t failed, uint32_t started)
+                               uint32_t n, uint32_t done, uint32_t failed, uint32_t unstarted)
 {
     char err[1024];
     struct results *db;
@@ -288,11 +296,11 @@ static void report_interrupted(int argc, char **argv, const char *name, const ch
         results_mark_stale(db, &stale);
         results_close(db);
     }
-    fprintf(stderr, "\nflashlab run: interrupted. %s: of %u run%s to do, %u ended (%u "
-            "failed) and are saved in %s; %" PRId64 " under way were stopped and marked "
-            "incomplete; %u not started.\nTo resume (complete runs are kept, interrupted "
-            "ones replaced), run the same command again:\n ", name, n, n == 1 ? "" : "s",
-            done, failed, db_path, stale, n - started);
+    fprintf(stderr, "\nflashlab run: interrupted. %s: of %u run%s to do, %u ended and are "
+            "saved in %s (%u complete, %u failed); %" PRId64 " under way were stopped and "
+            "marked incomplete; %u not started.\nTo resume (complete runs are kept, "
+            "incomplete ones replaced), run the same command again:\n ", name, n,
+            n == 1 ? "" : "s", done, db_path, done - failed, failed, stale, unstarted);
     for (int i = 0; i < argc; i++)
         fprintf(stderr, " %s", i ? argv[i] : "flashlab run");
     fputc('\n', stderr);
@@ -411,13 +419,13 @@ int cmd_run(int argc, char **argv)
     progress_begin(&pr, "", "runs", n, quiet);
     struct job jobs[MAX_JOBS];
     int njobs = 0;
-    uint32_t next = 0, done = 0, failed = 0;
+    uint32_t next = 0, done = 0, failed = 0, stopped = 0;
     run_interrupted = 0;
     struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    while (done < n) {
+    while (done + stopped < n) {
         while (next < n && njobs < jobs_max && !run_interrupted) {
             if (start_job(e, out, exp_id, todo[next], &jobs[njobs])) {
                 progress_clear(&pr);
@@ -431,7 +439,7 @@ int cmd_run(int argc, char **argv)
             next++;
         }
         if (njobs)
-            wait_one(jobs, &njobs, &done, &failed, &pr);
+            wait_one(jobs, &njobs, &done, &failed, &stopped, &pr);
         else if (run_interrupted)
             break;
     }
@@ -440,12 +448,12 @@ int cmd_run(int argc, char **argv)
     progress_end(&pr);
     if (run_interrupted) {
         int sig = run_interrupted;
-        report_interrupted(argc, argv, name, out, n, done, failed, next);
+        report_interrupted(argc, argv, name, out, n, done, failed, n - next);
         free(todo);
         experiment_free(e);
         return 128 + sig;
     }
-    printf("%s: %u run%s, %u complete, %u failed", experiment_name(e), n, n == 1 ? "" : "s",
+    printf("%s: %u run%s, %u complete, %u failed", name, n, n == 1 ? "" : "s",
            n - failed, failed);
     if (skipped)
         printf(", %u already there (--force runs them again)", skipped);
