@@ -68,7 +68,6 @@ struct plot_series {
 struct plot_filter {
     const char *experiment; /* NAME or NAME@HASH (results_select_experiments);
                                NULL: all */
-    const char *experiment_ids; /* plot_build's: the ids experiment selects */
     int64_t run_id;         /* runs.id; 0: all */
     const char *by;         /* params JSON paths, comma-separated
                                ("fs.gc_policy,fs.wear_leveling", "$.x");

@@ -258,8 +258,14 @@ sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filte
         plot_fail(p, "query failed: %s", sqlite3_errmsg(db));
         return NULL;
     }
-    if (f->experiment_ids)
-        sqlite3_bind_text(q, 1, f->experiment_ids, -1, SQLITE_STATIC);
+    char *ids = NULL; /* --experiment NAME[@HASH] as the experiments' ids */
+    if (results_select_experiments(db, f->experiment, &ids, p->err, sizeof p->err)) {
+        sqlite3_finalize(q);
+        return NULL;
+    }
+    if (ids)
+        sqlite3_bind_text(q, 1, ids, -1, SQLITE_TRANSIENT);
+    free(ids);
     if (f->run_id)
         sqlite3_bind_int64(q, 2, f->run_id);
     if (sqlite3_bind_parameter_count(q) >= 3) /* wa-time: ?3 picks the x */
@@ -644,16 +650,7 @@ int plot_build(sqlite3 *db, enum plot_kind kind, const struct plot_filter *f, st
         plot_reset(p, PLOT_ERASE_HIST);
         return plot_fail(p, "unknown plot kind %d", (int)kind);
     }
-    struct plot_filter g = *f; /* --experiment NAME[@HASH] as ids */
-    char *ids = NULL, why[sizeof p->err];
-    if (results_select_experiments(db, f->experiment, &ids, why, sizeof why)) {
-        plot_reset(p, kind);
-        return plot_fail(p, "%s", why);
-    }
-    g.experiment_ids = ids;
-    int rc = build[kind](db, &g, p);
-    free(ids);
-    return rc;
+    return build[kind](db, f, p);
 }
 
 /* ---- the data table ------------------------------------------------------------ */

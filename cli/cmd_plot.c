@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "plot.h"
 #include "plot_faults.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -75,6 +76,14 @@ static void print_help(void)
     printf("  %-11s %s\n              needs: %s\n", "faults",
            "outcomes of a media-fault campaign, stacked bars per page class "
            "(also: flashlab plot faults DB -o FILE)", "the faults table (flashlab faults)");
+}
+
+/* The kinds --kind takes (suggest_at_fn): plot.h's, then faults. */
+static const char *kind_at(size_t i, const void *ctx)
+{
+    (void)ctx;
+    return i < PLOT_KIND_COUNT ? plot_kind_name((enum plot_kind)i)
+           : i == PLOT_KIND_COUNT ? "faults" : NULL;
 }
 
 int cmd_plot(int argc, char **argv)
@@ -158,8 +167,12 @@ int cmd_plot(int argc, char **argv)
     if (!kind_name)
         return cli_usage_error("plot", "--kind is required");
     int kind = plot_kind_find(kind_name);
-    if (kind < 0)
-        return cli_usage_error("plot", "unknown plot kind '%s'", kind_name);
+    if (kind < 0) {
+        char hint[512];
+        sim_suggest_among(kind_name, strlen(kind_name), kind_at, NULL, "kinds", hint,
+                          sizeof hint);
+        return cli_usage_error("plot", "unknown plot kind '%s'%s", kind_name, hint);
+    }
     if (!out && !data)
         return cli_usage_error("plot", "give -o FILE.png|.svg|.pdf and/or --data FILE");
     int fmt = out ? plot_format_from_path(out) : 0;
