@@ -145,7 +145,8 @@ typedef char *(*results_resolve_fn)(const char *config_text, char *err, size_t e
  * and hash now. */
 int results_set_resolver(struct results *r, results_resolve_fn fn);
 #define RESULTS_HASH_HEX 16 /* hex digits of a config_hash */
-/* The config_hash of a resolved config: 64-bit FNV-1a, in hex. */
+/* The config_hash of a resolved config: 64-bit FNV-1a finished with
+ * MurmurHash3's fmix64 (so that any change moves every hex digit), in hex. */
 void results_config_hash(const char *resolved, char out[RESULTS_HASH_HEX + 1]);
 
 /* The experiment named name whose resolved config_text has the same hash,

@@ -16,6 +16,13 @@ void results_config_hash(const char *resolved, char out[RESULTS_HASH_HEX + 1])
     uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, 64 bits */
     for (const unsigned char *p = (const unsigned char *)resolved; *p; p++)
         h = (h ^ *p) * 0x100000001b3ULL;
+    /* MurmurHash3's fmix64: FNV-1a leaves a change in the last bytes out of
+     * the high bits, and a prefix of the hex must tell configs apart */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     snprintf(out, RESULTS_HASH_HEX + 1, "%016llx", (unsigned long long)h);
 }
 

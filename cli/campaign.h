@@ -30,6 +30,15 @@ struct campaign {
     uint32_t skipped;       /* runs skipped: complete in the database already */
 };
 
+/* The --help paragraph on resuming, --force and --as, the same for each. */
+#define CAMPAIGN_RESUME_HELP                                                     \
+    "Resuming, as flashlab run: a run the database holds complete is skipped\n" \
+    "(--force checks it again), one a killed campaign left is replaced (its\n"  \
+    "rows deleted), so no point is counted twice.  A changed campaign under a\n" \
+    "name the database holds is refused; --as NAME keeps both\n"                \
+    "(docs/results-schema.md).\n"                                               \
+    "\n"
+
 /* Parse argv for command cmd, whose one-point option is --POINT_OPT
  * (POINT_WHAT says what its value is, for errors), load the campaign and,
  * unless one point is checked, open its database and begin the experiment.

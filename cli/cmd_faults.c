@@ -34,12 +34,7 @@ static const char help[] =
     "--point P checks one point of run K (default 0) in this process and\n"
     "prints what happened, with the file system's listing afterwards.\n"
     "\n"
-    "Resuming, as flashlab run: a run the database holds complete is skipped\n"
-    "(--force checks it again), one a killed campaign left is replaced (its\n"
-    "rows deleted), so no point is counted twice.  A changed campaign under a\n"
-    "name the database holds is refused; --as NAME keeps both\n"
-    "(docs/results-schema.md).\n"
-    "\n"
+    CAMPAIGN_RESUME_HELP
     "Exit status: 0 when no point had a bad outcome (crash, silent\n"
     "rollback, wrong bytes, lost files; a baseline's are reported, not\n"
     "failures), 1 otherwise or on an error, 2 for bad usage.\n"

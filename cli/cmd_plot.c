@@ -14,7 +14,7 @@
 
 static const char plot_help[] =
     "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
-    "                     [--experiment NAME] [--run ID] [--by KEY[,KEY...]]\n"
+    "                     [--experiment NAME[@HASH]] [--run ID] [--by KEY[,KEY...]]\n"
     "                     [--facet KEY|none]\n"
     "                     [--x host|time] [--np N]\n"
     "\n"
@@ -23,7 +23,9 @@ static const char plot_help[] =
     "as a table (series, x, y in raw units: bytes, ns, counts).  At least one\n"
     "of -o and --data is needed.  DB is only read.\n"
     "\n"
-    "  --experiment NAME  only runs of experiments called NAME\n"
+    "  --experiment NAME  only runs of the experiment called NAME (NAME@HASH:\n"
+    "                     of its config whose config_hash starts with HASH;\n"
+    "                     a name with several configs must say which)\n"
     "  --run ID           only run ID (runs.id)\n"
     "  --by KEYS          name and group runs by these params JSON paths, e.g.\n"
     "                     fs.gc_policy,fs.wear_leveling (default: every swept\n"

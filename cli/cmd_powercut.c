@@ -33,12 +33,7 @@ static const char help[] =
     "--repro POINT checks one cut point of run K (default 0) and prints what\n"
     "happened, with the recovered file system's listing.\n"
     "\n"
-    "Resuming, as flashlab run: a run the database holds complete is skipped\n"
-    "(--force checks it again), one a killed campaign left is replaced (its\n"
-    "rows deleted), so no point is counted twice.  A changed campaign under a\n"
-    "name the database holds is refused; --as NAME keeps both\n"
-    "(docs/results-schema.md).\n"
-    "\n"
+    CAMPAIGN_RESUME_HELP
     "Exit status: 0 when every cut point passed, 1 if any failed, 2 for bad usage.\n"
     "\n"
     "examples:\n"
