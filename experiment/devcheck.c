@@ -15,9 +15,11 @@
 
 #define GROW_MAX 64u /* look for a working size up to 64 times the device */
 
-/* 0 when kind can be made and mounted on a device of cfg's geometry and
- * the workloads made on it; else -1 with what failed in why. */
-static int trial(const struct exp_run *r, const struct nand_config *cfg, char *why, size_t n)
+/* 0 when r's kind can be made and mounted on a device of cfg's geometry
+ * (and, with workloads, r's workloads made on it); else -1 with what
+ * failed in why. */
+static int trial(const struct exp_run *r, int workloads, const struct nand_config *cfg,
+                 char *why, size_t n)
 {
     nand_dev *dev;
     int rc = nand_create(cfg, &dev);
@@ -32,7 +34,7 @@ static int trial(const struct exp_run *r, const struct nand_config *cfg, char *w
         snprintf(why, n, "mkfs: %s", strerror(-rc));
     } else if ((rc = exp_run_mount(r, dev, &m))) {
         snprintf(why, n, "mount: %s", strerror(-rc));
-    } else {
+    } else if (workloads) {
         /* the workloads read nothing of the device here; a trace is only opened */
         const struct wl_spec *specs[2] = {r->has_age ? &r->age : NULL, &r->wl};
         for (int i = 0; i < 2 && !rc; i++) {
@@ -49,32 +51,41 @@ static int trial(const struct exp_run *r, const struct nand_config *cfg, char *w
     return rc ? -1 : 0;
 }
 
-int exp_check_device(struct yview *v, yaml_node_t *root, const struct exp_run *r, char *err,
-                     size_t errlen)
+/* The smallest blocks_per_plane (cfg's geometry otherwise) that passes
+ * the trial, when one up to GROW_MAX times cfg's does; else 0. */
+static uint32_t smallest(const struct exp_run *r, int workloads, const struct nand_config *c)
 {
-    char why[512], later[512];
-    struct nand_config cfg = r->dev;
-    if (!trial(r, &cfg, why, sizeof why))
-        return 0;
-    /* the smallest blocks_per_plane that works, if some larger one does */
+    char later[512];
+    struct nand_config cfg = *c;
     uint32_t have = cfg.geo.blocks_per_plane, lo = have, hi = 0;
     for (uint64_t b = (uint64_t)have * 2; b <= (uint64_t)have * GROW_MAX && !hi; b *= 2) {
         cfg.geo.blocks_per_plane = (uint32_t)b;
-        if (!trial(r, &cfg, later, sizeof later))
+        if (!trial(r, workloads, &cfg, later, sizeof later))
             hi = (uint32_t)b;
         else
             lo = (uint32_t)b;
     }
-    if (!hi)
-        return 0; /* not a matter of size: the run reports what fails */
-    while (hi - lo > 1) {
+    while (hi && hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         cfg.geo.blocks_per_plane = mid;
-        if (!trial(r, &cfg, later, sizeof later))
+        if (!trial(r, workloads, &cfg, later, sizeof later))
             hi = mid;
         else
             lo = mid;
     }
+    return hi;
+}
+
+int exp_check_device(struct yview *v, yaml_node_t *root, const struct exp_run *r, char *err,
+                     size_t errlen)
+{
+    char why[512];
+    if (!trial(r, 1, &r->dev, why, sizeof why))
+        return 0;
+    uint32_t hi = smallest(r, 1, &r->dev);
+    if (!hi)
+        return 0; /* not a matter of size: the run reports what fails */
+    struct nand_config cfg = r->dev;
     cfg.geo.blocks_per_plane = hi;
     double mib = (double)nand_capacity_bytes(&cfg) / (1 << 20);
     double have_mib = (double)nand_capacity_bytes(&r->dev) / (1 << 20);
@@ -82,5 +93,15 @@ int exp_check_device(struct yview *v, yaml_node_t *root, const struct exp_run *r
     return ydoc_fail(v->d, dn, err, errlen, "device: too small for %s with this workload: "
                      "%.4g MiB (blocks_per_plane %u) gives \"%s\"; the smallest that works is "
                      "%.4g MiB (device.blocks_per_plane: %u)", r->fs_api->name, have_mib,
-                     have, why, mib, hi);
+                     r->dev.geo.blocks_per_plane, why, mib, hi);
+}
+
+uint32_t experiment_min_blocks_per_plane(const struct fsapi *api, const char *options,
+                                         const struct nand_config *cfg)
+{
+    static struct exp_run r; /* large; the trial reads fs_api and fs_options alone */
+    memset(&r, 0, sizeof r);
+    r.fs_api = api;
+    snprintf(r.fs_options, sizeof r.fs_options, "%s", options ? options : "");
+    return smallest(&r, 0, cfg);
 }

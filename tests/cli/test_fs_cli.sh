@@ -47,6 +47,21 @@ expect 2 "mkfs -o bad policy" "unknown policy 'lru'" -- $FL mkfs -o gc_policy=lr
 expect 0 "mkfs --help-options lists the policies" "cost-benefit" -- $FL mkfs --help-options
 expect 1 "mkfs block size too big for the erase block" "does not suit the device" -- $FL mkfs --block-size 32768 "$I"
 same "a failed mkfs leaves the image alone" "$I" "$T/raw.img"
+# a device too small names the smallest that takes the fs, for every kind
+printf 'name: tiny\ncell: slc\ngeometry: {blocks_per_plane: 4, pages_per_block: 64, page_size: 2048, oob_size: 64}\n' > "$T/small4.yaml"
+$FL sim create --device "$T/small4.yaml" "$T/small4.img" >/dev/null
+for k in logfs jffs2-scan; do
+    out=$($FL mkfs --fs $k "$T/small4.img" 2>&1)
+    min=$(printf '%s\n' "$out" | sed -n 's/.*the smallest it takes is .* MiB (blocks_per_plane \([0-9]*\))$/\1/p')
+    if [ -n "$min" ] && printf '%s\n' "$out" | grep -q "small4.img: too small for $k: 0.5 MiB (blocks_per_plane 4)"; then ok; else bad "mkfs $k on 4 blocks: $out"; fi
+    # the minimum named takes it; one block less does not
+    for b in "$min" "$((min - 1))"; do
+        sed "s/blocks_per_plane: 4/blocks_per_plane: $b/" "$T/small4.yaml" > "$T/t$b.yaml"
+        rm -f "$T/t$b.img"; $FL sim create --device "$T/t$b.yaml" "$T/t$b.img" >/dev/null
+    done
+    expect 0 "mkfs $k on the minimum named" "" -- $FL mkfs --fs $k "$T/t$min.img"
+    expect 1 "mkfs $k one block below it" "too small for $k" -- $FL mkfs --fs $k "$T/t$((min - 1)).img"
+done
 expect 0 "mkfs" "logfs, block size 4096" -- $FL mkfs "$I"
 expect 0 "ls of an empty fs" "" -- $FL ls "$I"
 [ -z "$($FL ls "$I")" ] && ok || bad "empty fs lists nothing"
