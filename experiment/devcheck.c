@@ -14,6 +14,10 @@
 #include <string.h>
 
 #define GROW_MAX 64u /* look for a working size up to 64 times the device */
+/* Larger devices are not tried: every kind needs a few dozen erase blocks,
+ * and a trial on a device of many GiB (a JFFS2 mkfs and scan of every
+ * block) would make loading slow. */
+#define TRY_BLOCKS_MAX 4096u
 
 /* 0 when r's kind can be made and mounted on a device of cfg's geometry
  * (and, with workloads, r's workloads made on it); else -1 with what
@@ -80,7 +84,10 @@ int exp_check_device(struct yview *v, yaml_node_t *root, const struct exp_run *r
                      size_t errlen)
 {
     char why[512];
-    if (!trial(r, 1, &r->dev, why, sizeof why))
+    const struct nand_geometry *g = &r->dev.geo;
+    uint64_t blocks = (uint64_t)g->channels * g->dies_per_channel * g->planes_per_die *
+                      g->blocks_per_plane;
+    if (blocks > TRY_BLOCKS_MAX || !trial(r, 1, &r->dev, why, sizeof why))
         return 0;
     uint32_t hi = smallest(r, 1, &r->dev);
     if (!hi)
