@@ -97,13 +97,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libflashlab.a
 # is the one command a fresh machine needs.  `make test T=PATTERN` runs only
 # the test cases (C) and suites (shell, Python) whose name matches PATTERN
 # (tests/run.sh, README.md).
+# `make run J=N` runs N runs at a time (flashlab run -j N; default 2).
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	@FL=./$(BUILD)/flashlab sh tests/demo.sh
+	@FL=./$(BUILD)/flashlab J='$(J)' sh tests/demo.sh
 
 # `make bench QUICK=1`: the steady-state benchmark's quick variant
 # (bench/bench_steady.c, docs/performance.md).

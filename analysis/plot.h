@@ -66,7 +66,8 @@ struct plot_series {
 
 /* Which runs, and how they are named and grouped. */
 struct plot_filter {
-    const char *experiment; /* experiments.name; NULL: all */
+    const char *experiment; /* NAME or NAME@HASH (results_select_experiments);
+                               NULL: all */
     int64_t run_id;         /* runs.id; 0: all */
     const char *by;         /* params JSON paths, comma-separated
                                ("fs.gc_policy,fs.wear_leveling", "$.x");

@@ -6,6 +6,7 @@
 #include "plot_impl.h"
 
 #include "gc_model.h"
+#include "results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -205,13 +206,14 @@ bad:
     return -1;
 }
 
-/* The selected runs: ?1 experiment name, ?2 run id.  Their names come
- * from their params (run_series). */
+/* The selected runs: ?1 the experiments' ids (a JSON array), ?2 run id.
+ * Their names come from their params (run_series). */
 #define SEL_RUNS                                                                  \
     "WITH sel AS ("                                                               \
     " SELECT r.id, r.status, r.params"                                            \
     " FROM runs r JOIN experiments e ON e.id = r.experiment_id"                   \
-    " WHERE (?1 IS NULL OR e.name = ?1) AND (?2 IS NULL OR r.id = ?2)) "
+    " WHERE (?1 IS NULL OR e.id IN (SELECT value FROM json_each(?1)))"           \
+    "  AND (?2 IS NULL OR r.id = ?2)) "
 
 /* Whether s is "[N]" or "[#]" or "[#-N]"; *len gets its length. */
 static int index_ok(const char *s, size_t *len)
@@ -257,8 +259,14 @@ sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filte
         plot_fail(p, "query failed: %s", sqlite3_errmsg(db));
         return NULL;
     }
-    if (f->experiment)
-        sqlite3_bind_text(q, 1, f->experiment, -1, SQLITE_STATIC);
+    char *ids = NULL; /* --experiment NAME[@HASH] as the experiments' ids */
+    if (results_select_experiments(db, f->experiment, &ids, p->err, sizeof p->err)) {
+        sqlite3_finalize(q);
+        return NULL;
+    }
+    if (ids)
+        sqlite3_bind_text(q, 1, ids, -1, SQLITE_TRANSIENT);
+    free(ids);
     if (f->run_id)
         sqlite3_bind_int64(q, 2, f->run_id);
     if (sqlite3_bind_parameter_count(q) >= 3) /* wa-time: ?3 picks the x */

@@ -10,6 +10,7 @@
  * of their own in the table.
  */
 #include "plot_faults.h"
+#include "results.h"
 
 #include "plot_impl.h"
 
@@ -70,7 +71,8 @@ static int index_of(char (*list)[96], unsigned *n, unsigned max, const char *nam
 /* The selected runs' fault points, counted by (fault, class, outcome). */
 #define FAULT_RUNS                                                                 \
     " FROM faults f JOIN runs r ON r.id = f.run_id JOIN experiments e"            \
-    " ON e.id = r.experiment_id WHERE (?1 IS NULL OR e.name = ?1)"                \
+    " ON e.id = r.experiment_id"                                                  \
+    " WHERE (?1 IS NULL OR e.id IN (SELECT value FROM json_each(?1)))"           \
     " AND (?2 IS NULL OR r.id = ?2)"
 
 static int load(sqlite3 *db, const struct plot_filter *flt, struct fig *g, char *err,
@@ -81,15 +83,22 @@ static int load(sqlite3 *db, const struct plot_filter *flt, struct fig *g, char 
         " f.class, f.outcome, count(*),"
         " (SELECT count(DISTINCT coalesce(json_extract(r2.params, '$.fs.kind'), 'logfs'))"
         "  FROM faults f2 JOIN runs r2 ON r2.id = f2.run_id JOIN experiments e2"
-        "  ON e2.id = r2.experiment_id WHERE (?1 IS NULL OR e2.name = ?1)"
+        "  ON e2.id = r2.experiment_id"
+        "  WHERE (?1 IS NULL OR e2.id IN (SELECT value FROM json_each(?1)))"
         "  AND (?2 IS NULL OR r2.id = ?2))" FAULT_RUNS
         " GROUP BY f.fault, kind, f.class, f.outcome ORDER BY min(f.rowid)";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return ferr(err, errlen, "no faults table here (%s)%s", sqlite3_errmsg(db),
                     ": run flashlab faults first");
-    if (flt->experiment)
-        sqlite3_bind_text(st, 1, flt->experiment, -1, SQLITE_STATIC);
+    char *ids = NULL; /* --experiment NAME[@HASH] as the experiments' ids */
+    if (results_select_experiments(db, flt->experiment, &ids, err, errlen)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    if (ids)
+        sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    free(ids);
     if (flt->run_id)
         sqlite3_bind_int64(st, 2, flt->run_id);
     int rc;

@@ -205,6 +205,30 @@ static const char faults_table[] =
     " detail TEXT);"
     "CREATE INDEX IF NOT EXISTS faults_run ON faults(run_id);";
 
+/* Version 3: an experiment's identity is its name and the hash of its
+ * resolved config (docs/results-schema.md).  Adds the two columns (NULL
+ * in the rows already there: results_fill_hashes gives them theirs with
+ * the handle's resolver, results_set_resolver) and
+ * an index; a no-op on a file that has them.  One self-contained step. */
+static int upgrade_config_hash(struct results *r)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM pragma_table_info('experiments')"
+                           " WHERE name = 'config_hash'", -1, &st, NULL) != SQLITE_OK)
+        return results_fail(r, "schema version 3");
+    int has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (!has && sqlite3_exec(r->db,
+                             "ALTER TABLE experiments ADD COLUMN config_resolved TEXT;"
+                             "ALTER TABLE experiments ADD COLUMN config_hash TEXT;",
+                             NULL, NULL, NULL) != SQLITE_OK)
+        return results_fail(r, "schema version 3: experiments.config_hash");
+    if (sqlite3_exec(r->db, "CREATE INDEX IF NOT EXISTS experiments_hash"
+                     " ON experiments(name, config_hash)", NULL, NULL, NULL) != SQLITE_OK)
+        return results_fail(r, "schema version 3: index");
+    return 0;
+}
+
 /* Create the schema if the file is empty, under the write lock so that
  * processes opening one new file at once create it once. */
 static int create_schema(struct results *r)
@@ -221,8 +245,10 @@ static int create_schema(struct results *r)
         rc = results_fail(r, "creating the final view");
     if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)
         rc = results_fail(r, "creating the retention table");
-    /* version 1 -> 2: the tables above, then the version */
-    if (!rc && v == 1 &&
+    if (!rc)
+        rc = upgrade_config_hash(r);
+    /* version 1 or 2 -> 3: the tables and columns above, then the version */
+    if (!rc && v >= 1 && v < RESULTS_SCHEMA_VERSION &&
         sqlite3_exec(r->db, "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION), NULL, NULL,
                      NULL) != SQLITE_OK)
         rc = results_fail(r, "migrating to schema version " STR(RESULTS_SCHEMA_VERSION));

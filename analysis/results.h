@@ -25,7 +25,7 @@
 #pragma GCC visibility push(default)
 
 
-#define RESULTS_SCHEMA_VERSION 2 /* PRAGMA user_version of the files we write */
+#define RESULTS_SCHEMA_VERSION 3 /* PRAGMA user_version of the files we write */
 #define RESULTS_BATCH_ROWS 1000  /* queued rows per write transaction */
 
 struct results;
@@ -135,8 +135,24 @@ int results_open(const char *path, struct results **out, char *err, size_t errle
 int results_close(struct results *r);
 const char *results_error(const struct results *r);
 
-/* The experiment named name with this config_text, created if not there
- * yet (so re-running a sweep adds runs to the same experiment).  version
+/* What turns an experiment's config_text into its resolved form (the
+ * text its config_hash is of; docs/results-schema.md): malloc'd, or NULL
+ * with err.  experiment_resolve_config is the one for experiment YAML. */
+typedef char *(*results_resolve_fn)(const char *config_text, char *err, size_t errlen);
+/* Resolve configs with fn from now on (without one, the resolved form is
+ * config_text as it is), and give every experiment of the file that has
+ * no config_hash yet (written before hashes existed) its resolved config
+ * and hash now. */
+int results_set_resolver(struct results *r, results_resolve_fn fn);
+#define RESULTS_HASH_HEX 16 /* hex digits of a config_hash */
+/* The config_hash of a resolved config: 64-bit FNV-1a finished with
+ * MurmurHash3's fmix64 (so that any change moves every hex digit), in hex. */
+void results_config_hash(const char *resolved, char out[RESULTS_HASH_HEX + 1]);
+
+/* The experiment named name whose resolved config_text has the same hash,
+ * created if not there yet (so re-running a sweep adds runs to the same
+ * experiment).  Refused (-1) when the file holds experiments of that name
+ * with other configs only: the error names the keys that differ.  version
  * NULL means FLASHLAB_VERSION. */
 int results_begin_experiment(struct results *r, const char *name, const char *config_path,
                              const char *config_text, const char *version, int64_t *exp_id);
@@ -151,6 +167,12 @@ int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,
  * that made it.  0 when there is none, -1 on an error. */
 int results_find_complete_run(struct results *r, const char *exp_name, const char *params_json,
                               uint64_t seed, int64_t *run_id, char *version, size_t vlen);
+/* Delete the runs of experiment exp_id with these settings and seed that
+ * are 'incomplete' (their process died: results_mark_stale), with all
+ * their rows, before the run is done again: an interrupted run is
+ * replaced, never counted twice.  *dropped gets how many. */
+int results_replace_incomplete(struct results *r, int64_t exp_id, const char *params_json,
+                               uint64_t seed, int64_t *dropped);
 /* Flush and set the final status (not RESULTS_RUNNING); error may be NULL.
  * Fails if the run is not 'running'. */
 int results_end_run(struct results *r, int64_t run_id, enum results_status status,
@@ -179,9 +201,20 @@ int results_mark_stale(struct results *r, int64_t *marked);
 
 /* Copy every experiment and run of the results file src_path, with all
  * their rows, into dst, in one transaction.  Experiments are matched by
- * name + config_text; a src run whose (experiment, run_index, seed, params)
- * is already in dst is skipped and counted.  st may be NULL. */
+ * name + config_hash (a src experiment without one is resolved with dst's
+ * resolver); a name whose hash differs between them, or within src, is
+ * refused.  A src run whose (experiment, run_index, seed, params) is
+ * already in dst is skipped and counted.  st may be NULL. */
 int results_merge(struct results *dst, const char *src_path, struct results_merge_stats *st);
+
+/* The experiments a selection names, for plots and queries: spec "NAME"
+ * (every experiment of that name, which must have one config hash) or
+ * "NAME@HASH" (HASH: the first hex digits of its config_hash); the ids as
+ * a JSON array in *ids_json (malloc'd; NULL when spec is NULL: all).  A
+ * name with several configs, an ambiguous or unknown hash is an error
+ * that lists the NAME@HASH there are. */
+int results_select_experiments(struct sqlite3 *db, const char *spec, char **ids_json, char *err,
+                               size_t errlen);
 
 /* The connection, for queries (tests, plots).  Flushes queued rows first
  * so that reads see them; a flush error is left in results_error(). */

@@ -41,8 +41,13 @@ struct results {
     struct res_row *q; /* queued rows */
     size_t qlen, qcap;
     double q_since;    /* monotonic seconds when q became non-empty */
-    char err[512];
+    results_resolve_fn resolve; /* NULL: config_text is its own resolved form */
+    char err[2048];
 };
+
+/* Tables whose rows belong to a run (run_id first, no id of their own);
+ * NULL-terminated. */
+extern const char *const results_run_tables[];
 
 /* Record "what: sqlite's message" (or just what when db has none); -1. */
 int results_fail(struct results *r, const char *what);
@@ -66,6 +71,18 @@ int results_check_header(struct results *r, sqlite3 *db, int64_t *version);
 void results_hostname(char *buf, size_t len);
 /* The cached statement, reset and with bindings cleared; NULL on error. */
 sqlite3_stmt *results_stmt(struct results *r, enum results_stmt which);
+/* config_text's resolved form (malloc'd) by r's resolver; NULL on error. */
+char *results_resolve(struct results *r, const char *config_text);
+/* The same for a config written before hashes: one the resolver cannot
+ * read (not an experiment file) is its own resolved form. */
+char *results_resolve_or_raw(struct results *r, const char *config_text);
+/* Inside a transaction: resolved configs and hashes for the experiments
+ * lacking them (files written before hashes). */
+int results_fill_hashes(struct results *r);
+/* The keys two resolved configs differ in, into out: "a.b (X LA, Y LB),
+ * c (not set LA, Z LB)", la and lb saying whose each value is. */
+void results_config_diff(const char *a, const char *b, const char *la, const char *lb,
+                         char *out, size_t cap);
 /* Drop queued rows without writing them. */
 void results_queue_clear(struct results *r);
 

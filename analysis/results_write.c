@@ -47,12 +47,15 @@ static const struct {
                   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     [RS_KV] = {"kv", "INSERT INTO kv (run_id, key, value) VALUES (?,?,?)"
                      " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value"},
+    /* the experiment of that name and hash first, else the newest other */
     [RS_EXP_FIND] = {"find experiment",
-                     "SELECT id FROM experiments WHERE name = ?1 AND config_text IS ?2"
-                     " ORDER BY id LIMIT 1"},
+                     "SELECT id, config_hash IS ?2, config_hash, config_resolved"
+                     " FROM experiments WHERE name = ?1"
+                     " ORDER BY config_hash IS ?2 DESC, id DESC LIMIT 1"},
     [RS_EXP_ADD] = {"add experiment",
                     "INSERT INTO experiments (name, config_path, config_text, created_at,"
-                    " program_version) VALUES (?, ?, ?, " NOW ", ?)"},
+                    " program_version, config_resolved, config_hash)"
+                    " VALUES (?, ?, ?, " NOW ", ?, ?, ?)"},
     [RS_RUN_ADD] = {"begin run",
                     "INSERT INTO runs (experiment_id, run_index, params, seed, program_version,"
                     " status, started_at, hostname, pid)"
@@ -92,29 +95,47 @@ static const char *version_or_default(const char *v)
 /* ---- experiments and runs ------------------------------------------------ */
 
 /* Inside the caller's transaction, so that two processes starting one
- * experiment at once make one row. */
+ * experiment at once make one row.  An experiment of that name with
+ * another config is refused, naming the keys that differ. */
 static int find_or_add_experiment(struct results *r, const char *name, const char *config_path,
-                                  const char *config_text, const char *version, int64_t *exp_id)
+                                  const char *config_text, const char *resolved,
+                                  const char *version, int64_t *exp_id)
 {
+    char hash[RESULTS_HASH_HEX + 1];
+    results_config_hash(resolved, hash);
+    if (results_fill_hashes(r))
+        return -1;
     sqlite3_stmt *st = results_stmt(r, RS_EXP_FIND);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, config_text, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW)
+    sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+    int s = sqlite3_step(st), rc = 0;
+    if (s == SQLITE_ROW && sqlite3_column_int(st, 1)) {
         *exp_id = sqlite3_column_int64(st, 0);
-    else if (s != SQLITE_DONE)
-        results_fail(r, "find experiment");
+    } else if (s == SQLITE_ROW) {
+        char diff[1536];
+        results_config_diff(resolved, (const char *)sqlite3_column_text(st, 3),
+                            "in this config", "in the database's", diff, sizeof diff);
+        rc = results_failf(r, "experiment '%s' is already in this database with another "
+                           "config (hash %s; this one's is %s); keys that differ: %s. Give "
+                           "this one another name to keep both (flashlab run --as NEWNAME), "
+                           "or write it to another database",
+                           name, (const char *)sqlite3_column_text(st, 2), hash, diff);
+    } else if (s != SQLITE_DONE) {
+        rc = results_fail(r, "find experiment");
+    }
     sqlite3_reset(st);
-    if (s != SQLITE_DONE)
-        return s == SQLITE_ROW ? 0 : -1;
+    if (rc || s == SQLITE_ROW)
+        return rc;
     if (!(st = results_stmt(r, RS_EXP_ADD)))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, config_path, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, config_text, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, version_or_default(version), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, resolved, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, hash, -1, SQLITE_STATIC);
     if (results_step_done(r, st, "add experiment"))
         return -1;
     *exp_id = sqlite3_last_insert_rowid(r->db);
@@ -126,9 +147,15 @@ int results_begin_experiment(struct results *r, const char *name, const char *co
 {
     if (!name)
         return results_failf(r, "begin experiment: no name");
-    if (results_txn_begin(r))
+    char *resolved = results_resolve(r, config_text);
+    if (!resolved)
         return -1;
-    return results_txn_end(r, find_or_add_experiment(r, name, config_path, config_text, version, exp_id));
+    int rc = results_txn_begin(r);
+    if (!rc)
+        rc = results_txn_end(r, find_or_add_experiment(r, name, config_path, config_text,
+                                                       resolved, version, exp_id));
+    free(resolved);
+    return rc;
 }
 
 int results_begin_run(struct results *r, int64_t exp_id, int64_t run_index,

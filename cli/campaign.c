@@ -5,6 +5,7 @@
 #include "progress.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ int campaign_open(struct campaign *c, const char *cmd, const char *point_opt,
     const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"run", required_argument, 0, 'r'}, {point_opt, required_argument, 0, 'p'},
+        {"as", required_argument, 0, 'a'}, {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
@@ -45,6 +47,12 @@ int campaign_open(struct campaign *c, const char *cmd, const char *point_opt,
                 return cli_usage_error(cmd, "bad --%s '%s' (%s)", point_opt, optarg,
                                        point_what);
             break;
+        case 'a':
+            if (!*optarg || strlen(optarg) >= 128)
+                return cli_usage_error(cmd, "bad --as '%s' (an experiment name)", optarg);
+            c->name = optarg;
+            break;
+        case 'f': c->force = 1; break;
         case 'h': fputs(help, stdout); return CLI_OK;
         default: return cli_usage_error(cmd, "bad option");
         }
@@ -70,9 +78,12 @@ int campaign_open(struct campaign *c, const char *cmd, const char *point_opt,
                  experiment_name(c->e));
         c->out = c->default_out;
     }
-    if (results_open(c->out, &c->db, err, sizeof err) ||
-        results_begin_experiment(c->db, experiment_name(c->e), c->path,
-                                 experiment_text(c->e), NULL, &c->exp_id)) {
+    if (!c->name)
+        c->name = experiment_name(c->e);
+    if (experiment_results_open(c->out, &c->db, err, sizeof err) ||
+        results_mark_stale(c->db, NULL) ||
+        results_begin_experiment(c->db, c->name, c->path, experiment_text(c->e), NULL,
+                                 &c->exp_id)) {
         cli_error("%s", c->db ? results_error(c->db) : err);
         campaign_free(c);
         return CLI_FAIL;
@@ -101,6 +112,32 @@ void campaign_free(struct campaign *c)
     c->e = NULL;
 }
 
+/* As `flashlab run` resumes: 1 when the database holds run r complete
+ * (skipped, unless --force), else 0 after deleting its interrupted
+ * attempts (so that their rows are not counted beside the new ones); -1
+ * on an error. */
+static int resume_run(struct campaign *c, const struct exp_run *r)
+{
+    int64_t id, dropped = 0;
+    int found = c->force ? 0 : results_find_complete_run(c->db, c->name, r->params_json,
+                                                         r->seed, &id, NULL, 0);
+    if (found == 1) {
+        printf("run %u: already in %s as run %" PRId64 " (--force checks it again)\n",
+               r->index, c->out, id);
+        c->skipped++;
+        return 1;
+    }
+    if (found < 0 ||
+        results_replace_incomplete(c->db, c->exp_id, r->params_json, r->seed, &dropped)) {
+        cli_error("%s: %s", c->out, results_error(c->db));
+        return -1;
+    }
+    if (dropped)
+        fprintf(stderr, "flashlab %s: run %u: replaces %" PRId64 " interrupted run%s (deleted "
+                "with its rows)\n", c->cmd, r->index, dropped, dropped == 1 ? "" : "s");
+    return 0;
+}
+
 int campaign_run_all(struct campaign *c, const struct campaign_kind *kind, void *ctx)
 {
     char err[1024];
@@ -118,6 +155,15 @@ int campaign_run_all(struct campaign *c, const struct campaign_kind *kind, void 
             exp_run_free(&r);
             campaign_free(c);
             return cli_error("%s: no %s: section (docs/%s.md)", c->path, c->cmd, c->cmd);
+        }
+        int resumed = c->db ? resume_run(c, &r) : 0;
+        if (resumed) {
+            exp_run_free(&r);
+            if (resumed < 0) {
+                failed = 1;
+                break;
+            }
+            continue;
         }
         char cmd[1200];
         snprintf(cmd, sizeof cmd, "flashlab %s %s --run %u --%s", c->cmd, c->path, k,

@@ -1,5 +1,6 @@
 /* campaign.h -- what the campaign commands (powercut, faults) share: their
- * options (-o DB, -j N, --run K and an option that checks one point), the
+ * options (-o DB, -j N, --run K, --as NAME, --force and an option that
+ * checks one point), the
  * campaign file, which of its runs to do, the results database, and the
  * loop over the runs (each kind supplies its own steps). */
 #ifndef FLASHLAB_CLI_CAMPAIGN_H
@@ -24,7 +25,19 @@ struct campaign {
     struct results *db;     /* open unless one point is checked */
     int64_t exp_id;
     char default_out[512];  /* results/NAME.db */
+    const char *name;       /* the experiment's name in the database (--as) */
+    int force;              /* --force: check runs the database holds complete again */
+    uint32_t skipped;       /* runs skipped: complete in the database already */
 };
+
+/* The --help paragraph on resuming, --force and --as, the same for each. */
+#define CAMPAIGN_RESUME_HELP                                                     \
+    "Resuming, as flashlab run: a run the database holds complete is skipped\n" \
+    "(--force checks it again), one a killed campaign left is replaced (its\n"  \
+    "rows deleted), so no point is counted twice.  A changed campaign under a\n" \
+    "name the database holds is refused; --as NAME keeps both\n"                \
+    "(docs/results-schema.md).\n"                                               \
+    "\n"
 
 /* Parse argv for command cmd, whose one-point option is --POINT_OPT
  * (POINT_WHAT says what its value is, for errors), load the campaign and,

@@ -16,6 +16,7 @@
 
 static const char help[] =
     "usage: flashlab faults CAMPAIGN.yaml [-o DB] [-j N] [--run K] [--point P]\n"
+    "                       [--as NAME] [--force]\n"
     "\n"
     "A media-fault campaign (docs/faults.md): an experiment file with a\n"
     "`faults:` section.  For each run, the workload runs once; every page of\n"
@@ -33,6 +34,7 @@ static const char help[] =
     "--point P checks one point of run K (default 0) in this process and\n"
     "prints what happened, with the file system's listing afterwards.\n"
     "\n"
+    CAMPAIGN_RESUME_HELP
     "Exit status: 0 when no point had a bad outcome (crash, silent\n"
     "rollback, wrong bytes, lost files; a baseline's are reported, not\n"
     "failures), 1 otherwise or on an error, 2 for bad usage.\n"
@@ -135,7 +137,7 @@ static int finish_faults(void *ctx, const struct campaign *c)
     if (c->point < 0)
         printf("%s: %" PRIu64 " fault points, %" PRIu64 " bad (%" PRIu64
                " on file systems that promise none) -> %s\n",
-               experiment_name(c->e), x->points, x->bad, x->bad_safe, c->out);
+               c->name, x->points, x->bad, x->bad_safe, c->out);
     return x->bad_safe != 0;
 }
 

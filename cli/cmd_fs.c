@@ -165,7 +165,8 @@ static const char ls_help[] =
     "\n"
     "List a directory of the file system on IMAGE (the root without a path),\n"
     "by name; a file lists just itself.  -l shows mode, links, size (entries,\n"
-    "for a directory) and name, and where a symbolic link points.\n"
+    "for a directory), the time of the last change (mtime, UTC) and name, and\n"
+    "where a symbolic link points.\n"
     FS_HELP
     "\n"
     "example: flashlab ls -l --fs jffs2-scan fs.img:/docs\n";
@@ -184,7 +185,9 @@ static int ls_line(struct session *s, const char *path, const char *name, int ln
     cli_mode_string(st.mode, mode);
     if (S_ISLNK(st.mode) && (rc = cli_read_link(s, path, st.size, &target)))
         return cli_path_fail(s->cmd, rc, path);
-    printf("%s %3" PRIu32 " %10" PRIu64 " %s%s%s\n", mode, st.nlink, st.size, name,
+    char when[48];
+    cli_time_string(st.mtime, 0, when, sizeof when);
+    printf("%s %3" PRIu32 " %10" PRIu64 " %s %s%s%s\n", mode, st.nlink, st.size, when, name,
            target ? " -> " : "", target ? target : "");
     free(target);
     return CLI_OK;

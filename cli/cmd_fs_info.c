@@ -178,11 +178,14 @@ static const char stat_help[] =
 
 /* A time in ns as seconds.nanoseconds, exactly (a double holds only
  * about 16 digits: the last ones of a 2007 time in ns would be wrong). */
+/* Seconds since the epoch exactly, then the same in ISO 8601 UTC. */
 static void print_time(const char *name, int64_t ns)
 {
     uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-    printf("%s:  %s%" PRIu64 ".%09" PRIu64 "\n", name, ns < 0 ? "-" : "", mag / 1000000000u,
-           mag % 1000000000u);
+    char iso[48];
+    cli_time_string(ns, 1, iso, sizeof iso);
+    printf("%s:  %s%" PRIu64 ".%09" PRIu64 "  %s\n", name, ns < 0 ? "-" : "",
+           mag / 1000000000u, mag % 1000000000u, iso);
 }
 
 int cmd_stat(int argc, char **argv)

@@ -1,5 +1,6 @@
 /* cmd_mkfs.c -- `flashlab mkfs`: a new file system of any kind on an image
  * (refusing to overwrite one without --force). */
+#include "experiment.h"
 #include "fs_cmd.h"
 #include "gc_policy.h"
 
@@ -152,8 +153,20 @@ static int mkfs_image(const struct fsapi *api, const char *image, const char *op
     }
     int rc = api->mkfs(dev, opts);
     if (rc) {
-        const struct nand_geometry *g = &nand_get_config(dev)->geo;
+        struct nand_config cfg = *nand_get_config(dev);
+        const struct nand_geometry *g = &cfg.geo;
         nand_close(dev);
+        uint32_t min = rc == -ENOSPC || rc == -EINVAL
+                           ? experiment_min_blocks_per_plane(api, opts, &cfg) : 0;
+        if (min) {
+            struct nand_config big = cfg;
+            big.geo.blocks_per_plane = min;
+            return cli_fs_fail("mkfs", "%s: too small for %s: %.4g MiB (blocks_per_plane %u); "
+                               "the smallest it takes is %.4g MiB (blocks_per_plane %u)", image,
+                               api->name, (double)nand_capacity_bytes(&cfg) / (1 << 20),
+                               g->blocks_per_plane,
+                               (double)nand_capacity_bytes(&big) / (1 << 20), min);
+        }
         if (rc == -ENOSPC)
             return cli_fs_fail("mkfs", "%s: too few good blocks for %s (or block 0 is bad)", image,
                            api->name);

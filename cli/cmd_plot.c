@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "plot.h"
 #include "plot_faults.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -13,7 +14,7 @@
 
 static const char plot_help[] =
     "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
-    "                     [--experiment NAME] [--run ID] [--by KEY[,KEY...]]\n"
+    "                     [--experiment NAME[@HASH]] [--run ID] [--by KEY[,KEY...]]\n"
     "                     [--facet KEY|none]\n"
     "                     [--x host|time] [--np N]\n"
     "\n"
@@ -22,7 +23,9 @@ static const char plot_help[] =
     "as a table (series, x, y in raw units: bytes, ns, counts).  At least one\n"
     "of -o and --data is needed.  DB is only read.\n"
     "\n"
-    "  --experiment NAME  only runs of experiments called NAME\n"
+    "  --experiment NAME  only runs of the experiment called NAME (NAME@HASH:\n"
+    "                     of its config whose config_hash starts with HASH;\n"
+    "                     a name with several configs must say which)\n"
     "  --run ID           only run ID (runs.id)\n"
     "  --by KEYS          name and group runs by these params JSON paths, e.g.\n"
     "                     fs.gc_policy,fs.wear_leveling (default: every swept\n"
@@ -77,6 +80,14 @@ static void print_help(void)
            "media-fault outcomes, a panel per fault kind, a bar per page\n"
            "              class (also: flashlab plot faults DB -o FILE)",
            "the faults table (flashlab faults)");
+}
+
+/* The kinds --kind takes (suggest_at_fn): plot.h's, then faults. */
+static const char *kind_at(size_t i, const void *ctx)
+{
+    (void)ctx;
+    return i < PLOT_KIND_COUNT ? plot_kind_name((enum plot_kind)i)
+           : i == PLOT_KIND_COUNT ? "faults" : NULL;
 }
 
 int cmd_plot(int argc, char **argv)
@@ -160,8 +171,12 @@ int cmd_plot(int argc, char **argv)
     if (!kind_name)
         return cli_usage_error("plot", "--kind is required");
     int kind = plot_kind_find(kind_name);
-    if (kind < 0)
-        return cli_usage_error("plot", "unknown plot kind '%s'", kind_name);
+    if (kind < 0) {
+        char hint[512];
+        sim_suggest_among(kind_name, strlen(kind_name), kind_at, NULL, "kinds", hint,
+                          sizeof hint);
+        return cli_usage_error("plot", "unknown plot kind '%s'%s", kind_name, hint);
+    }
     if (!out && !data)
         return cli_usage_error("plot", "give -o FILE.png|.svg|.pdf and/or --data FILE");
     int fmt = out ? plot_format_from_path(out) : 0;

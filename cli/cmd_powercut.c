@@ -16,6 +16,7 @@
 
 static const char help[] =
     "usage: flashlab powercut CAMPAIGN.yaml [-o DB] [-j N] [--run K] [--repro POINT]\n"
+    "                         [--as NAME] [--force]\n"
     "\n"
     "A power-cut campaign (docs/powercut.md): an experiment file with a\n"
     "`powercut:` section.  For each run, its workload runs once to count its\n"
@@ -32,6 +33,7 @@ static const char help[] =
     "--repro POINT checks one cut point of run K (default 0) and prints what\n"
     "happened, with the recovered file system's listing.\n"
     "\n"
+    CAMPAIGN_RESUME_HELP
     "Exit status: 0 when every cut point passed, 1 if any failed, 2 for bad usage.\n"
     "\n"
     "examples:\n"
@@ -83,7 +85,7 @@ static int finish_powercut(void *ctx, const struct campaign *c)
 {
     const struct powercut_ctx *x = ctx;
     if (c->point < 0)
-        printf("%s: %" PRIu64 " cut points, %" PRIu64 " failed -> %s\n", experiment_name(c->e),
+        printf("%s: %" PRIu64 " cut points, %" PRIu64 " failed -> %s\n", c->name,
                x->points, x->bad, c->out);
     return x->bad != 0;
 }

@@ -27,7 +27,7 @@
 
 static const char run_help[] =
     "usage: flashlab run EXPERIMENT.yaml [-o DB] [-j N] [--run K] [--shard I/N]\n"
-    "                    [--force] [--list-runs] [--quiet]\n"
+    "                    [--as NAME] [--force] [--list-runs] [--quiet]\n"
     "\n"
     "Run every run of the experiment (its sweep x seeds x repetitions; see\n"
     "docs/experiments.md) into the results database DB (results/NAME.db by\n"
@@ -37,7 +37,15 @@ static const char run_help[] =
     "experiment name, settings and seed), so an interrupted sweep resumes;\n"
     "one made by another program version is named.  --force runs them\n"
     "again.  Runs left 'running' by a killed process are marked\n"
-    "'incomplete' (and run again).  On a terminal a progress line shows the runs\n"
+    "'incomplete' and replaced: run again, their old rows deleted.  Ctrl-C\n"
+    "stops the runs under way and says how to resume.\n"
+    "\n"
+    "An experiment is its name and the hash of its resolved config\n"
+    "(docs/results-schema.md): a changed config under a name the database\n"
+    "already holds is refused, naming the keys that differ; --as NAME runs\n"
+    "it under another name, keeping both.\n"
+    "\n"
+    "On a terminal a progress line shows the runs\n"
     "done, failures so far, the rate, an estimate of the time left, ops/s\n"
     "and WA so far (--quiet: none).\n"
     "\n"
@@ -82,7 +90,7 @@ static int child_run(struct experiment *e, const char *db_path, int64_t exp_id,
         fprintf(stderr, "flashlab run: run %u: %s\n", k, err);
         return 1;
     }
-    if (results_open(db_path, &db, err, sizeof err)) {
+    if (experiment_results_open(db_path, &db, err, sizeof err)) {
         fprintf(stderr, "flashlab run: %s\n", err);
         exp_run_free(&r);
         return 1;
@@ -124,6 +132,8 @@ static int start_job(struct experiment *e, const char *db_path, int64_t exp_id, 
     }
     if (pid == 0) {
         close(p[0]);
+        signal(SIGINT, SIG_DFL); /* the parent's handler is for the parent */
+        signal(SIGTERM, SIG_DFL);
         _exit(child_run(e, db_path, exp_id, k, p[1]));
     }
     close(p[1]);
@@ -166,8 +176,10 @@ static uint32_t *select_runs(uint32_t total, long one, uint32_t si, uint32_t sn,
 }
 
 /* Take out of todo[0..*n) the runs db holds complete already (counted in
- * *skipped), naming those another program version made. */
-static int drop_done_runs(struct experiment *e, struct results *db, uint32_t *todo, uint32_t *n,
+ * *skipped; with force, none), naming those another program version made;
+ * delete the interrupted ones (incomplete) that the runs will replace. */
+static int drop_done_runs(struct experiment *e, const char *name, int64_t exp_id,
+                          struct results *db, int force, uint32_t *todo, uint32_t *n,
                           uint32_t *skipped)
 {
     char err[1024], version[128];
@@ -178,12 +190,17 @@ static int drop_done_runs(struct experiment *e, struct results *db, uint32_t *to
             todo[kept++] = todo[i]; /* its job reports the error */
             continue;
         }
-        int64_t id;
-        int found = results_find_complete_run(db, experiment_name(e), r.params_json, r.seed,
-                                              &id, version, sizeof version);
+        int64_t id, dropped = 0;
+        int found = force ? 0 : results_find_complete_run(db, name, r.params_json, r.seed,
+                                                          &id, version, sizeof version);
+        if (!found && results_replace_incomplete(db, exp_id, r.params_json, r.seed, &dropped))
+            found = -1;
         exp_run_free(&r);
         if (found < 0)
             return -1;
+        if (dropped)
+            fprintf(stderr, "flashlab run: run %u: replaces %" PRId64 " interrupted run%s "
+                    "(deleted with its rows)\n", todo[i], dropped, dropped == 1 ? "" : "s");
         if (!found) {
             todo[kept++] = todo[i];
             continue;
@@ -214,9 +231,20 @@ static int list_runs(struct experiment *e)
     return CLI_OK;
 }
 
-/* Wait for jobs, show progress, reap; returns when one job ended. */
+/* Ctrl-C (or SIGTERM): the children, in the same process group, get it
+ * too and end; the parent starts no more runs, reaps them and says what
+ * the database holds and how to go on. */
+static volatile sig_atomic_t run_interrupted;
+
+static void on_interrupt(int sig)
+{
+    run_interrupted = sig;
+}
+
+/* Wait for jobs, show progress, reap; returns when one job ended.  A
+ * run stopped by the interrupt counts in *stopped, not as done. */
 static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *failed,
-                     struct progress *pr)
+                     uint32_t *stopped, struct progress *pr)
 {
     for (;;) {
         struct pollfd pf[MAX_JOBS];
@@ -237,6 +265,11 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
             waitpid(jobs[i].pid, &st, 0);
             close(jobs[i].fd);
             int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+            if (run_interrupted && WIFSIGNALED(st)) {
+                (*stopped)++;
+                jobs[i] = jobs[--*njobs];
+                return;
+            }
             if (!ok && WIFSIGNALED(st)) {
                 progress_clear(pr);
                 fprintf(stderr, "flashlab run: run %u: killed by signal %d\n", jobs[i].run,
@@ -250,6 +283,27 @@ static void wait_one(struct job *jobs, int *njobs, uint32_t *done, uint32_t *fai
         }
         show_progress(pr, jobs, *njobs, *done, *failed);
     }
+}
+
+static void report_interrupted(int argc, char **argv, const char *name, const char *db_path,
+                               uint32_t n, uint32_t done, uint32_t failed, uint32_t unstarted)
+{
+    char err[1024];
+    struct results *db;
+    int64_t stale = 0;
+    /* the killed runs are 'incomplete' now, so that the next run replaces them */
+    if (!experiment_results_open(db_path, &db, err, sizeof err)) {
+        results_mark_stale(db, &stale);
+        results_close(db);
+    }
+    fprintf(stderr, "\nflashlab run: interrupted. %s: of %u run%s to do, %u ended and are "
+            "saved in %s (%u complete, %u failed); %" PRId64 " under way were stopped and "
+            "marked incomplete; %u not started.\nTo resume (complete runs are kept, "
+            "incomplete ones replaced), run the same command again:\n ", name, n,
+            n == 1 ? "" : "s", done, db_path, done - failed, failed, stale, unstarted);
+    for (int i = 0; i < argc; i++)
+        fprintf(stderr, " %s", i ? argv[i] : "flashlab run");
+    fputc('\n', stderr);
 }
 
 static int parse_shard(const char *s, uint32_t *i, uint32_t *n)
@@ -273,8 +327,9 @@ int cmd_run(int argc, char **argv)
         {"jobs", required_argument, 0, 'j'}, {"output", required_argument, 0, 'o'},
         {"run", required_argument, 0, 'r'}, {"shard", required_argument, 0, 's'},
         {"list-runs", no_argument, 0, 'l'}, {"quiet", no_argument, 0, 'q'},
-        {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *out = NULL;
+        {"force", no_argument, 0, 'f'}, {"as", required_argument, 0, 'a'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL, *as = NULL;
     long jobs_max = 1, one = -1;
     uint32_t si = 0, sn = 1;
     int list = 0, quiet = 0, force = 0, c;
@@ -300,6 +355,11 @@ int cmd_run(int argc, char **argv)
         case 'l': list = 1; break;
         case 'q': quiet = 1; break;
         case 'f': force = 1; break;
+        case 'a':
+            if (!*optarg || strlen(optarg) >= 128)
+                return cli_usage_error("run", "bad --as '%s' (an experiment name)", optarg);
+            as = optarg;
+            break;
         case 'h': fputs(run_help, stdout); return CLI_OK;
         default: return cli_usage_error("run", "bad option");
         }
@@ -328,13 +388,14 @@ int cmd_run(int argc, char **argv)
     }
     struct results *db;
     int64_t exp_id, stale = 0;
-    if (results_open(out, &db, err, sizeof err)) {
+    const char *name = as ? as : experiment_name(e);
+    if (experiment_results_open(out, &db, err, sizeof err)) {
         experiment_free(e);
         return cli_error("%s", err);
     }
     if (results_mark_stale(db, &stale) ||
-        results_begin_experiment(db, experiment_name(e), experiment_path(e), experiment_text(e),
-                                 NULL, &exp_id)) {
+        results_begin_experiment(db, name, experiment_path(e), experiment_text(e), NULL,
+                                 &exp_id)) {
         cli_error("%s: %s", out, results_error(db));
         results_close(db);
         experiment_free(e);
@@ -346,7 +407,7 @@ int cmd_run(int argc, char **argv)
         experiment_free(e);
         return cli_error("out of memory");
     }
-    if (!force && drop_done_runs(e, db, todo, &n, &skipped)) {
+    if (drop_done_runs(e, name, exp_id, db, force, todo, &n, &skipped)) {
         cli_error("%s: %s", out, results_error(db));
         results_close(db);
         free(todo);
@@ -358,9 +419,14 @@ int cmd_run(int argc, char **argv)
     progress_begin(&pr, "", "runs", n, quiet);
     struct job jobs[MAX_JOBS];
     int njobs = 0;
-    uint32_t next = 0, done = 0, failed = 0;
-    while (done < n) {
-        while (next < n && njobs < jobs_max) {
+    uint32_t next = 0, done = 0, failed = 0, stopped = 0;
+    run_interrupted = 0;
+    struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    while (done + stopped < n) {
+        while (next < n && njobs < jobs_max && !run_interrupted) {
             if (start_job(e, out, exp_id, todo[next], &jobs[njobs])) {
                 progress_clear(&pr);
                 fprintf(stderr, "flashlab run: run %u: cannot start: %s\n", todo[next],
@@ -373,10 +439,21 @@ int cmd_run(int argc, char **argv)
             next++;
         }
         if (njobs)
-            wait_one(jobs, &njobs, &done, &failed, &pr);
+            wait_one(jobs, &njobs, &done, &failed, &stopped, &pr);
+        else if (run_interrupted)
+            break;
     }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     progress_end(&pr);
-    printf("%s: %u run%s, %u complete, %u failed", experiment_name(e), n, n == 1 ? "" : "s",
+    if (run_interrupted) {
+        int sig = run_interrupted;
+        report_interrupted(argc, argv, name, out, n, done, failed, n - next);
+        free(todo);
+        experiment_free(e);
+        return 128 + sig;
+    }
+    printf("%s: %u run%s, %u complete, %u failed", name, n, n == 1 ? "" : "s",
            n - failed, failed);
     if (skipped)
         printf(", %u already there (--force runs them again)", skipped);
@@ -411,7 +488,7 @@ int cmd_merge(int argc, char **argv)
     struct results *db;
     struct stat out_sb;
     int created = stat(argv[1], &out_sb) != 0, merged = 0;
-    if (results_open(argv[1], &db, err, sizeof err))
+    if (experiment_results_open(argv[1], &db, err, sizeof err))
         return cli_error("%s", err);
     int rc = CLI_OK;
     for (int i = 2; i < argc; i++) {

@@ -69,6 +69,10 @@ void cli_session_set_options(const char *options);
 int cli_session_close(struct session *s, int rc, int save);
 /* "drwxr-xr-x" for mode. */
 void cli_mode_string(uint32_t mode, char out[11]);
+/* A timestamp (ns since the epoch) as ISO 8601 UTC into out (at least
+ * 40 bytes): "2024-01-01T00:00:00.000000000Z" with frac, else
+ * "2024-01-01 00:00" (ls -l's column); "?" outside gmtime's range. */
+void cli_time_string(int64_t ns, int frac, char *out, size_t cap);
 /* "regular file", "directory", ... */
 const char *cli_type_name(uint32_t mode);
 /* A symbolic link's target (size bytes) as a new string in *out. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 /* "flashlab CMD: message" on stderr; returns CLI_FAIL. */
@@ -248,7 +249,26 @@ int cli_session_close(struct session *s, int rc, int save)
     return rc;
 }
 
-/* ---- modes and links ------------------------------------------------------ */
+/* ---- modes, times and links ----------------------------------------------- */
+
+void cli_time_string(int64_t ns, int frac, char *out, size_t cap)
+{
+    int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+    if (rem < 0) /* floor, so that -0.5 s is 23:59:59.5 of the day before */
+        sec--, rem += 1000000000;
+    time_t t = (time_t)sec;
+    struct tm tm;
+    char day[32];
+    if ((int64_t)t != sec || !gmtime_r(&t, &tm) ||
+        !strftime(day, sizeof day, frac ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M", &tm)) {
+        snprintf(out, cap, "?");
+        return;
+    }
+    if (frac)
+        snprintf(out, cap, "%s.%09lldZ", day, (long long)rem);
+    else
+        snprintf(out, cap, "%s", day);
+}
 
 void cli_mode_string(uint32_t mode, char out[11])
 {

@@ -55,6 +55,11 @@ int exp_mount(struct yview *v, yaml_node_t *root, struct exp_run *r, char *err, 
 /* retention: {duration, step, scrub_every, scrub_budget} */
 int exp_retention(struct yview *v, yaml_node_t *root, struct exp_retention *t, char *err,
                   size_t errlen);
+/* The run's device is big enough for its fs and workloads (devcheck.c):
+ * 0, or -1 with "FILE:LINE:COL: device: too small ... the smallest that
+ * works is ..." when a larger device would do. */
+int exp_check_device(struct yview *v, yaml_node_t *root, const struct exp_run *r, char *err,
+                     size_t errlen);
 /* sec's `workload` mapping into s. */
 int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct wl_spec *s,
                  char *err, size_t errlen);

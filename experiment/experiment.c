@@ -6,6 +6,7 @@
  * (the last key varying fastest), then seeds, then repetitions.
  */
 #include "exp_internal.h"
+#include "gc_policy.h"
 #include "rng.h"
 
 #include <stdio.h>
@@ -44,6 +45,30 @@ const char *exp_path_missing(const char *exp_path, const char *name, const char 
     return buf;
 }
 
+/* Every run's seed differs: seed s repetition r runs with s + r, so seeds
+ * closer than `repetitions` give two identical runs counted as two. */
+static int distinct_seeds(struct experiment *e, yaml_node_t *list, yaml_node_t *reps,
+                          char *err, size_t errlen)
+{
+    for (uint32_t j = 1; j < e->nseeds; j++)
+        for (uint32_t i = 0; i < j; i++) {
+            uint64_t a = e->seeds[i], b = e->seeds[j], d = a > b ? a - b : b - a;
+            if (d >= e->reps)
+                continue;
+            yaml_node_t *at = yaml_document_get_node(&e->doc.doc,
+                                                     list->data.sequence.items.start[j]);
+            if (!d)
+                return ydoc_fail(&e->doc, at, err, errlen, "seeds: %llu is given twice (items "
+                                 "%u and %u): the two runs would be the same run, counted "
+                                 "twice", (unsigned long long)b, i + 1, j + 1);
+            return ydoc_fail(&e->doc, reps ? reps : at, err, errlen, "seeds %llu and %llu with "
+                             "repetitions: %u overlap (repetition r of seed s runs seed s + r): "
+                             "the same seed would run twice, counted as two runs",
+                             (unsigned long long)a, (unsigned long long)b, e->reps);
+        }
+    return 0;
+}
+
 static int read_seeds(struct experiment *e, struct yview *v, yaml_node_t *root, char *err,
                       size_t errlen)
 {
@@ -77,7 +102,7 @@ static int read_seeds(struct experiment *e, struct yview *v, yaml_node_t *root, 
             return ydoc_fail(&e->doc, reps, err, errlen, "repetitions: 1..%u", EXP_MAX_SEEDS);
         e->reps = (uint32_t)r;
     }
-    return 0;
+    return distinct_seeds(e, list, reps, err, errlen);
 }
 
 static int read_sweep(struct experiment *e, yaml_node_t *sw, char *err, size_t errlen)
@@ -247,6 +272,41 @@ void exp_run_free(struct exp_run *r)
     r->params_json = NULL;
 }
 
+/* 1 when something of run r draws from its seed: a synthetic workload (or
+ * age: workload), a GC policy that picks at random, a power-cut campaign
+ * with random instants, samples or second cuts, a media-fault campaign
+ * (its pages are sampled).  A trace decides everything itself. */
+static int run_uses_seed(const struct exp_run *r)
+{
+    const char *p = strstr(r->fs_options, "gc_policy=");
+    char name[32] = "";
+    if (p)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 10, ","), p + 10);
+    const struct gc_policy *pol = name[0] ? gc_policy_find(name) : NULL;
+    return strcmp(r->wl.kind, "trace") || (r->has_age && strcmp(r->age.kind, "trace")) ||
+           (pol && pol->seeded) || (r->pc.present && (r->pc.within || r->pc.sample ||
+                                                      r->pc.second)) ||
+           r->faults.present;
+}
+
+/* Several seeds (or repetitions) over a run nothing of which draws from
+ * its seed give identical runs, counted as independent ones. */
+static int seeds_matter(struct experiment *e, const struct exp_run *r, char *err, size_t errlen)
+{
+    if (e->nseeds * e->reps < 2 || run_uses_seed(r))
+        return 0;
+    struct yview plain = {&e->doc, NULL, 0};
+    yaml_node_t *root = ydoc_root(&e->doc);
+    yaml_node_t *at = ydoc_view_get(&plain, root, "", "seeds");
+    if (!at)
+        at = ydoc_view_get(&plain, root, "", "repetitions");
+    return ydoc_fail(&e->doc, at, err, errlen, "the %u runs per setting (seeds x repetitions) "
+                     "over a trace would be identical: a trace replays the same operations "
+                     "whatever the seed, and nothing else here draws from it (an age: "
+                     "workload, a random GC policy, powercut: within/sample/second_cuts, "
+                     "faults:); give one seed", e->nseeds * e->reps);
+}
+
 int experiment_load(const char *path, struct experiment **out, char *err, size_t errlen)
 {
     struct experiment *e = calloc(1, sizeof *e);
@@ -279,6 +339,10 @@ int experiment_load(const char *path, struct experiment **out, char *err, size_t
     for (uint32_t i = 0; !rc && i < e->runs; i += e->nseeds * e->reps) {
         struct exp_run r;
         rc = experiment_run(e, i, &r, err, errlen);
+        if (!rc)
+            rc = seeds_matter(e, &r, err, errlen);
+        if (!rc)
+            rc = exp_check_device(&plain, root, &r, err, errlen);
         exp_run_free(&r);
     }
     if (rc) {

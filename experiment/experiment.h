@@ -100,6 +100,23 @@ struct exp_run {
 
 struct experiment;
 
+/* The resolved form of an experiment file's text, the text its hash in
+ * the results database is of (resolved.c, docs/results-schema.md):
+ * "PATH = JSON" lines, sorted, defaults filled in.  malloc'd; NULL with
+ * err when the text is not a YAML mapping.  A results_resolve_fn. */
+char *experiment_resolve_config(const char *yaml_text, char *err, size_t errlen);
+struct results;
+/* results_open, with experiment_resolve_config as the handle's resolver
+ * (so experiments written before config hashes get theirs now). */
+int experiment_results_open(const char *path, struct results **out, char *err, size_t errlen);
+
+/* The smallest blocks_per_plane (cfg's geometry otherwise) on which kind
+ * api, with options, makes and mounts a file system: tried on empty
+ * in-memory devices (devcheck.c); 0 when none up to 64 times cfg's does
+ * (then size is not what fails). */
+uint32_t experiment_min_blocks_per_plane(const struct fsapi *api, const char *options,
+                                         const struct nand_config *cfg);
+
 /* Load and check path (every run).  0, or -1 with err filled. */
 int experiment_load(const char *path, struct experiment **out, char *err, size_t errlen);
 void experiment_free(struct experiment *e);

@@ -16,34 +16,75 @@ struct wkey {
     const char *key;
     enum wtype type;
     size_t off;
+    const char *takes; /* the kinds that read it: families ("block",
+                          "churn", "trace") and kinds, space-separated;
+                          NULL: every kind */
 };
 
-#define W(k, t, f) {k, t, offsetof(struct wl_spec, f)}
+#define W(k, t, f, takes) {k, t, offsetof(struct wl_spec, f), takes}
 static const struct wkey wkeys[] = {
-    W("files", W_U32, files),
-    W("file_bytes", W_SIZE, file_bytes),
-    W("fill", W_FRAC, fill),
-    W("align", W_SIZE, align),
-    W("request_size", W_SIZES, req),
-    W("read_fraction", W_FRAC, read_fraction),
-    W("theta", W_POS, theta),
-    W("hot_writes", W_FRAC, hot_writes),
-    W("hot_data", W_FRAC, hot_data),
-    W("fsync_every", W_U64, fsync_every),
-    W("sync_every", W_U64, sync_every),
-    W("discard_fraction", W_FRAC, discard_fraction),
-    W("dirs", W_U32, dirs),
-    W("max_files", W_U32, max_files),
-    W("prealloc", W_FRAC, prealloc),
-    W("file_size", W_SIZES, file_size),
-    W("op_mix", W_MIX, op_create),
-    W("trace", W_PATH, trace_path),
-    W("trace_format", W_FORMAT, trace_format),
-    W("trace_skip_bad", W_BOOL, trace_skip_bad),
-    W("trace_disk_bytes", W_SIZE, trace_disk_bytes),
-    W("content_light", W_BOOL, content_light),
-    W("compressible", W_FRAC, compressible),
+    W("files", W_U32, files, "block"),
+    W("file_bytes", W_SIZE, file_bytes, "block"),
+    W("fill", W_FRAC, fill, NULL),
+    W("align", W_SIZE, align, "block"),
+    W("request_size", W_SIZES, req, "block churn"),
+    W("read_fraction", W_FRAC, read_fraction, "block"),
+    W("theta", W_POS, theta, "zipf"),
+    W("hot_writes", W_FRAC, hot_writes, "hotcold"),
+    W("hot_data", W_FRAC, hot_data, "hotcold"),
+    W("fsync_every", W_U64, fsync_every, "block churn"),
+    W("sync_every", W_U64, sync_every, "block churn"),
+    W("discard_fraction", W_FRAC, discard_fraction, "block"),
+    W("dirs", W_U32, dirs, "churn"),
+    W("max_files", W_U32, max_files, "churn"),
+    W("prealloc", W_FRAC, prealloc, "churn"),
+    W("file_size", W_SIZES, file_size, "churn"),
+    W("op_mix", W_MIX, op_create, "churn"),
+    W("trace", W_PATH, trace_path, "trace"),
+    W("trace_format", W_FORMAT, trace_format, "trace"),
+    W("trace_skip_bad", W_BOOL, trace_skip_bad, "trace"),
+    W("trace_disk_bytes", W_SIZE, trace_disk_bytes, "trace"),
+    W("content_light", W_BOOL, content_light, NULL),
+    W("compressible", W_FRAC, compressible, NULL),
 };
+
+/* 1 when word is one of the space-separated words of list. */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p; p += strcspn(p, " "), p += *p == ' ')
+        if (strcspn(p, " ") == n && !strncmp(p, word, n))
+            return 1;
+    return 0;
+}
+
+static int kind_takes(const struct wkey *k, const char *kind)
+{
+    const char *fam = wl_kind_family(kind);
+    return !k->takes || has_word(k->takes, kind) || (fam && has_word(k->takes, fam));
+}
+
+/* "uniform, sequential, ...": the kinds that read k (NULL: every kind). */
+static void list_kinds(const struct wkey *k, char *out, size_t cap)
+{
+    out[0] = 0;
+    for (size_t i = 0; wl_kind_name(i); i++) {
+        size_t len = strlen(out);
+        if (!k || kind_takes(k, wl_kind_name(i)))
+            snprintf(out + len, cap - len, "%s%s", len ? ", " : "", wl_kind_name(i));
+    }
+}
+
+/* A key the kind would silently ignore is an error naming the kinds that
+ * read it. */
+static int ignored_key(struct yview *v, yaml_node_t *n, const char *key, const struct wkey *k,
+                       const char *kind, char *err, size_t errlen)
+{
+    char kinds[256];
+    list_kinds(k, kinds, sizeof kinds);
+    return ydoc_fail(v->d, n, err, errlen, "%s: the %s workload ignores it; it is read by "
+                     "kind %s only", key, kind, kinds);
+}
 #define NWKEYS (sizeof wkeys / sizeof wkeys[0])
 
 /* A size distribution: a size (fixed), {min, max} (uniform) or
@@ -192,13 +233,17 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
         return ydoc_fail(v->d, w, err, errlen, "%s: missing", key);
     if (ydoc_string(v->d, kn, key, kind, sizeof kind, err, errlen))
         return -1;
-    if (wl_spec_init(s, kind))
-        return ydoc_fail(v->d, kn, err, errlen, "%s: unknown workload kind '%s' (uniform, "
-                         "sequential, zipf, hotcold, churn, mailserver, fileserver, rootfs, trace)",
-                         key, kind);
+    if (wl_spec_init(s, kind)) {
+        char kinds[256];
+        list_kinds(NULL, kinds, sizeof kinds);
+        return ydoc_fail(v->d, kn, err, errlen, "%s: unknown workload kind '%s' (%s)", key,
+                         kind, kinds);
+    }
     for (size_t i = 0; i < NWKEYS; i++) {
         yaml_node_t *n = ydoc_view_get(v, w, path, wkeys[i].key);
         snprintf(key, sizeof key, "%s.%s", path, wkeys[i].key);
+        if (n && !kind_takes(&wkeys[i], kind))
+            return ignored_key(v, n, key, &wkeys[i], kind, err, errlen);
         if (n && read_key(v, n, key, &wkeys[i], s, err, errlen))
             return -1;
     }

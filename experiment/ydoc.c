@@ -99,11 +99,21 @@ static int check_events(struct ydoc *d, const char *text, size_t len, char *err,
 
 int ydoc_load(struct ydoc *d, const char *path, char *err, size_t errlen)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->path, sizeof d->path, "%s", path);
     char *text = ydoc_read_text(path, MAX_FILE_BYTES, err, errlen);
-    if (!text)
+    if (!text) {
+        memset(d, 0, sizeof *d);
         return -1;
+    }
+    int rc = ydoc_load_text(d, path, text, err, errlen);
+    free(text);
+    return rc;
+}
+
+int ydoc_load_text(struct ydoc *d, const char *label, const char *text, char *err,
+                   size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->path, sizeof d->path, "%s", label);
     size_t len = strlen(text);
     int rc = check_events(d, text, len, err, errlen);
     if (!rc) {
@@ -119,7 +129,6 @@ int ydoc_load(struct ydoc *d, const char *path, char *err, size_t errlen)
             yaml_parser_delete(&p);
         }
     }
-    free(text);
     if (!rc && (!ydoc_root(d) || ydoc_root(d)->type != YAML_MAPPING_NODE)) {
         rc = ydoc_fail(d, ydoc_root(d), err, errlen, "the top level must be a mapping");
         ydoc_free(d);

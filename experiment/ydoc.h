@@ -22,6 +22,9 @@ struct ydoc {
 
 /* 0, or -1 with "PATH:LINE:COL: message" (or "PATH: message") in err. */
 int ydoc_load(struct ydoc *d, const char *path, char *err, size_t errlen);
+/* The same from text already read; label stands for the path in messages. */
+int ydoc_load_text(struct ydoc *d, const char *label, const char *text, char *err,
+                   size_t errlen);
 /* The file's text (for the experiments table); malloc'd, NULL on error. */
 char *ydoc_read_text(const char *path, size_t max, char *err, size_t errlen);
 void ydoc_free(struct ydoc *d);

@@ -240,6 +240,11 @@ struct fk {
     uint16_t area_bad;          /* areas whose recorded position is wrong */
 };
 
+/* ---- paths.c --------------------------------------------------------- */
+/* After the check: each message about an inode some directory entry names
+ * gets " (path /a/b)" appended. */
+void fk_name_paths(struct fk *k);
+
 /* ---- report.c -------------------------------------------------------- */
 /* Add a message; returns its index, or (size_t)-1 when out of memory. */
 size_t fk_msg(struct fk *k, enum fsck_severity sev, enum fsck_kind kind,

@@ -149,6 +149,7 @@ int fsck_run(nand_dev *dev, int repair, struct fsck_report *out)
         int r = fk_repair(&k);
         st = r < 0 ? FSCK_OPERATIONAL : r == 0 ? FSCK_ERRORS : verify(&k, out);
     }
+    fk_name_paths(&k); /* last: verify matches messages by their text */
     fk_free(&k);
     out->status = st;
     return st;

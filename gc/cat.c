@@ -23,5 +23,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_cat = {
-    "cat", "min u/(1-u) * erases/age: cost-age-times (Chiang et al. 1999)", pick,
+    "cat", "min u/(1-u) * erases/age: cost-age-times (Chiang et al. 1999)", pick, 0,
 };

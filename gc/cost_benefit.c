@@ -20,5 +20,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_cost_benefit = {
-    "cost-benefit", "max (1-u)*age/(1+u) (Rosenblum & Ousterhout 1992)", pick,
+    "cost-benefit", "max (1-u)*age/(1+u) (Rosenblum & Ousterhout 1992)", pick, 0,
 };

@@ -16,5 +16,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_dchoices = {
-    "d-choices", "fewest live among d random segments (choices, default 8)", pick,
+    "d-choices", "fewest live among d random segments (choices, default 8)", pick, 1,
 };

@@ -18,5 +18,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_fifo = {
-    "fifo", "oldest segment first: a circular log, as JFFS2", pick,
+    "fifo", "oldest segment first: a circular log, as JFFS2", pick, 0,
 };

@@ -41,6 +41,7 @@ struct gc_policy {
     /* Index into c[0..n) of the victim; n >= 1.  Must be deterministic in
      * (ctx, c, n); ties go to the lowest index. */
     size_t (*pick)(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n);
+    int seeded;           /* 1: picks draw from the seed (gcp_random) */
 };
 
 /* ---- helpers for policy modules ---- */

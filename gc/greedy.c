@@ -20,5 +20,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_greedy = {
-    "greedy", "fewest live blocks (least copying now)", pick,
+    "greedy", "fewest live blocks (least copying now)", pick, 0,
 };

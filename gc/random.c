@@ -9,5 +9,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_random_policy = {
-    "random", "a uniformly random segment (seeded)", pick,
+    "random", "a uniformly random segment (seeded)", pick, 1,
 };

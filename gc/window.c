@@ -52,5 +52,5 @@ static size_t pick(const struct gc_ctx *ctx, const struct gc_seg *c, size_t n)
 }
 
 const struct gc_policy gcp_window = {
-    "window", "fewest live among the W oldest segments (window, default 64)", pick,
+    "window", "fewest live among the W oldest segments (window, default 64)", pick, 0,
 };

@@ -32,6 +32,12 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
 void sim_suggest_hint(const char *word, size_t len, suggest_at_fn at, const void *ctx,
                   char *out, size_t outlen)
 {
+    sim_suggest_among(word, len, at, ctx, "keys", out, outlen);
+}
+
+void sim_suggest_among(const char *word, size_t len, suggest_at_fn at, const void *ctx,
+                       const char *what, char *out, size_t outlen)
+{
     const char *best = NULL, *name;
     size_t best_d = SIZE_MAX;
     for (size_t i = 0; (name = at(i, ctx)); i++) {
@@ -44,7 +50,7 @@ void sim_suggest_hint(const char *word, size_t len, suggest_at_fn at, const void
         snprintf(out, outlen, " (did you mean '%s'?)", best);
         return;
     }
-    size_t n = (size_t)snprintf(out, outlen, " (valid keys:");
+    size_t n = (size_t)snprintf(out, outlen, " (valid %s:", what);
     for (size_t i = 0; (name = at(i, ctx)) && n < outlen; i++)
         n += (size_t)snprintf(out + n, outlen - n, "%s %s", i ? "," : "", name);
     if (n < outlen)

@@ -5,10 +5,11 @@
 # amplification and the lifetimes per policy and wear leveling.
 set -e
 FL=${FL:-./build/flashlab}
+J=${J:-2} # runs at a time: `make run J=N`
 mkdir -p results
 for x in demo lifetime; do
     rm -f results/$x.db results/$x.db-wal results/$x.db-shm
-    $FL run configs/$x.yaml -j 2 -o results/$x.db
+    $FL run configs/$x.yaml -j "$J" -o results/$x.db
 done
 # Each figure answers one question (README.md, "Two commands"); the series
 # are named by the swept keys that differ, the seeds averaged (mean and

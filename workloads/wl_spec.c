@@ -25,6 +25,21 @@ static const struct {
     {"trace", &wl_trace_family},
 };
 
+const char *wl_kind_name(size_t i)
+{
+    return i < sizeof kinds / sizeof kinds[0] ? kinds[i].kind : NULL;
+}
+
+const char *wl_kind_family(const char *kind)
+{
+    for (size_t i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(kinds[i].kind, kind))
+            return kinds[i].family == &wl_block_family   ? "block"
+                   : kinds[i].family == &wl_churn_family ? "churn"
+                                                         : "trace";
+    return NULL;
+}
+
 static const struct wl_family *family_of(const char *kind)
 {
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

@@ -81,6 +81,12 @@ struct wl_spec {
  * trace ops so that the trace format can grow. */
 #define WL_OP_STAT ((enum trace_op)64)
 
+/* The i-th workload kind ("uniform", ...), NULL past the end. */
+const char *wl_kind_name(size_t i);
+/* The family of kind: "block" (uniform, sequential, zipf, hotcold),
+ * "churn" (churn, mailserver, fileserver, rootfs) or "trace"; NULL for an
+ * unknown kind. */
+const char *wl_kind_family(const char *kind);
 /* Defaults for kind (as above); -EINVAL for an unknown kind. */
 int wl_spec_init(struct wl_spec *s, const char *kind);
 /* A size drawn from d with the 64 random bits h: a uniform draw picks a

@@ -434,10 +434,10 @@ _lib = None
 
 
 def _recorded_path():
-    """The library path recorded when the package was installed (setup.py
-    writes flashlab/_install_paths.py), or None."""
+    """The library path recorded when the package was installed
+    (python/flashlab_build.py writes flashlab/_install_paths.py), or None."""
     try:
-        from . import _install_paths  # written by setup.py at install
+        from . import _install_paths  # written by flashlab_build.py at install
     except ImportError:
         return None
     return getattr(_install_paths, "LIB_PATH", None) or None

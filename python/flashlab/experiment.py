@@ -9,14 +9,16 @@
 This module only builds the command line `flashlab run EXPERIMENT.yaml
 [-o DB] [-j N]` and runs it; the experiment format and the runner are the
 CLI's.  The binary is $FLASHLAB_BIN, else build/flashlab of the repository
-this package sits in.
+this package sits in, else the one recorded when the package was installed
+(flashlab/_install_paths.py), else `flashlab` on $PATH.
 """
 
 import os
 import re
+import shutil
 import subprocess
 
-__all__ = ["run", "available", "flashlab_bin", "ExperimentError"]
+__all__ = ["run", "available", "flashlab_bin", "bin_candidates", "ExperimentError"]
 
 _REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -31,18 +33,45 @@ class ExperimentError(RuntimeError):
         self.stderr = stderr
 
 
-def flashlab_bin():
+def _recorded_bin():
+    """The program's path recorded at install, or None."""
+    try:
+        from . import _install_paths  # written by flashlab_build.py at install
+    except ImportError:
+        return None
+    return getattr(_install_paths, "BIN_PATH", None) or None
+
+
+def bin_candidates():
+    """Where flashlab_bin() looks, in order: $FLASHLAB_BIN alone when set;
+    else build/flashlab of the repository this package sits in (a source
+    checkout), the path recorded at install, and `flashlab` on $PATH."""
     env = os.environ.get("FLASHLAB_BIN")
     if env:
-        return os.path.abspath(env)
-    return os.path.join(_REPO, "build", "flashlab")
+        return [os.path.abspath(env)]
+    cands = [os.path.join(_REPO, "build", "flashlab")]
+    for c in (_recorded_bin(), shutil.which("flashlab")):
+        if c and c not in cands:
+            cands.append(c)
+    return cands
+
+
+def flashlab_bin():
+    """The first of bin_candidates() that is an executable file (the first
+    candidate when none is, so that the error names it)."""
+    cands = bin_candidates()
+    for c in cands:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return cands[0]
 
 
 def available():
     """(True, "") when `flashlab run --help` succeeds, else (False, why)."""
     exe = flashlab_bin()
     if not os.access(exe, os.X_OK):
-        return False, "%s not found or not executable (run `make`)" % exe
+        return False, ("flashlab not found or not executable (looked in: %s); run `make`, "
+                       "or set FLASHLAB_BIN" % ", ".join(bin_candidates()))
     try:
         p = subprocess.run([exe, "run", "--help"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=60)

@@ -20,7 +20,7 @@ import urllib.parse
 
 __all__ = ["Results", "open_results", "SCHEMA_VERSION", "APPLICATION_ID"]
 
-SCHEMA_VERSION = 2          # RESULTS_SCHEMA_VERSION this reader knows
+SCHEMA_VERSION = 3          # RESULTS_SCHEMA_VERSION this reader knows
 APPLICATION_ID = 0x464C4142  # "FLAB"
 
 class ResultsError(Exception):
@@ -98,10 +98,30 @@ class Results:
 
     def experiments(self, name=None):
         """Experiments (id, name, config_path, config_text, created_at,
-        program_version), by id; optionally only those called name."""
+        program_version, config_resolved, config_hash), by id; optionally
+        only those called name, or name@HASH (HASH: the first hex digits
+        of config_hash, as `flashlab plot --experiment`)."""
         if name is None:
             return self.query("SELECT * FROM experiments ORDER BY id")
-        return self.query("SELECT * FROM experiments WHERE name = ? ORDER BY id", (name,))
+        rows = self.query("SELECT * FROM experiments WHERE name = ? ORDER BY id", (name,))
+        if rows or "@" not in name:
+            return rows
+        base, prefix = name.rsplit("@", 1)
+        return [r for r in self.query("SELECT * FROM experiments WHERE name = ? ORDER BY id",
+                                      (base,))
+                if (r.get("config_hash") or "").startswith(prefix)]
+
+    def _experiment_ids(self, spec):
+        """The ids spec (NAME or NAME@HASH) selects; several configs under
+        one name must not be mixed: a ValueError lists them."""
+        rows = self.experiments(spec)
+        hashes = {r.get("config_hash") for r in rows}
+        if len(hashes) > 1:
+            raise ValueError("experiment %r has several configs in this database, whose "
+                             "runs must not be mixed: %s; choose one with NAME@HASH" % (
+                                 spec, ", ".join("%s@%s" % (r["name"], r.get("config_hash"))
+                                                 for r in rows)))
+        return [r["id"] for r in rows]
 
     def experiment(self, exp_id):
         rows = self.query("SELECT * FROM experiments WHERE id = ?", (exp_id,))
@@ -114,16 +134,17 @@ class Results:
         return row
 
     def runs(self, experiment=None, status=None):
-        """Runs, by experiment and run_index; experiment is an id or a name;
-        status one of running, complete, failed, incomplete (or a list)."""
+        """Runs, by experiment and run_index; experiment is an id, a name
+        or name@HASH (see experiments(); a name with several configs is a
+        ValueError); status one of running, complete, failed, incomplete
+        (or a list)."""
         sql, args = "SELECT r.* FROM runs r JOIN experiments e ON e.id = r.experiment_id", []
         where = []
         if experiment is not None:
-            if isinstance(experiment, str):
-                where.append("e.name = ?")
-            else:
-                where.append("r.experiment_id = ?")
-            args.append(experiment)
+            ids = (self._experiment_ids(experiment) if isinstance(experiment, str)
+                   else [experiment])
+            where.append("r.experiment_id IN (%s)" % ",".join("?" * len(ids) or ["NULL"]))
+            args.extend(ids)
         if status is not None:
             statuses = [status] if isinstance(status, str) else list(status)
             where.append("r.status IN (%s)" % ",".join("?" * len(statuses)))

@@ -322,7 +322,11 @@ TEST(every_value_reads_back)
     char want[512];
     snprintf(want, sizeof want, "id=1|name=wa|config_path=configs/wa.yaml|config_text=%s|", config);
     CHECK(strncmp(p, want, strlen(want)) == 0);
-    CHECK(strstr(p, "|program_version=test-1.0|\n") != NULL);
+    char hash[RESULTS_HASH_HEX + 1];
+    results_config_hash(config, hash); /* no resolver: the text is its resolved form */
+    snprintf(want, sizeof want, "|program_version=test-1.0|config_resolved=%s|config_hash=%s|\n",
+             config, hash);
+    CHECK(strstr(p, want) != NULL);
     CHECK(q1(r, "SELECT count(*) FROM experiments WHERE created_at GLOB"
                 " '[2-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T*Z'", -1) == 1);
     free(p);
@@ -372,7 +376,7 @@ TEST(reopen_only_adds)
     int64_t exp = 0, exp2 = 0;
     CHECK(results_begin_experiment(r, "wa", "x.yaml", config, NULL, &exp) == 0);
     CHECK_EQ_INT(exp, 1);
-    CHECK(results_begin_experiment(r, "wa", "x.yaml", "other: config\n", NULL, &exp2) == 0);
+    CHECK(results_begin_experiment(r, "wa2", "x.yaml", "other: config\n", NULL, &exp2) == 0);
     CHECK(exp2 != exp);
     CHECK(write_run(r, exp, 0, 20, 1) > 3); /* a repeat of run 0: a new row */
     CHECK(write_run(r, exp2, 5, 20, 1) > 3);

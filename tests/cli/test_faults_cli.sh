@@ -115,7 +115,7 @@ expect 0 "merge two campaigns" "runs copied" -- $FL merge "$T/m.db" "$T/l.db" "$
     join runs r on r.id = f.run_id where json_extract(r.params, '$.fs.kind') = 'jffs2-summary' order by point)")" = \
   "$(q "$T/j.db" "select group_concat(outcome || point, ',') from (select outcome, point from faults order by point)")" ] &&
     ok || bad "merged rows differ from the source's"
-[ "$(q "$T/m.db" "pragma user_version")" = 2 ] && ok || bad "merged schema version"
+[ "$(q "$T/m.db" "pragma user_version")" = 3 ] && ok || bad "merged schema version"
 expect 0 "merge again adds nothing" "0 runs copied" -- $FL merge "$T/m.db" "$T/j.db"
 [ "$(q "$T/m.db" "select count(*) from faults")" = "$((nl + nj))" ] && ok || bad "faults rows copied twice"
 expect 0 "plot --kind faults, merged" "" -- $FL plot "$T/m.db" --kind faults --data "$T/m.dat"
@@ -126,7 +126,7 @@ cp "$T/j.db" "$T/v1.db"
 q "$T/v1.db" "drop table faults; pragma user_version = 1" >/dev/null
 expect 0 "merge a version 1 source" "1 runs copied" -- $FL merge "$T/v1m.db" "$T/v1.db"
 expect 0 "merge into a version 1 file" "runs copied" -- $FL merge "$T/v1.db" "$T/l.db"
-[ "$(q "$T/v1.db" "pragma user_version")" = 2 ] && [ "$(q "$T/v1.db" "select count(*) from faults")" = "$nl" ] &&
+[ "$(q "$T/v1.db" "pragma user_version")" = 3 ] && [ "$(q "$T/v1.db" "select count(*) from faults")" = "$nl" ] &&
     ok || bad "version 1 file not migrated: $(q "$T/v1.db" "pragma user_version")"
 
 # ---- errors ------------------------------------------------------------------------------

@@ -47,6 +47,21 @@ expect 2 "mkfs -o bad policy" "unknown policy 'lru'" -- $FL mkfs -o gc_policy=lr
 expect 0 "mkfs --help-options lists the policies" "cost-benefit" -- $FL mkfs --help-options
 expect 1 "mkfs block size too big for the erase block" "does not suit the device" -- $FL mkfs --block-size 32768 "$I"
 same "a failed mkfs leaves the image alone" "$I" "$T/raw.img"
+# a device too small names the smallest that takes the fs, for every kind
+printf 'name: tiny\ncell: slc\ngeometry: {blocks_per_plane: 4, pages_per_block: 64, page_size: 2048, oob_size: 64}\n' > "$T/small4.yaml"
+$FL sim create --device "$T/small4.yaml" "$T/small4.img" >/dev/null
+for k in logfs jffs2-scan; do
+    out=$($FL mkfs --fs $k "$T/small4.img" 2>&1)
+    min=$(printf '%s\n' "$out" | sed -n 's/.*the smallest it takes is .* MiB (blocks_per_plane \([0-9]*\))$/\1/p')
+    if [ -n "$min" ] && printf '%s\n' "$out" | grep -q "small4.img: too small for $k: 0.5 MiB (blocks_per_plane 4)"; then ok; else bad "mkfs $k on 4 blocks: $out"; fi
+    # the minimum named takes it; one block less does not
+    for b in "$min" "$((min - 1))"; do
+        sed "s/blocks_per_plane: 4/blocks_per_plane: $b/" "$T/small4.yaml" > "$T/t$b.yaml"
+        rm -f "$T/t$b.img"; $FL sim create --device "$T/t$b.yaml" "$T/t$b.img" >/dev/null
+    done
+    expect 0 "mkfs $k on the minimum named" "" -- $FL mkfs --fs $k "$T/t$min.img"
+    expect 1 "mkfs $k one block below it" "too small for $k" -- $FL mkfs --fs $k "$T/t$((min - 1)).img"
+done
 expect 0 "mkfs" "logfs, block size 4096" -- $FL mkfs "$I"
 expect 0 "ls of an empty fs" "" -- $FL ls "$I"
 [ -z "$($FL ls "$I")" ] && ok || bad "empty fs lists nothing"
@@ -86,7 +101,7 @@ expect 0 "get to stdout" "" -- sh -c "$FL get '$I:/rand.bin' - > '$T/back2.bin'"
 same "get - returns what put stored" "$T/rand.bin" "$T/back2.bin"
 expect 0 "put over an existing file" "/rand.bin: 13 bytes" -- $FL put "$T/hello.txt" "$I:/rand.bin"
 expect 0 "cat after overwrite" "^hello, flash$" -- $FL cat "$I:/rand.bin"
-expect 0 "ls -l size after overwrite" " 13 rand.bin" -- $FL ls -l "$I"
+expect 0 "ls -l size after overwrite" " 13 [0-9-]* [0-9:]* rand.bin" -- $FL ls -l "$I"
 expect 0 "put back the big file" "307200 bytes" -- $FL put "$T/rand.bin" "$I:/rand.bin"
 $FL get "$I:/rand.bin" "$T/back3.bin"
 same "overwrite with a bigger file" "$T/rand.bin" "$T/back3.bin"
@@ -105,10 +120,10 @@ expect 0 "ls deepest" "^f.txt$" -- $FL ls "$I:/a/b/c"
 lacks "ls lists only the directory's entries" "f.txt" -- $FL ls "$I:/a"
 [ "$($FL ls "$I" | tr '\n' ' ')" = "a d1 d2 rand.bin stdin.txt " ] && ok ||
     bad "ls sorts by name: $($FL ls "$I" | tr '\n' ' ')"
-expect 0 "ls -l shows a file's size" "^-rw-r--r-- *1 *307200 rand.bin$" -- $FL ls -l "$I"
+expect 0 "ls -l shows a file's size and time" "^-rw-r--r-- *1 *307200 [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] rand.bin$" -- $FL ls -l "$I"
 expect 0 "ls -l shows a directory" "^drwxr-xr-x .* a$" -- $FL ls -l "$I"
 expect 0 "ls of a file lists just it" "^/rand.bin$" -- $FL ls "$I:/rand.bin"
-expect 0 "ls -l of a file" "307200 /rand.bin" -- $FL ls -l "$I:/rand.bin"
+expect 0 "ls -l of a file" "307200 [0-9-]* [0-9:]* /rand.bin" -- $FL ls -l "$I:/rand.bin"
 
 # ---- ln / stat -------------------------------------------------------------------
 expect 0 "ln hard link" "" -- $FL ln "$I:/rand.bin" "$I:/a/hard"

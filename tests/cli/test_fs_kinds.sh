@@ -52,7 +52,7 @@ for k in $KINDS; do
     expect 0 "$k: put" "/a/r.bin: 150000 bytes" -- $FL put "$T/rand.bin" "$I:/a/r.bin"
     expect 0 "$k: put with --fs" "/h.txt: 13 bytes" -- $FL put --fs "$k" "$T/hello.txt" "$I:/h.txt"
     expect 0 "$k: ls" "^r.bin$" -- $FL ls "$I:/a"
-    expect 0 "$k: ls -l" "^-rw-.* 150000 r.bin$" -- $FL ls -l "$I:/a"
+    expect 0 "$k: ls -l" "^-rw-.* 150000 [0-9-]* [0-9:]* r.bin$" -- $FL ls -l "$I:/a"
     expect 0 "$k: ls -l --fs" "^d.* a$" -- $FL ls -l --fs "$k" "$I"
     expect 0 "$k: cat" "^hello, flash$" -- $FL cat "$I:/h.txt"
     expect 0 "$k: get" "" -- $FL get "$I:/a/r.bin" "$T/back.bin"

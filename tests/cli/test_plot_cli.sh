@@ -39,6 +39,8 @@ expect 0 "plot --help" "usage: flashlab plot" -- $FL plot --help
 for k in $KINDS; do expect 0 "plot --help lists $k" "^  $k " -- $FL plot --help; done
 expect 0 "plot --help says what wa-util needs" "utilisation" -- $FL plot --help
 expect 2 "unknown kind" "unknown plot kind 'erase-histogram'" -- $FL plot "$DB" --kind erase-histogram -o "$T/a.png"
+expect 2 "a kind's typo: did you mean" "unknown plot kind 'wa-utl' (did you mean 'wa-util'?)" -- $FL plot "$DB" --kind wa-utl -o "$T/a.png"
+expect 2 "far from every kind: the kinds" "(valid kinds: erase-hist, erase-cdf, wa-util, .*, faults)" -- $FL plot "$DB" --kind zzz -o "$T/a.png"
 expect 2 "no kind" "--kind is required" -- $FL plot "$DB" -o "$T/a.png"
 expect 2 "bad extension" "cannot tell the format of '$T/a.jpg'" -- $FL plot "$DB" --kind wa-util -o "$T/a.jpg"
 expect 2 "no extension" "name it .png, .svg or .pdf" -- $FL plot "$DB" --kind wa-util -o "$T/a"

@@ -75,22 +75,28 @@ else
 fi
 
 # re-running into a database skips the runs it holds complete, so an
-# interrupted sweep resumes; --force runs them again beside the earlier ones
+# interrupted sweep resumes, replacing its interrupted runs; --force runs
+# them again beside the earlier ones
 before=$(digest "$T/a.db")
 expect 0 "re-run into a.db skips what is there" "0 runs, 0 complete, 0 failed, 4 already there" \
     -- $FL run "$X" -o "$T/a.db"
 [ "$(digest "$T/a.db")" = "$before" ] && ok || bad "a re-run changed a.db"
 sqlite3 "$T/a.db" "update runs set status = 'incomplete' where run_index = 2"
+old=$(sqlite3 "$T/a.db" "select id from runs where run_index = 2")
 expect 0 "an interrupted run runs again" "1 run, 1 complete, 0 failed, 3 already there" \
     -- $FL run "$X" -o "$T/a.db"
+expect 0 "and replaces the interrupted one" "run 2: replaces 1 interrupted run" \
+    -- sh -c "sqlite3 '$T/a.db' \"update runs set status = 'incomplete' where run_index = 2\"; $FL run '$X' -o '$T/a.db' 2>&1"
 r=$(sqlite3 "$T/a.db" "select count(*) from runs")
-[ "$r" -eq 5 ] && ok || bad "a.db has $r runs after resuming one, expected 5"
+[ "$r" -eq 4 ] && ok || bad "a.db has $r runs after resuming one, expected 4 (the interrupted one replaced)"
+[ "$(sqlite3 "$T/a.db" "select count(*) from samples where run_id = $old")" = 0 ] && ok ||
+    bad "the interrupted run's samples are still there"
 sqlite3 "$T/a.db" "update runs set program_version = 'flashlab-old' where run_index = 0"
 expect 0 "a run of another version is named" "run 0: kept run .* made by flashlab flashlab-old" \
     -- $FL run "$X" -o "$T/a.db"
 expect 0 "--force runs them all again" "4 complete" -- $FL run "$X" -o "$T/a.db" --force
 r=$(sqlite3 "$T/a.db" "select count(*) from runs")
-[ "$r" -eq 9 ] && ok || bad "a.db has $r runs after --force, expected 9"
+[ "$r" -eq 8 ] && ok || bad "a.db has $r runs after --force, expected 8"
 old=$(sqlite3 "$T/a.db" "select count(*) from experiments")
 [ "$old" -eq 1 ] && ok || bad "re-run made a second experiment row"
 first=$(sqlite3 "$T/a.db" "select count(*) from runs where id <= 4 and status = 'complete'")

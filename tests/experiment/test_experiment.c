@@ -81,7 +81,6 @@ TEST(sections_are_read)
         "  hot_writes: 0.9\n"
         "  hot_data: 0.1\n"
         "  request_size: {sizes: [4K, 16K], weights: [3, 1]}\n"
-        "  op_mix: {create: 1, delete: 2}\n"
         "stop: {host_bytes: 64M, sim_time: 30s, wear_out: true}\n"
         "sample: {every_ops: 500, erase_snapshots: 4}\n");
     char err[1024] = "";
@@ -104,8 +103,6 @@ TEST(sections_are_read)
     CHECK_NEAR(r.wl.hot_writes, 0.9, 1e-12);
     CHECK(r.wl.req.n == 2 && r.wl.req.size[0] == 4096 && r.wl.req.size[1] == 16384);
     CHECK_NEAR(r.wl.req.weight[0], 3, 1e-12);
-    CHECK_NEAR(r.wl.op_create, 1, 1e-12);
-    CHECK_NEAR(r.wl.op_delete, 2, 1e-12);
     CHECK_EQ_INT(r.stop.host_bytes, 64u << 20);
     CHECK_EQ_INT(r.stop.sim_ns, 30ull * 1000000000);
     CHECK_EQ_INT(r.stop.wear_out, 1);
@@ -195,6 +192,110 @@ TEST(mistakes_are_named_with_their_place)
     CHECK(strstr(err, "/nonexistent/x.yaml: cannot open") != NULL);
 }
 
+/* Configs that cannot mean what they say (issue #29): refused at load,
+ * so that `run --list-runs` fails too; what they would mean instead is
+ * accepted. */
+static int accepted(const char *text)
+{
+    const char *p = tmp_write("good.yaml", text);
+    char err[1024] = "";
+    struct experiment *e = NULL;
+    int rc = experiment_load(p, &e, err, sizeof err);
+    experiment_free(e);
+    if (rc)
+        fprintf(stderr, "refused: %s\n", err);
+    return rc == 0;
+}
+
+#define TRACE_BASE                                                             \
+    "device: configs/devices/test-64m.yaml\n"                                  \
+    "workload: {kind: trace, trace: configs/traces/git.fstrace}\n"             \
+    "stop: {ops: 10}\n"
+
+TEST(configs_that_cannot_mean_what_they_say_are_refused)
+{
+    /* the same seed twice: one run counted as two */
+    CHECK(refused(BASE "seeds: [1, 2, 1]\n", "bad.yaml:7:15: seeds: 1 is given twice (items 1 "
+                  "and 3)"));
+    CHECK(refused(BASE "seeds: [1, 2]\nrepetitions: 2\n", "bad.yaml:8:14: seeds 1 and 2 with "
+                  "repetitions: 2 overlap"));
+    CHECK(accepted(BASE "seeds: [1, 3]\nrepetitions: 2\n"));
+    /* a key the kind ignores names the kinds that read it */
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: uniform, theta: 0.9}\n"
+                  "stop: {ops: 1}\n", "bad.yaml:2:34: workload.theta: the uniform workload "
+                  "ignores it; it is read by kind zipf only"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: zipf, hot_writes: 0.8}\n"
+                  "stop: {ops: 1}\n", "workload.hot_writes: the zipf workload ignores it; it is "
+                  "read by kind hotcold only"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: churn, files: 2}\n"
+                  "stop: {ops: 1}\n", "read by kind uniform, sequential, zipf, hotcold only"));
+    CHECK(refused(BASE "age:\n  workload: {kind: uniform, max_files: 3}\n  stop: {ops: 1}\n",
+                  "age.workload.max_files: the uniform workload ignores it"));
+    /* a swept kind: the run whose kind ignores the key */
+    CHECK(refused("device: configs/devices/test-64m.yaml\nworkload: {kind: zipf, theta: 0.8}\n"
+                  "stop: {ops: 1}\nsweep:\n  workload.kind: [zipf, hotcold]\n",
+                  "workload.theta: the hotcold workload ignores it"));
+    CHECK(accepted("device: configs/devices/test-64m.yaml\nworkload: {kind: zipf, theta: 0.8, "
+                   "compressible: 0.5}\nstop: {ops: 1}\n"));
+    {   /* op_mix is a churn kind's: read there */
+        const char *p = tmp_write("mix.yaml", "device: configs/devices/test-64m.yaml\n"
+                                  "workload: {kind: churn, op_mix: {create: 1, delete: 2}}\n"
+                                  "stop: {ops: 1}\n");
+        char err[512];
+        struct experiment *e = NULL;
+        struct exp_run r;
+        REQUIRE(p && experiment_load(p, &e, err, sizeof err) == 0);
+        REQUIRE(experiment_run(e, 0, &r, err, sizeof err) == 0);
+        CHECK_NEAR(r.wl.op_create, 1, 1e-12);
+        CHECK_NEAR(r.wl.op_delete, 2, 1e-12);
+        exp_run_free(&r);
+        experiment_free(e);
+    }
+    /* several seeds over a trace are identical runs, unless something is sampled */
+    CHECK(refused(TRACE_BASE "seeds: [1, 2, 3]\n", "bad.yaml:4:8: the 3 runs per setting (seeds "
+                  "x repetitions) over a trace would be identical"));
+    CHECK(refused(TRACE_BASE "repetitions: 2\n", "the 2 runs per setting"));
+    CHECK(accepted(TRACE_BASE));
+    CHECK(accepted(TRACE_BASE "seeds: [1, 2]\nfs: {gc_policy: random}\n"));
+    CHECK(accepted(TRACE_BASE "seeds: [1, 2]\nage:\n  workload: {kind: uniform}\n"
+                   "  stop: {ops: 5}\n"));
+    CHECK(refused(TRACE_BASE "seeds: [1, 2]\nfs: {gc_policy: greedy}\n", "would be identical"));
+    /* a device too small for the fs names the smallest that works */
+    CHECK(refused("device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 8}\n"
+                  "workload: {kind: uniform}\nstop: {ops: 1}\n",
+                  "bad.yaml:1:9: device: too small for logfs with this workload: 1 MiB "
+                  "(blocks_per_plane 8) gives \"mkfs: No space left on device\"; the smallest "
+                  "that works is"));
+    CHECK(refused("device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 24}\n"
+                  "workload: {kind: uniform}\nstop: {ops: 1}\n",
+                  "gives \"workload: uniform: files of 0 bytes cannot hold a request of 4096\""));
+    /* the minimum named is the minimum: it loads, one block less does not */
+    char err[1024] = "", text[512];
+    struct experiment *e = NULL;
+    for (int k = 0; k < 3; k++) {
+        static const char *const kinds[] = {"logfs", "blockfs", "jffs2-scan"};
+        snprintf(text, sizeof text, "device: {file: configs/devices/test-64m.yaml, "
+                 "blocks_per_plane: 2}\nfs: {kind: %s}\nworkload: {kind: uniform}\n"
+                 "stop: {ops: 1}\n", kinds[k]);
+        const char *p = tmp_write("small.yaml", text);
+        CHECK(experiment_load(p, &e, err, sizeof err) == -1);
+        experiment_free(e);
+        e = NULL;
+        const char *m = strstr(err, "(device.blocks_per_plane: ");
+        unsigned min = 0;
+        REQUIRE(m && sscanf(m, "(device.blocks_per_plane: %u)", &min) == 1);
+        CHECK(strstr(err, kinds[k]) != NULL);
+        snprintf(text, sizeof text, "device: {file: configs/devices/test-64m.yaml, "
+                 "blocks_per_plane: %u}\nfs: {kind: %s}\nworkload: {kind: uniform}\n"
+                 "stop: {ops: 1}\n", min, kinds[k]);
+        CHECK(accepted(text));
+        snprintf(text, sizeof text, "device: {file: configs/devices/test-64m.yaml, "
+                 "blocks_per_plane: %u}\nfs: {kind: %s}\nworkload: {kind: uniform}\n"
+                 "stop: {ops: 1}\n", min - 1, kinds[k]);
+        CHECK(refused(text, "too small"));
+    }
+}
+
 /* fs.kind picks the file system; a baseline takes its options string. */
 TEST(fs_kind_selects_the_file_system)
 {
@@ -282,6 +383,7 @@ int main(int argc, char **argv)
     RUN(sweep_seeds_and_repetitions_number_the_runs);
     RUN(sections_are_read);
     RUN(mistakes_are_named_with_their_place);
+    RUN(configs_that_cannot_mean_what_they_say_are_refused);
     RUN(fs_kind_selects_the_file_system);
     RUN(epoch_is_deterministic_and_recorded);
     tmp_dir_remove();

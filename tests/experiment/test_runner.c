@@ -34,8 +34,11 @@ static int64_t run_one(struct results *db, const char *yaml)
         return -1;
     }
     struct exp_run r;
+    static int n; /* each config its own experiment: one name cannot hold two */
+    char name[32];
+    snprintf(name, sizeof name, "t%d", n++);
     if (experiment_run(e, 0, &r, err, sizeof err) == 0 &&
-        results_begin_experiment(db, "t", p, yaml, NULL, &exp_id) == 0 &&
+        results_begin_experiment(db, name, p, yaml, NULL, &exp_id) == 0 &&
         results_begin_run(db, exp_id, 0, r.params_json, r.seed, NULL, &run_id) == 0) {
         if (exp_runner_run(&r, db, run_id, NULL, err, sizeof err)) {
             fprintf(stderr, "run: %s\n", err);

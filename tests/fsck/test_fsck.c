@@ -812,6 +812,13 @@ TEST(wrong_nlink_repaired)
     REQUIRE(reencode(d, ptr_of(d, 0, 0, dir), set_nlink5, NULL) == 0);
     char want[64];
     snprintf(want, sizeof want, "inode %" PRIu64 ": nlink 5 but 1 directory entry", ino);
+    {   /* the messages name the paths the directory walk found */
+        struct fsck_report r;
+        CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+        CHECK(has_text(&r, want) && has_text(&r, "(path /small)"));
+        CHECK(has_text(&r, "(path /d1)"));
+        fsck_report_free(&r);
+    }
     repaired(d, &sh, FSCK_K_NLINK, want);
     logfs *fs;
     struct fs_stat st;

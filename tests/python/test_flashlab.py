@@ -1598,6 +1598,41 @@ class TestResults(TempDirMixin, unittest.TestCase):
                                                           "mean_ns": 4.5}})
             self.assertEqual(res.kv(rid), {"k": 2.5, "t": "v"})
 
+    def test_experiments_selected_by_name_and_hash(self):
+        # one name, one config: another config under it is refused by the
+        # writer; a file holding two (as before hashes) is selected by
+        # NAME@HASH, and the name alone refuses to mix them
+        import ctypes
+        lib = _lib.get()
+        path = os.path.join(self.tmp, "h.db")
+        r = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(512)
+        self.assertEqual(lib.results_open(path.encode(), ctypes.byref(r), err, len(err)), 0)
+        try:
+            exp, run = ctypes.c_int64(), ctypes.c_int64()
+            for text in (b"x: 1", b"x: 2"):
+                self.assertEqual(lib.results_begin_experiment(r, text.replace(b": ", b"-"),
+                                                              None, text, None,
+                                                              ctypes.byref(exp)), 0)
+                self.assertEqual(lib.results_begin_run(r, exp, 0, b"{}", 1, None,
+                                                       ctypes.byref(run)), 0)
+            self.assertEqual(lib.results_begin_experiment(r, b"x-1", None, b"x: 3", None,
+                                                          ctypes.byref(exp)), -1)
+            self.assertIn(b"another config", lib.results_error(r))
+        finally:
+            self.assertEqual(lib.results_close(r), 0)
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE experiments SET name = 'x'")
+        with Results(path) as res:
+            h1, h2 = [e["config_hash"] for e in res.experiments()]
+            self.assertEqual(len(h1), 16)
+            self.assertNotEqual(h1, h2)
+            with self.assertRaisesRegex(ValueError, "several configs.*x@%s" % h1):
+                res.runs("x")
+            (one,) = res.runs("x@" + h2[:5])
+            self.assertEqual(one["experiment_id"], 2)
+            self.assertEqual(res.runs("x@" + "f" * 17), [])
+
 
 # ---------------------------------------------------------------------------
 

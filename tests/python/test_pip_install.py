@@ -1,7 +1,9 @@
 """The package installs offline into a virtual environment (`pip install
---no-build-isolation --no-index ./python`), and the installed copy finds
-libflashlab.so from any directory (the path recorded at install), or
-raises FileNotFoundError naming where it looked.
+--no-build-isolation --no-index ./python`) with any python3 >= 3.9, even
+one without setuptools' `wheel` (its build backend is the standard
+library's), and the installed copy finds libflashlab.so and the flashlab
+program from any directory (the paths recorded at install), or raises
+FileNotFoundError naming where it looked.
 
 Prints "test_pip_install: N passed, N failed, N skipped" for tests/run.sh.
 """
@@ -14,14 +16,14 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIB = os.path.join(ROOT, "build", "libflashlab.so")
+BIN = os.path.join(ROOT, "build", "flashlab")
 
 
 def _builder():
-    """A Python that can build the package offline: setuptools and wheel
-    (which setuptools < 70.1 needs for a PEP 517 build) and venv with pip.
-    This one, else Debian's (python3-setuptools, python3-wheel,
-    python3-venv), else None."""
-    probe = "import setuptools, wheel, venv, ensurepip"
+    """A Python that can make a venv with pip in it (the package's build
+    backend, python/flashlab_build.py, needs only the standard library:
+    neither setuptools nor wheel).  This one, else Debian's, else None."""
+    probe = "import venv, ensurepip"
     for py in (sys.executable, "/usr/bin/python3"):
         if os.path.exists(py) and subprocess.run([py, "-c", probe],
                                                  capture_output=True).returncode == 0:
@@ -38,12 +40,13 @@ class Install(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="flashlab-install-")
         cls.venv = os.path.join(cls.tmp, "venv")
-        # the system's setuptools builds the package: no download
-        subprocess.run([PY, "-m", "venv", "--system-site-packages", cls.venv],
-                       check=True, capture_output=True, timeout=300)
+        # no --system-site-packages: a venv with nothing but pip (and
+        # whatever setuptools ensurepip brings, without wheel) builds it
+        subprocess.run([PY, "-m", "venv", cls.venv], check=True, capture_output=True,
+                       timeout=300)
         cls.py = os.path.join(cls.venv, "bin", "python")
         cls.env = {k: v for k, v in os.environ.items()
-                   if k not in ("PYTHONPATH", "FLASHLAB_LIB", "PIP_INDEX_URL")}
+                   if k not in ("PYTHONPATH", "FLASHLAB_LIB", "FLASHLAB_BIN", "PIP_INDEX_URL")}
         cls.env["PIP_NO_INDEX"] = "1"
         cls.env["PYTHONDONTWRITEBYTECODE"] = "1"
         # pip builds in the source tree: build it from a copy, so that the
@@ -51,7 +54,8 @@ class Install(unittest.TestCase):
         src = os.path.join(cls.tmp, "src", "python")
         shutil.copytree(os.path.join(ROOT, "python"), src,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-        env = dict(cls.env, FLASHLAB_LIB=LIB)  # the copy is not beside build/
+        # the copy is not beside build/: say where the library and the program are
+        env = dict(cls.env, FLASHLAB_LIB=LIB, FLASHLAB_BIN=BIN)
         cls.pip = subprocess.run([cls.py, "-m", "pip", "install", "--no-build-isolation",
                                   "--no-index", "--disable-pip-version-check", src],
                                  env=env, capture_output=True, text=True, timeout=600)
@@ -79,6 +83,28 @@ class Install(unittest.TestCase):
         self.assertTrue(pkg.startswith(self.venv), pkg)  # the installed copy
         self.assertEqual(lib, LIB)                       # recorded at install
         self.assertEqual(data, "b'x'")
+
+    def test_installed_copy_finds_the_program(self):
+        """experiment.run() runs the program recorded at install, not one
+        under site-packages."""
+        self.assertEqual(self.pip.returncode, 0, self.pip.stderr)
+        p = self.run_py("import flashlab.experiment as e\n"
+                        "print(e.flashlab_bin()); print(e.available())\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        exe, avail = p.stdout.split("\n")[:2]
+        self.assertEqual(exe, BIN)
+        self.assertEqual(avail, "(True, '')")
+        # with nothing recorded or built, `flashlab` on PATH
+        d = os.path.join(self.tmp, "pathbin")
+        os.makedirs(d, exist_ok=True)
+        link = os.path.join(d, "flashlab")
+        if not os.path.exists(link):
+            os.symlink(BIN, link)
+        p = self.run_py("import flashlab._install_paths as p, flashlab.experiment as e\n"
+                        "p.BIN_PATH = None\n"
+                        "print(e.flashlab_bin())\n", PATH=d + os.pathsep + "/usr/bin:/bin")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), link)
 
     def test_missing_library_is_a_file_not_found_error(self):
         self.assertEqual(self.pip.returncode, 0, self.pip.stderr)
