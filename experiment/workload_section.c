@@ -23,6 +23,7 @@ static const struct wkey wkeys[] = {
     W("files", W_U32, files),
     W("file_bytes", W_SIZE, file_bytes),
     W("fill", W_FRAC, fill),
+    W("working_set", W_FRAC, working_set),
     W("align", W_SIZE, align),
     W("request_size", W_SIZES, req),
     W("read_fraction", W_FRAC, read_fraction),
