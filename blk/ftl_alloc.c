@@ -127,8 +127,34 @@ void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot)
     }
 }
 
+/* The staged page could not go to page p of block b: close b, open a
+ * fresh block and point the staged sectors at its next page. */
+static int restage(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t b,
+                   uint32_t p)
+{
+    d->blk[b].wp = d->ppb;
+    d->blk[b].state = FTL_B_CLOSED;
+    f->block = -1;
+    uint32_t nb, np;
+    int rc = ftl_front_page(d, plane, f, &nb, &np);
+    if (rc)
+        return rc;
+    for (uint32_t s = 0; s < f->staged; s++) {
+        uint32_t sec = f->lsn[s] & ~FTL_TOMB, old = ftl_slot(d, b, p, s);
+        if ((d->l2p[sec] & ~FTL_TOMB) == old) {
+            d->blk[b].valid--;
+            d->l2p[sec] = FTL_NONE;
+            ftl_map(d, f->lsn[s], ftl_slot(d, nb, np, s));
+        }
+        d->p2l[old] = FTL_NONE;
+    }
+    return 0;
+}
+
 /* Program the staged page.  A program that fails retires the block and
- * programs the page again in a fresh one. */
+ * programs the page again in a fresh one; a page the mount took for
+ * erased and was not (a program torn before any bit moved) closes its
+ * block, which GC erases later. */
 int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int is_gc)
 {
     if (!f->staged)
@@ -154,26 +180,11 @@ int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int
             f->staged = 0;
             return 0;
         }
-        if (rc != NAND_E_PROGRAM_FAIL)
+        if (rc != NAND_E_PROGRAM_FAIL && rc != NAND_E_NOT_ERASED && rc != NAND_E_ORDER)
             return ftl_errno(rc);
-        /* the block failed: stage the same slots in a new block, point
-         * their sectors there, then move the rest out of the old one */
-        d->blk[b].wp = d->ppb;
-        d->blk[b].state = FTL_B_CLOSED;
-        f->block = -1;
-        uint32_t nb, np;
-        if ((rc = ftl_front_page(d, plane, f, &nb, &np)))
+        if ((rc = restage(d, plane, f, b, p)))
             return rc;
-        for (uint32_t s = 0; s < f->staged; s++) {
-            uint32_t sec = f->lsn[s] & ~FTL_TOMB, old = ftl_slot(d, b, p, s);
-            if ((d->l2p[sec] & ~FTL_TOMB) == old) {
-                d->blk[b].valid--;
-                d->l2p[sec] = FTL_NONE;
-                ftl_map(d, f->lsn[s], ftl_slot(d, nb, np, s));
-            }
-            d->p2l[old] = FTL_NONE;
-        }
-        if ((rc = ftl_retire(d, b)))
+        if (op.status == NAND_E_PROGRAM_FAIL && (rc = ftl_retire(d, b)))
             return rc;
     }
 }

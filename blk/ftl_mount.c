@@ -181,7 +181,7 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
                       uint64_t *esum, uint32_t *eknown)
 {
     struct ftl_block *fb = &d->blk[b];
-    int known = 0;
+    int known = 0, blank_all = 1;
     for (uint32_t p = 0; p < d->ppb; p++) {
         int rc = nand_read(d->dev, b, p, NULL, d->obuf, NULL);
         d->st.mount_pages_read++;
@@ -192,6 +192,7 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
             blank = d->obuf[i] == 0xFF;
         if (blank)
             continue;
+        blank_all = 0;
         struct ftl_oob o;
         if (rc || nand_read(d->dev, b, p, d->pbuf, d->obuf, NULL) ||
             !ftl_oob_decode(d->obuf, d->spp, d->pbuf, d->ps, &o))
@@ -218,8 +219,19 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
             }
         }
     }
-    /* never appended to after a mount: erased (again) when next taken */
+    /* never appended to after a mount: erased (again) when next taken,
+     * unless every spare area and page 0's data read erased (then no page
+     * was programmed: pages go in order, so page 0 would be) */
     fb->wp = d->ppb;
+    if (blank_all) {
+        int rc = nand_read(d->dev, b, 0, d->pbuf, NULL, NULL);
+        d->st.mount_pages_read++;
+        int clean = rc == NAND_OK;
+        for (uint32_t i = 0; clean && i < d->ps; i++)
+            clean = d->pbuf[i] == 0xFF;
+        if (clean)
+            fb->wp = 0;
+    }
     if (!known)
         fb->erases = UINT32_MAX; /* unknown: the mean of the others */
     return 0;
