@@ -48,14 +48,23 @@ void ftl_opts_default(struct ftl_opts *o)
     o->seed = 1;
 }
 
-/* a number with an optional K, M or G (powers of 1024) */
-static int size_val(const char *v, size_t n, uint64_t *out)
+#define VAL_MAX 32
+/* v[0..n) as a C string in buf[VAL_MAX]; -1 when empty or too long */
+static int val_str(const char *v, size_t n, char *buf)
 {
-    char buf[32];
-    if (!n || n >= sizeof buf)
+    if (!n || n >= VAL_MAX)
         return -1;
     memcpy(buf, v, n);
     buf[n] = 0;
+    return 0;
+}
+
+/* a number with an optional K, M or G (powers of 1024) */
+static int size_val(const char *v, size_t n, uint64_t *out)
+{
+    char buf[VAL_MAX];
+    if (val_str(v, n, buf))
+        return -1;
     char *end;
     unsigned long long x = strtoull(buf, &end, 10);
     if (end == buf)
@@ -75,11 +84,9 @@ static int size_val(const char *v, size_t n, uint64_t *out)
 
 static int real_val(const char *v, size_t n, double *out)
 {
-    char buf[32];
-    if (!n || n >= sizeof buf)
+    char buf[VAL_MAX];
+    if (val_str(v, n, buf))
         return -1;
-    memcpy(buf, v, n);
-    buf[n] = 0;
     char *end;
     *out = strtod(buf, &end);
     return *end || end == buf ? -1 : 0;
@@ -107,12 +114,8 @@ static int one(const char *k, size_t kl, const char *v, size_t vl, struct ftl_op
         o->op = r;
         o->op_set = 1;
     } else if (is_key(k, kl, "gc_policy")) {
-        char name[64];
-        if (vl >= sizeof name)
-            return -1;
-        memcpy(name, v, vl);
-        name[vl] = 0;
-        if (!(o->policy = gc_policy_find(name)))
+        char name[VAL_MAX];
+        if (val_str(v, vl, name) || !(o->policy = gc_policy_find(name)))
             return -1;
     } else if (is_key(k, kl, "gc_threshold")) {
         if (real_val(v, vl, &r) || !(r > 0 && r < 0.5))

@@ -52,9 +52,24 @@ static int ftl_unmount(void *fs)
     return rc;
 }
 
+/* ---- the timed calls: latency in simulated time per FS_OP_* kind ---- */
+
+static uint64_t lat_begin(const struct ftlfs *f)
+{
+    return nand_now(f->dev);
+}
+
+static int64_t lat_end(struct ftlfs *f, int kind, uint64_t t0, int64_t rc)
+{
+    fs_lat_record(&f->lat[kind], nand_now(f->dev) - t0);
+    return rc;
+}
+
 static int ftl_sync(void *fs)
 {
-    return blk_flush(((struct ftlfs *)fs)->d);
+    struct ftlfs *f = fs;
+    uint64_t t0 = lat_begin(f);
+    return (int)lat_end(f, FS_OP_SYNC, t0, blk_flush(f->d));
 }
 
 static int ftl_fsync(void *fs, int fd)
@@ -62,7 +77,40 @@ static int ftl_fsync(void *fs, int fd)
     struct ftlfs *f = fs;
     struct fs_fd *slot;
     int rc = fs_fd_get(&f->fds, fd, &slot);
-    return rc ? rc : blk_flush(f->d);
+    uint64_t t0 = lat_begin(f);
+    return rc ? rc : (int)lat_end(f, FS_OP_SYNC, t0, blk_flush(f->d));
+}
+
+static int64_t ftl_pread(void *fs, int fd, void *buf, uint64_t len, uint64_t off)
+{
+    uint64_t t0 = lat_begin(fs);
+    return lat_end(fs, FS_OP_READ, t0, ftlfs_pread(fs, fd, buf, len, off));
+}
+
+static int64_t ftl_pwrite(void *fs, int fd, const void *buf, uint64_t len, uint64_t off)
+{
+    uint64_t t0 = lat_begin(fs);
+    return lat_end(fs, FS_OP_WRITE, t0, ftlfs_pwrite(fs, fd, buf, len, off));
+}
+
+static int ftl_punch(void *fs, int fd, uint64_t off, uint64_t len)
+{
+    uint64_t t0 = lat_begin(fs);
+    return (int)lat_end(fs, FS_OP_META, t0, ftlfs_punch(fs, fd, off, len));
+}
+
+static int ftl_latency(void *fs, int kind, struct fs_latency *out)
+{
+    if (kind < 0 || kind >= FS_OP_KINDS)
+        return -EINVAL;
+    fs_lat_get(&((struct ftlfs *)fs)->lat[kind], out);
+    return 0;
+}
+
+static void ftl_reset_latency(void *fs)
+{
+    struct ftlfs *f = fs;
+    memset(f->lat, 0, sizeof f->lat);
 }
 
 static int ftl_rmdir(void *fs, const char *path)
@@ -148,11 +196,12 @@ const struct fsapi fsapi_ftl = {
     .features = FSAPI_F_ONE_FILE,
     .check_options = ftl_check, .option_help = blk_ftl_option_help, .mkfs = ftl_mkfs,
     .probe = blk_ftl_probe, .mount = ftl_mount, .unmount = ftl_unmount, .sync = ftl_sync,
-    .open = ftlfs_open, .close = ftlfs_close, .pread = ftlfs_pread, .pwrite = ftlfs_pwrite,
-    .ftruncate = ftlfs_ftruncate, .punch = ftlfs_punch, .fsync = ftl_fsync,
+    .open = ftlfs_open, .close = ftlfs_close, .pread = ftl_pread, .pwrite = ftl_pwrite,
+    .ftruncate = ftlfs_ftruncate, .punch = ftl_punch, .fsync = ftl_fsync,
     .stat = ftlfs_stat, .lstat = ftlfs_stat, .fstat = ftlfs_fstat, .mkdir = ftlfs_mkdir,
     .rmdir = ftl_rmdir, .unlink = ftlfs_unlink, .rename = ftlfs_rename, .link = ftl_link,
     .symlink = ftlfs_symlink, .readlink = ftlfs_readlink, .readdir = ftlfs_readdir,
     .statfs = ftlfs_statfs, .mem_bytes = ftl_mem, .mount_work = ftl_mount_work,
     .stats = ftl_stats, .set_gc_observer = ftl_gc_observer, .block_role = ftl_block_role,
+    .latency = ftl_latency, .reset_latency = ftl_reset_latency,
 };

@@ -23,6 +23,7 @@ struct ftlfs {
     uint8_t *sec;     /* one sector of scratch */
     fs_gc_observer gc_fn;
     void *gc_ctx;
+    struct fs_lathist lat[FS_OP_KINDS]; /* per call kind, simulated time */
 };
 
 /* disk.c: byte I/O on /disk */

@@ -60,6 +60,10 @@ TEST(disk_round_trip)
         if (i % 100 == 0)
             CHECK_EQ_INT(A->fsync(fs, fd), 0);
     }
+    struct fs_latency lw, ls;
+    REQUIRE(A->latency(fs, FS_OP_WRITE, &lw) == 0 && A->latency(fs, FS_OP_SYNC, &ls) == 0);
+    CHECK(lw.count > 1000 && lw.p50_ns > 0 && lw.max_ns >= lw.p99_ns);
+    CHECK_EQ_INT(ls.count, 15);
     CHECK_EQ_INT(A->pwrite(fs, fd, buf, 10, size), -ENOSPC);
     CHECK_EQ_INT(A->pwrite(fs, fd, buf, 100, size - 10), 10);
     memcpy(ref + size - 10, buf, 10);
