@@ -13,7 +13,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lsql
 # "logfs/logfs.h"; their internal headers only from their own folder.
 INC.sim       := -Isim
 INC.gc        := -Isim -Igc
-INC.fs        := $(INC.gc) -Ifs
+INC.blk       := $(INC.gc) -Iblk
+INC.fs        := $(INC.blk) -Ifs
 INC.fsck      := -Isim -Ifsck
 INC.analysis  := $(INC.gc) -Ianalysis
 INC.workloads := $(INC.fs) -Iworkloads -Iworkloads/trace
@@ -46,7 +47,7 @@ PUBLIC_HDRS := sim/nand.h fs/fstypes.h fs/fsapi.h fs/logfs/logfs.h fsck/fsck.h \
                analysis/results.h api/layout.h
 
 BUILD   := build
-LIB_DIRS := sim gc fs fs/logfs fs/jffs2 fs/blockfs fsck analysis \
+LIB_DIRS := sim gc blk fs fs/logfs fs/jffs2 fs/blockfs fs/ftl fsck analysis \
             workloads workloads/trace experiment api
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard cli/*.c)

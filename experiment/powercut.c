@@ -334,14 +334,24 @@ static void check_cut(struct session *s, uint64_t point, uint64_t m, int second,
         exp_run_unmount(&s->m);
         return;
     }
-    /* it keeps working: a write, a sync, a remount */
+    /* it keeps working: a write, a sync, a remount (a block device: the
+     * write goes to the start of its one file, and reads back) */
     void *fs = s->m.fs.fs;
-    int fd = api->open(fs, "/.powercut-after", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int one = (api->features & FSAPI_F_ONE_FILE) != 0;
+    const char *after = one ? "/disk" : "/.powercut-after";
+    int fd = api->open(fs, after, O_WRONLY | O_CREAT | (one ? 0 : O_TRUNC), 0644);
     int ok = fd >= 0 && api->pwrite(fs, fd, "after", 5, 0) == 5 && api->close(fs, fd) == 0 &&
              api->sync(fs) == 0 && exp_run_unmount(&s->m) == 0;
     struct fs_stat st;
+    char back[5] = "";
     ok = ok && exp_run_mount(s->r, s->dev, &s->m) == 0 &&
-         api->stat(s->m.fs.fs, "/.powercut-after", &st) == 0 && st.size == 5;
+         api->stat(s->m.fs.fs, after, &st) == 0 && (one || st.size == 5);
+    if (ok && one) {
+        fd = api->open(s->m.fs.fs, after, O_RDONLY, 0);
+        ok = fd >= 0 && api->pread(s->m.fs.fs, fd, back, 5, 0) == 5 && !memcmp(back, "after", 5);
+        if (fd >= 0)
+            api->close(s->m.fs.fs, fd);
+    }
     exp_run_unmount(&s->m);
     snprintf(out->outcome, sizeof out->outcome, ok ? "ok" : "stuck");
     snprintf(out->detail, sizeof out->detail, "%s; recovered to the state after call %llu%s",

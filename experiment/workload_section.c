@@ -26,6 +26,7 @@ static const struct wkey wkeys[] = {
     W("files", W_U32, files, "block"),
     W("file_bytes", W_SIZE, file_bytes, "block"),
     W("fill", W_FRAC, fill, NULL),
+    W("working_set", W_FRAC, working_set, "block"),
     W("align", W_SIZE, align, "block"),
     W("request_size", W_SIZES, req, "block churn"),
     W("read_fraction", W_FRAC, read_fraction, "block"),

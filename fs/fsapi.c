@@ -14,6 +14,7 @@ static const struct fsapi *const all[] = {
     &fsapi_blockfs,
     &fsapi_jffs2_scan,
     &fsapi_jffs2_summary,
+    &fsapi_ftl,
 };
 
 const struct fsapi *fsapi_at(size_t i)
@@ -35,6 +36,7 @@ const struct fsapi *fsapi_find(const char *name)
  * of JFFS2 erase every block, so their nodes never sit beside another
  * fs's superblock; summaries are the more specific JFFS2 mark. */
 static const struct fsapi *const probe_order[] = {
+    &fsapi_ftl,
     &fsapi_blockfs,
     &fsapi_logfs,
     &fsapi_jffs2_summary,

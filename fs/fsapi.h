@@ -41,6 +41,10 @@ enum {
     /* promises that no media fault loses data silently: a fault point
      * that does fails the campaign (the baselines make no such promise) */
     FSAPI_F_FAULT_SAFE = 1u << 5,
+    /* a block device, not a file system: the namespace is one file,
+     * /disk, of the device's logical size; nothing can be made or
+     * removed (the FTL, fs/ftl/) */
+    FSAPI_F_ONE_FILE = 1u << 6,
 };
 
 /* One named counter of a mounted fs: what the runner records and what
@@ -151,8 +155,10 @@ struct fsapi_fs {
     void *fs;
 };
 
-/* The entries: fs/logfs/fsapi.c, fs/blockfs/api.c, fs/jffs2/fsapi.c. */
-extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jffs2_summary;
+/* The entries: fs/logfs/fsapi.c, fs/blockfs/api.c, fs/jffs2/fsapi.c,
+ * fs/ftl/api.c. */
+extern const struct fsapi fsapi_logfs, fsapi_blockfs, fsapi_jffs2_scan, fsapi_jffs2_summary,
+    fsapi_ftl;
 
 /* "KIND does not support WHAT" into err (for an -ENOTSUP of a wrapper);
  * returns -ENOTSUP. */

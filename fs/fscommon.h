@@ -9,6 +9,8 @@
 #ifndef FLASHLAB_FSCOMMON_H
 #define FLASHLAB_FSCOMMON_H
 
+#include "fstypes.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,20 @@ int fs_opts_check(const char *kind, const char *options, int (*parse)(const char
 
 /* A kind's option_help over its rows of {key, help}. */
 const char *fs_opts_help(const char *const (*rows)[2], size_t n, unsigned i, const char **help);
+
+/* ---- latency (lathist.c) ---------------------------------------------- */
+
+/* One call kind's latencies in simulated time: a log-linear histogram (16
+ * sub-buckets per power of two, so a percentile is within 1/16 of the
+ * true value) plus exact count, sum and maximum.  Zeroed is empty. */
+#define FS_LAT_BUCKETS (16 + 60 * 16)
+struct fs_lathist {
+    uint64_t n[FS_LAT_BUCKETS];
+    uint64_t count, sum, max;
+};
+void fs_lat_record(struct fs_lathist *h, uint64_t ns);
+/* count, mean, p50, p99, p99.9 and max of h */
+void fs_lat_get(const struct fs_lathist *h, struct fs_latency *out);
 
 /* ---- open files (fdtab.c) --------------------------------------------- */
 

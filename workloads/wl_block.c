@@ -98,6 +98,8 @@ struct blk {
     uint64_t seed;
     int kind, step;
     uint64_t fbytes, nblk_file, nblk, nhot;
+    uint64_t fill_end;         /* setup writes each file up to here */
+    int disk;                  /* a block device: the one file /disk */
     struct zipf z;
     uint32_t sfile;            /* setup: the file being filled */
     uint64_t soff;
@@ -111,6 +113,8 @@ struct blk {
 
 static const char *fpath(struct blk *b, uint32_t f)
 {
+    if (b->disk)
+        return "/disk";
     snprintf(b->path, sizeof b->path, "/data/f%u", f);
     return b->path;
 }
@@ -136,8 +140,21 @@ static int blk_create(const struct wl_spec *s, uint64_t seed, const struct fsapi
                                s->hot_writes <= 1))
         return wl_fail(err, errlen, -EINVAL, "hotcold: hot_data not in (0, 1) or "
                        "hot_writes not in [0, 1]");
+    if (!(s->working_set > 0 && s->working_set <= 1))
+        return wl_fail(err, errlen, -EINVAL, "working_set %g not in (0, 1]", s->working_set);
+    int disk = (fs->api->features & FSAPI_F_ONE_FILE) != 0;
     uint64_t fbytes = s->file_bytes;
-    if (!fbytes) {
+    if (disk) { /* the device's logical space; fill is preconditioning */
+        struct fs_stat st;
+        if ((rc = fs->api->stat(fs->fs, "/disk", &st)))
+            return wl_fail(err, errlen, rc, "stat /disk: %s", strerror(-rc));
+        if (s->files != 1 || s->file_bytes)
+            return wl_fail(err, errlen, -EINVAL, "%s on %s: one file, /disk, of the "
+                           "device's size (files: 1, no file_bytes)", s->kind, fs->api->name);
+        if (!(s->fill >= 0 && s->fill <= 1))
+            return wl_fail(err, errlen, -EINVAL, "fill %g not in [0, 1]", s->fill);
+        fbytes = st.size / s->align * s->align;
+    } else if (!fbytes) {
         struct fs_statfs st;
         if (!(s->fill > 0 && s->fill <= 1))
             return wl_fail(err, errlen, -EINVAL, "fill %g not in (0, 1]", s->fill);
@@ -157,7 +174,15 @@ static int blk_create(const struct wl_spec *s, uint64_t seed, const struct fsapi
     b->seed = seed;
     b->kind = kind;
     b->fbytes = fbytes;
-    b->nblk_file = fbytes / s->align;
+    b->disk = disk;
+    b->fill_end = disk ? (uint64_t)(s->fill * (double)fbytes) / s->align * s->align : fbytes;
+    if (disk && !b->fill_end)
+        b->step = ST_RUN; /* from empty */
+    else if (disk)
+        b->step = ST_CREATE;
+    /* requests address the first working_set of each file's blocks */
+    b->nblk_file = (uint64_t)(s->working_set * (double)(fbytes / s->align));
+    b->nblk_file = b->nblk_file ? b->nblk_file : 1;
     b->nblk = b->nblk_file * s->files;
     double hot = floor(s->hot_data * (double)b->nblk + 0.5); /* 1..nblk-1 */
     b->nhot = hot < 1 ? 1 : hot >= (double)b->nblk ? b->nblk - 1 : (uint64_t)hot;
@@ -182,15 +207,15 @@ static int setup_next(struct blk *b, struct trace_rec *op)
         return 1;
     case ST_CREATE:
         op->op = TRACE_CREATE, op->path = fpath(b, b->sfile), op->mode = 0644;
-        op->flags = TRACE_F_WRITE | TRACE_F_CREAT | TRACE_F_TRUNC;
+        op->flags = TRACE_F_WRITE | TRACE_F_CREAT | (b->disk ? 0 : TRACE_F_TRUNC);
         b->soff = 0;
         b->step = ST_FILL;
         return 1;
     case ST_FILL:
         op->op = TRACE_WRITE, op->path = fpath(b, b->sfile), op->offset = b->soff;
-        op->length = b->fbytes - b->soff < SETUP_IO ? b->fbytes - b->soff : SETUP_IO;
+        op->length = b->fill_end - b->soff < SETUP_IO ? b->fill_end - b->soff : SETUP_IO;
         b->soff += op->length;
-        if (b->soff == b->fbytes)
+        if (b->soff == b->fill_end)
             b->step = ++b->sfile < b->s.files ? ST_CREATE : ST_SYNC;
         return 1;
     case ST_SYNC:
@@ -244,7 +269,7 @@ static int blk_next(void *state, struct trace_rec *op, int *in_setup, char *err,
     uint64_t off;
     if (b->kind == K_SEQUENTIAL) { /* on through the files, wrapping */
         int c = op->op == TRACE_WRITE ? 0 : op->op == TRACE_READ ? 1 : 2;
-        if (b->cur_off[c] + op->length > b->fbytes) {
+        if (b->cur_off[c] + op->length > b->nblk_file * b->s.align) {
             b->cur_off[c] = 0;
             b->cur_file[c] = (b->cur_file[c] + 1) % b->s.files;
         }
@@ -274,6 +299,8 @@ static int blk_files(const void *state, int (*fn)(void *, const char *, uint64_t
     uint32_t made = b->step >= ST_SYNC ? b->s.files : b->sfile + (b->step == ST_FILL);
     int rc = 0;
     char p[48];
+    if (b->disk) /* /disk is always there, at its size */
+        return fn(ctx, "/disk", b->fbytes);
     for (uint32_t f = 0; f < made && !rc; f++) {
         snprintf(p, sizeof p, "/data/f%u", f);
         rc = fn(ctx, p, f == b->sfile && b->step == ST_FILL ? b->soff : b->fbytes);

@@ -68,6 +68,7 @@ int wl_spec_init(struct wl_spec *s, const char *kind)
     strcpy(s->kind, kind);
     s->files = 1;
     s->fill = 0.5;
+    s->working_set = 1;
     s->align = 4096;
     s->req = uniform(4096, 4096);
     s->theta = 0.99;

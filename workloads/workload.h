@@ -48,7 +48,11 @@ struct wl_spec {
     /* block-level synthetic kinds */
     uint32_t files;             /* files the data lives in (1) */
     uint64_t file_bytes;        /* bytes per file (0: fill `fill` of the fs) */
-    double fill;                /* fraction of the fs's free space to use (0.5) */
+    double fill;                /* fraction of the fs's free space to use (0.5); on
+                                   a block device (FSAPI_F_ONE_FILE): the share of
+                                   /disk written in setup, before measuring */
+    double working_set;         /* share of the blocks requests address (1): on a
+                                   block device, of its logical space (as MQSim) */
     uint64_t align;             /* offsets are multiples of this (4096) */
     struct wl_sizes req;        /* request sizes (fixed 4096); churn: of appends
                                    and overwrites */

@@ -4,6 +4,8 @@
  * scrubbing. */
 #include "ops.h"
 
+#include <string.h>
+
 void lfs_op_begin(struct logfs *fs, int kind)
 {
     struct lfs_ops *o = lfs_ops_of(fs);
@@ -16,7 +18,7 @@ static void record(struct logfs *fs)
     struct lfs_ops *o = lfs_ops_of(fs);
     if (o->op_kind < 0)
         return;
-    lfs_lat_record(&o->lat[o->op_kind], nand_now(fs->dev) - o->op_t0);
+    fs_lat_record(&o->lat[o->op_kind], nand_now(fs->dev) - o->op_t0);
     o->op_kind = -1;
 }
 
@@ -58,4 +60,17 @@ int64_t lfs_op_end(struct logfs *fs, int64_t rc)
     trim(fs);
     record(fs);
     return rc < 0 ? rc : crc ? crc : rc;
+}
+
+int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
+{
+    if (kind < 0 || kind >= LOGFS_OP_KINDS)
+        return -EINVAL;
+    fs_lat_get(&lfs_ops_of_const(fs)->lat[kind], out);
+    return 0;
+}
+
+void logfs_reset_latency(logfs *fs)
+{
+    memset(lfs_ops_of(fs)->lat, 0, sizeof lfs_ops_of(fs)->lat);
 }

@@ -21,12 +21,6 @@
 #include <errno.h>
 #include <stddef.h>
 
-/* One call kind's latencies in simulated time (lathist.c). */
-#define LFS_LAT_BUCKETS (16 + 60 * 16)
-struct lfs_lathist {
-    uint64_t n[LFS_LAT_BUCKETS];
-    uint64_t count, sum, max;
-};
 
 /* The mounted fs as this layer holds it: the state of the layers below
  * (struct lfs_treefs, tree.h, which holds struct logfs), then what only
@@ -36,7 +30,7 @@ struct lfs_ops {
     struct lfs_treefs t;        /* t.fs: the public handle */
     int op_kind;                /* LOGFS_OP_* of the call under way, -1 none */
     nand_time_t op_t0;          /* when it began */
-    struct lfs_lathist lat[LOGFS_OP_KINDS];
+    struct fs_lathist lat[LOGFS_OP_KINDS]; /* per call kind (fs/lathist.c) */
     struct fs_fdtab fds;        /* open files (fs/fscommon.h) */
 };
 
@@ -72,7 +66,5 @@ static inline int lfs_cannot_write(const struct logfs *fs)
  * blocks (docs/FORMAT.md section 5); lfs_super_decode's codes, -EIO. */
 int lfs_super_find(nand_dev *dev, struct lfs_super *sb);
 
-/* lathist.c */
-void lfs_lat_record(struct lfs_lathist *h, uint64_t ns);
 
 #endif

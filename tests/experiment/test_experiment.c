@@ -175,7 +175,7 @@ TEST(mistakes_are_named_with_their_place)
                   "workload: {kind: uniform, request_size: {min: 8K, max: 4K}}\nstop: {ops: 1}\n",
                   "workload.request_size: need 0 < min <= max"));
     CHECK(refused(BASE "fs: {kind: ext4}\n", "bad.yaml:7:12: fs.kind: unknown file system "
-                  "\"ext4\" (one of: logfs, blockfs, jffs2-scan, jffs2-summary)"));
+                  "\"ext4\" (one of: logfs, blockfs, jffs2-scan, jffs2-summary, ftl)"));
     /* a kind takes its own keys by name (fsapi's option_help), no other's */
     CHECK(refused(BASE "fs: {kind: jffs2-scan, gc_policy: greedy}\n",
                   "unknown key 'gc_policy' in fs"));

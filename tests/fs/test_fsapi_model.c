@@ -467,6 +467,8 @@ TEST(model_every_fs)
 {
     for (size_t i = 0; fsapi_at(i); i++) {
         const struct fsapi *api = fsapi_at(i);
+        if (api->features & FSAPI_F_ONE_FILE)
+            continue; /* a block device: tests/fs/test_ftlfs.c */
         for (size_t k = 0; k < NPROFILES; k++) {
             const struct profile *p = &profiles[k];
             if (p->fs && strcmp(p->fs, api->name))
@@ -605,6 +607,8 @@ TEST(open_directory_replaced_by_rename)
 {
     for (size_t i = 0; fsapi_at(i); i++) {
         const struct fsapi *api = fsapi_at(i);
+        if (api->features & FSAPI_F_ONE_FILE)
+            continue; /* no directories */
         nand_dev *dev;
         struct nand_config c;
         fx_config(&c, &(struct fx_dev){.blocks = 256, .pages = 64, .quiet = 1, .seed = 5});

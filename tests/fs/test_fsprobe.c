@@ -25,8 +25,10 @@ static int populate(const struct fsapi *api, nand_dev *dev, uint32_t n)
         return rc;
     static uint8_t buf[70000];
     memset(buf, 0x5a, sizeof buf);
-    rc = api->mkdir(fs, "/d", 0755);
-    int fd = rc ? rc : api->open(fs, "/d/f", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* a block device's one file (FSAPI_F_ONE_FILE) takes the bytes alone */
+    int one = (api->features & FSAPI_F_ONE_FILE) != 0;
+    rc = one ? 0 : api->mkdir(fs, "/d", 0755);
+    int fd = rc ? rc : api->open(fs, one ? "/disk" : "/d/f", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
         int64_t w = api->pwrite(fs, fd, buf, n < sizeof buf ? n : sizeof buf, 0);
         rc = w < 0 ? (int)w : 0;

@@ -291,7 +291,7 @@ TEST(latency_histogram_against_sorted_samples)
     for (size_t i = 0; i < N; i++) { /* heavy-tailed, 0 .. 2^40 */
         uint64_t r = xorshift(&x);
         v[i] = (r >> 24) >> (r % 40);
-        lfs_lat_record(&lfs_ops_of(fs)->lat[LOGFS_OP_META], v[i]);
+        fs_lat_record(&lfs_ops_of(fs)->lat[LOGFS_OP_META], v[i]);
     }
     qsort(v, N, sizeof v[0], cmp_u64);
     struct fs_latency l;

@@ -477,8 +477,10 @@ class TestFileSystem(unittest.TestCase):
 
     def test_round_trip_every_kind(self):
         kinds = flashlab.fs_kinds()
-        self.assertEqual(set(kinds), {"logfs", "jffs2-scan", "jffs2-summary", "blockfs"})
+        self.assertEqual(set(kinds), {"logfs", "jffs2-scan", "jffs2-summary", "blockfs", "ftl"})
         for kind in kinds:
+            if kind == "ftl":
+                continue  # a block device: one file, /disk (tests/fs/test_ftlfs.c)
             with self.subTest(kind=kind), small_device() as dev:
                 FileSystem.mkfs(dev, kind=kind)
                 big = pattern(20000, 5)
@@ -804,7 +806,7 @@ class TestOptions(TempDirMixin, unittest.TestCase):
         for k in ("block_size", "gc_policy", "dirty", "wear_leveling"):
             self.assertIn(k, keys)
         kinds = flashlab.fs_kinds()
-        self.assertEqual(set(kinds), {"logfs", "blockfs", "jffs2-scan", "jffs2-summary"})
+        self.assertEqual(set(kinds), {"logfs", "blockfs", "jffs2-scan", "jffs2-summary", "ftl"})
         self.assertTrue(all(kinds.values()))  # each has a one-line summary
         # every policy mounts
         with small_device() as dev:

@@ -23,10 +23,12 @@ BUILD = os.path.dirname(LIB)
 PREFIXES = {
     "sim": ("nand_", "sim_", "flashlab_"),  # flashlab_crc32*: the library-wide CRC
     "gc": ("gc_", "gcp_"),
+    "blk": ("blk_", "ftl_"),
     "fs": ("fs_", "fsapi_"),
     "fs/logfs": ("logfs_", "lfs_", "fsapi_"),  # fsapi_<kind>: the file system's ops table
     "fs/jffs2": ("jffs_", "fsapi_"),
     "fs/blockfs": ("blockfs_", "bf_", "fsapi_"),
+    "fs/ftl": ("ftlfs_", "fsapi_"),
     "fsck": ("fsck_", "fk_"),
     "analysis": ("results_", "plot_", "wear_", "gc_model_", "gc_harness_"),
     "workloads": ("wl_", "workload_"),

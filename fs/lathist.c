@@ -4,9 +4,8 @@
  * percentile is within 1/16 of the true value), plus exact count, sum and
  * maximum.  Fixed size, no allocation, so recording costs nothing.
  */
-#include "ops.h"
+#include "fscommon.h"
 
-#include <errno.h>
 
 static unsigned bucket_of(uint64_t v)
 {
@@ -25,7 +24,7 @@ static uint64_t bucket_top(unsigned b)
     return ((16ull + sub + 1) << (e - 4)) - 1;
 }
 
-void lfs_lat_record(struct lfs_lathist *h, uint64_t ns)
+void fs_lat_record(struct fs_lathist *h, uint64_t ns)
 {
     h->n[bucket_of(ns)]++;
     h->count++;
@@ -35,20 +34,17 @@ void lfs_lat_record(struct lfs_lathist *h, uint64_t ns)
 }
 
 /* The smallest bucket top with at least q of the samples at or below it. */
-static uint64_t quantile(const struct lfs_lathist *h, double q)
+static uint64_t quantile(const struct fs_lathist *h, double q)
 {
     uint64_t want = (uint64_t)(q * (double)h->count + 0.999999), seen = 0;
-    for (unsigned b = 0; b < LFS_LAT_BUCKETS; b++)
+    for (unsigned b = 0; b < FS_LAT_BUCKETS; b++)
         if ((seen += h->n[b]) >= want && seen)
             return bucket_top(b) < h->max ? bucket_top(b) : h->max;
     return h->max;
 }
 
-int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
+void fs_lat_get(const struct fs_lathist *h, struct fs_latency *out)
 {
-    if (kind < 0 || kind >= LOGFS_OP_KINDS)
-        return -EINVAL;
-    const struct lfs_lathist *h = &lfs_ops_of_const(fs)->lat[kind];
     *out = (struct fs_latency){
         .count = h->count, .max_ns = h->max,
         .mean_ns = h->count ? (double)h->sum / (double)h->count : 0,
@@ -58,10 +54,4 @@ int logfs_get_latency(const logfs *fs, int kind, struct fs_latency *out)
         out->p99_ns = quantile(h, 0.99);
         out->p999_ns = quantile(h, 0.999);
     }
-    return 0;
-}
-
-void logfs_reset_latency(logfs *fs)
-{
-    memset(lfs_ops_of(fs)->lat, 0, sizeof lfs_ops_of(fs)->lat);
 }

@@ -1,0 +1,169 @@
+/*
+ * ftl.h -- the page-mapped FTL's internals (blk/ftl_*.c).  docs/ftl.md
+ * describes the design and the on-flash format.
+ */
+#ifndef FLASHLAB_FTL_H
+#define FLASHLAB_FTL_H
+
+#include "blk.h"
+#include "gc_policy.h"
+#include "nand.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- on-flash format (ftl_format.c; docs/ftl.md "On-flash format") ---- */
+#define FTL_MAGIC "FLFTL001"
+#define FTL_VERSION 1
+#define FTL_OOB_VERSION 1
+#define FTL_NONE 0xFFFFFFFFu      /* an unmapped sector, an unused slot */
+#define FTL_TOMB 0x80000000u      /* slot flag: the sector was trimmed */
+#define FTL_OOB_FIXED 16          /* bytes before the slots' sector numbers */
+#define FTL_OPTS_MAX 256
+
+/* The superblock: page 0 of the first good block. */
+struct ftl_super {
+    uint32_t sector_size;
+    uint32_t op_ppm;          /* over-provisioning, parts per million */
+    uint64_t sectors;         /* logical sectors */
+    char options[FTL_OPTS_MAX]; /* the format's options, NUL-terminated */
+};
+
+/* A page's spare area, decoded. */
+struct ftl_oob {
+    uint64_t seq;
+    uint32_t erases;          /* the block's erase count when it was erased */
+    uint32_t lsn[16];         /* per slot: sector | FTL_TOMB, or FTL_NONE */
+};
+#define FTL_SLOTS_MAX 16
+
+/* bytes of spare a page with spp slots needs */
+uint32_t ftl_oob_bytes(uint32_t spp);
+void ftl_oob_encode(uint8_t *oob, uint32_t oob_size, uint32_t spp, const struct ftl_oob *o,
+                    const void *data, uint32_t page_size);
+/* 1 when oob holds a valid FTL spare area for data (CRC over both), 0 not */
+int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t page_size,
+                   struct ftl_oob *o);
+void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super *s);
+int ftl_super_decode(const uint8_t *page, uint32_t page_size, struct ftl_super *s);
+
+/* ---- options (ftl_opts.c) ---- */
+struct ftl_opts {
+    uint32_t sector;          /* bytes; 0: 4096 or the page size if smaller */
+    double op;                /* over-provisioning ratio */
+    int op_set;               /* op given (else: at least what GC needs) */
+    const struct gc_policy *policy;
+    uint32_t gc_choices, gc_window;
+    double gc_threshold;      /* GC when a plane's free blocks < this share */
+    int hotcold;              /* GC writes in a frontier of their own */
+    uint32_t wl_threshold;    /* static WL when erase spread exceeds it (0 off) */
+    int pair_safe;            /* skip paired pages at flush and before erase */
+    uint64_t seed;
+};
+/* parse s over the values already in o (ftl_opts_default first) */
+void ftl_opts_default(struct ftl_opts *o);
+int ftl_opts_parse(const char *s, struct ftl_opts *o);
+
+/* ---- the mounted device ---- */
+enum ftl_bstate { FTL_B_FREE, FTL_B_OPEN, FTL_B_CLOSED, FTL_B_BAD, FTL_B_SUPER };
+
+struct ftl_block {
+    uint32_t valid;           /* valid slots (data and tombstones) */
+    uint32_t erases;
+    uint64_t stamp;           /* seq of its last page */
+    uint32_t wp;              /* next page to program */
+    uint32_t settled;         /* pages below it are safe from pairing */
+    uint8_t state;
+};
+
+/* An open block being filled: host writes or GC moves of one plane. */
+struct ftl_front {
+    int64_t block;            /* -1: none */
+    uint32_t staged;          /* slots filled in buf, not yet programmed */
+    uint8_t *buf;             /* one page */
+    uint32_t lsn[FTL_SLOTS_MAX];
+};
+
+struct ftl_plane {
+    uint32_t *free;           /* free blocks */
+    uint32_t nfree, good;     /* free now; good blocks of the plane */
+    struct ftl_front host, gc;
+    uint64_t gc_round_seed;
+};
+
+struct blk_dev {
+    nand_dev *dev;
+    struct ftl_opts o;
+    struct ftl_super sb;
+    uint32_t super_block;
+    uint32_t ps, ppb, oob, spp, ss; /* page, pages/block, spare, slots/page, sector */
+    uint32_t nblocks, nplanes, ppd, bpp;
+    uint64_t nslots;          /* physical slots */
+    uint32_t *l2p;            /* sector -> slot | FTL_TOMB, or FTL_NONE */
+    uint32_t *p2l;            /* slot -> sector | FTL_TOMB, or FTL_NONE */
+    uint16_t *stale;          /* per sector: stale copies on flash (saturating) */
+    struct ftl_block *blk;
+    struct ftl_plane *plane;
+    uint32_t gc_threshold;    /* free blocks per plane under which GC runs */
+    uint64_t seq;             /* next page's sequence number */
+    uint8_t *pbuf, *obuf;     /* a page and a spare area of scratch */
+    struct blk_stats st;
+    blk_gc_observer gc_fn;
+    void *gc_ctx;
+    int in_gc;
+};
+
+/* slots <-> addresses */
+static inline uint32_t ftl_slot(const struct blk_dev *d, uint32_t b, uint32_t p, uint32_t s)
+{
+    return (b * d->ppb + p) * d->spp + s;
+}
+static inline uint32_t ftl_slot_block(const struct blk_dev *d, uint32_t slot)
+{
+    return slot / d->spp / d->ppb;
+}
+static inline uint32_t ftl_slot_page(const struct blk_dev *d, uint32_t slot)
+{
+    return slot / d->spp % d->ppb;
+}
+uint32_t ftl_plane_of_block(const struct blk_dev *d, uint32_t b);
+static inline uint32_t ftl_plane_of_sector(const struct blk_dev *d, uint64_t lsn)
+{
+    return (uint32_t)(lsn % d->nplanes);
+}
+
+/* ftl_alloc.c: free blocks, frontiers, pairing */
+int ftl_take_free(struct blk_dev *d, uint32_t plane, uint32_t *b);
+void ftl_put_free(struct blk_dev *d, uint32_t b);
+/* make every page of b programmed so far safe from a torn paired program */
+int ftl_settle(struct blk_dev *d, uint32_t b);
+/* the next page of front (opening a block when needed): 0 or -ENOSPC */
+int ftl_front_page(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
+                   uint32_t *p);
+/* program front's staged slots (padding the page); 0 or a negative errno */
+int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
+/* add one slot (data NULL: a tombstone) to front, committing when full */
+int ftl_front_add(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
+                  const void *data, int is_gc);
+/* slot's data, from a staged buffer or flash, into buf */
+int ftl_read_slot(struct blk_dev *d, uint32_t slot, void *buf);
+/* point sector lsn (| FTL_TOMB) at slot, retiring its old copy */
+void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot);
+/* wait for the queue and fold nand errors into errno */
+int ftl_errno(int nand_rc);
+
+/* ftl_gc.c */
+int ftl_gc_plane(struct blk_dev *d, uint32_t plane);
+/* move every valid slot out of b and erase it (or retire it when bad) */
+int ftl_clean_block(struct blk_dev *d, uint32_t b, int wear_leveling);
+/* b failed a program or erase: move what is valid, mark it bad */
+int ftl_retire(struct blk_dev *d, uint32_t b);
+
+/* ftl_mount.c */
+int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s);
+
+
+/* ftl_io.c: free everything d holds */
+void ftl_free(struct blk_dev *d);
+
+#endif

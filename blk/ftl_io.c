@@ -1,0 +1,175 @@
+/*
+ * ftl_io.c -- the block device's calls on the FTL: read, write and trim
+ * of sectors, flush, statistics.  A sector lives in plane sector mod
+ * planes, so consecutive sectors stripe over the dies and planes; the
+ * pages of one call are queued (nand_submit) and waited for at its end.
+ */
+#include "ftl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t blk_sector_size(const blk_dev *d)
+{
+    return d->ss;
+}
+
+uint64_t blk_sectors(const blk_dev *d)
+{
+    return d->sb.sectors;
+}
+
+static int range_ok(const blk_dev *d, uint64_t first, uint64_t count)
+{
+    return first <= d->sb.sectors && count <= d->sb.sectors - first;
+}
+
+/* the end of a call: the queue drained, a cut turned into -EIO */
+static int done(blk_dev *d, int rc)
+{
+    nand_wait(d->dev);
+    if (!rc && !nand_is_powered(d->dev))
+        rc = -EIO;
+    return rc;
+}
+
+int blk_read(blk_dev *d, uint64_t first, uint32_t count, void *buf)
+{
+    if (!range_ok(d, first, count))
+        return -EINVAL;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        uint8_t *dst = (uint8_t *)buf + (size_t)i * d->ss;
+        uint32_t slot = d->l2p[first + i];
+        if (slot == FTL_NONE || (slot & FTL_TOMB))
+            memset(dst, 0, d->ss);
+        else
+            rc = ftl_read_slot(d, slot, dst);
+    }
+    d->st.host_sectors_read += count;
+    return done(d, rc);
+}
+
+/* GC first when the plane is short of free blocks, then one slot */
+static int put(blk_dev *d, uint64_t lsn, const void *data)
+{
+    uint32_t plane = ftl_plane_of_sector(d, lsn);
+    struct ftl_plane *pl = &d->plane[plane];
+    int rc = 0;
+    if (pl->nfree < d->gc_threshold)
+        rc = ftl_gc_plane(d, plane);
+    if (!rc)
+        rc = ftl_front_add(d, plane, &pl->host, (uint32_t)lsn | (data ? 0 : FTL_TOMB), data, 0);
+    return rc;
+}
+
+int blk_write(blk_dev *d, uint64_t first, uint32_t count, const void *buf)
+{
+    if (!range_ok(d, first, count))
+        return -EINVAL;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && !rc; i++)
+        rc = put(d, first + i, (const uint8_t *)buf + (size_t)i * d->ss);
+    d->st.host_sectors_written += count;
+    d->st.host_bytes_written += (uint64_t)count * d->ss;
+    return done(d, rc);
+}
+
+/* A trimmed sector gets a tombstone: a slot with no data, kept while an
+ * older copy of the sector may still be on flash (docs/ftl.md). */
+int blk_trim(blk_dev *d, uint64_t first, uint64_t count)
+{
+    if (!range_ok(d, first, count))
+        return -EINVAL;
+    int rc = 0;
+    for (uint64_t i = 0; i < count && !rc; i++) {
+        uint32_t slot = d->l2p[first + i];
+        if (slot != FTL_NONE && !(slot & FTL_TOMB))
+            rc = put(d, first + i, NULL);
+    }
+    d->st.host_sectors_trimmed += count;
+    return done(d, rc);
+}
+
+int blk_flush(blk_dev *d)
+{
+    int rc = 0;
+    for (uint32_t p = 0; p < d->nplanes && !rc; p++)
+        rc = ftl_front_commit(d, p, &d->plane[p].host, 0);
+    rc = done(d, rc);
+    for (uint32_t p = 0; p < d->nplanes && !rc; p++)
+        if (d->plane[p].host.block >= 0)
+            ftl_settle(d, (uint32_t)d->plane[p].host.block);
+    d->st.flushes++;
+    return rc;
+}
+
+void blk_get_stats(const blk_dev *d, struct blk_stats *st)
+{
+    *st = d->st;
+    st->free_blocks = st->bad_blocks = 0;
+    for (uint32_t p = 0; p < d->nplanes; p++)
+        st->free_blocks += d->plane[p].nfree;
+    for (uint32_t b = 0; b < d->nblocks; b++)
+        st->bad_blocks += d->blk[b].state == FTL_B_BAD;
+}
+
+void blk_reset_stats(blk_dev *d)
+{
+    uint64_t mount = d->st.mount_pages_read;
+    memset(&d->st, 0, sizeof d->st);
+    d->st.mount_pages_read = mount;
+}
+
+void blk_set_gc_observer(blk_dev *d, blk_gc_observer fn, void *ctx)
+{
+    d->gc_fn = fn;
+    d->gc_ctx = ctx;
+}
+
+const char *blk_gc_policy(const blk_dev *d)
+{
+    return d->o.policy->name;
+}
+
+uint64_t blk_mem_bytes(const blk_dev *d)
+{
+    return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
+           d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
+           d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob;
+}
+
+const char *blk_block_role(const blk_dev *d, uint32_t b)
+{
+    if (b >= d->nblocks)
+        return NULL;
+    static const char *const roles[] = {"free", "data", "data", "bad", "superblock"};
+    return roles[d->blk[b].state];
+}
+
+void ftl_free(struct blk_dev *d)
+{
+    if (!d)
+        return;
+    for (uint32_t p = 0; d->plane && p < d->nplanes; p++) {
+        free(d->plane[p].free);
+        free(d->plane[p].host.buf);
+        free(d->plane[p].gc.buf);
+    }
+    free(d->plane);
+    free(d->l2p);
+    free(d->p2l);
+    free(d->stale);
+    free(d->blk);
+    free(d->pbuf);
+    free(d->obuf);
+    free(d);
+}
+
+int blk_close(blk_dev *d)
+{
+    int rc = nand_is_powered(d->dev) ? blk_flush(d) : 0;
+    ftl_free(d);
+    return rc;
+}

@@ -1,0 +1,309 @@
+/*
+ * ftl_mount.c -- format, probe and mount.  The superblock sits in page 0
+ * of the first good block and holds the format's options and the logical
+ * size; everything else is found by a scan of every page's spare area at
+ * mount (docs/ftl.md, "Mount"): for each sector the copy with the highest
+ * sequence number wins.
+ */
+#include "ftl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t n = (uint32_t)nand_blocks(c);
+    uint8_t *page = malloc(c->geo.page_size);
+    if (!page)
+        return -ENOMEM;
+    int rc = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        int bad = nand_is_bad(dev, b);
+        if (bad < 0) {
+            rc = -EIO;
+            break;
+        }
+        if (bad)
+            continue;
+        *block = b;
+        int r = nand_read(dev, b, 0, page, NULL, NULL);
+        if (r == NAND_E_POWER)
+            rc = -EIO;
+        else
+            rc = r == NAND_OK && ftl_super_decode(page, c->geo.page_size, s);
+        break;
+    }
+    free(page);
+    return rc;
+}
+
+int blk_ftl_probe(nand_dev *dev)
+{
+    uint32_t b;
+    struct ftl_super s;
+    return ftl_find_super(dev, &b, &s);
+}
+
+/* The sector size opts asks for on dev's pages, or 0 with err set. */
+static uint32_t sector_for(const struct ftl_opts *o, const struct nand_config *c, char *err,
+                           size_t errlen)
+{
+    uint32_t ps = c->geo.page_size;
+    uint32_t ss = o->sector == UINT32_MAX ? ps : o->sector ? o->sector : (ps < 4096 ? ps : 4096);
+    if (ss > ps || ps % ss || ps / ss > FTL_SLOTS_MAX) {
+        snprintf(err, errlen, "ftl: sector=%u does not divide the %u-byte page (in at most %d)",
+                 ss, ps, FTL_SLOTS_MAX);
+        return 0;
+    }
+    if (ftl_oob_bytes(ps / ss) > c->geo.oob_size) {
+        snprintf(err, errlen, "ftl: sector=%u needs %u spare bytes a page, the device has %u",
+                 ss, ftl_oob_bytes(ps / ss), c->geo.oob_size);
+        return 0;
+    }
+    return ss;
+}
+
+/* Allocate d's tables for its device and superblock. */
+static int setup(struct blk_dev *d)
+{
+    const struct nand_config *c = nand_get_config(d->dev);
+    d->ps = c->geo.page_size;
+    d->ppb = c->geo.pages_per_block;
+    d->oob = c->geo.oob_size;
+    d->ss = d->sb.sector_size;
+    d->spp = d->ps / d->ss;
+    d->nblocks = (uint32_t)nand_blocks(c);
+    d->ppd = c->geo.planes_per_die;
+    d->bpp = c->geo.blocks_per_plane;
+    d->nplanes = (uint32_t)nand_dies(c) * d->ppd;
+    d->nslots = (uint64_t)d->nblocks * d->ppb * d->spp;
+    if (d->nslots >= FTL_TOMB || d->sb.sectors >= FTL_TOMB)
+        return -EFBIG;
+    uint32_t thr = (uint32_t)(d->o.gc_threshold * d->bpp);
+    d->gc_threshold = thr < 2 ? 2 : thr;
+    d->l2p = malloc(d->sb.sectors * sizeof *d->l2p);
+    d->stale = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *d->stale);
+    d->p2l = malloc(d->nslots * sizeof *d->p2l);
+    d->blk = calloc(d->nblocks, sizeof *d->blk);
+    d->plane = calloc(d->nplanes, sizeof *d->plane);
+    d->pbuf = malloc(d->ps);
+    d->obuf = malloc(d->oob);
+    if (!d->l2p || !d->stale || !d->p2l || !d->blk || !d->plane || !d->pbuf || !d->obuf)
+        return -ENOMEM;
+    memset(d->l2p, 0xFF, d->sb.sectors * sizeof *d->l2p);
+    memset(d->p2l, 0xFF, d->nslots * sizeof *d->p2l);
+    for (uint32_t p = 0; p < d->nplanes; p++) {
+        struct ftl_plane *pl = &d->plane[p];
+        pl->free = malloc(d->bpp * sizeof *pl->free);
+        pl->host.buf = malloc(d->ps);
+        pl->gc.buf = malloc(d->ps);
+        pl->host.block = pl->gc.block = -1;
+        if (!pl->free || !pl->host.buf || !pl->gc.buf)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    struct ftl_opts o;
+    ftl_opts_default(&o);
+    if (ftl_opts_parse(options, &o))
+        return blk_ftl_check_options(options, err, errlen);
+    if (options && strlen(options) >= FTL_OPTS_MAX) {
+        snprintf(err, errlen, "ftl: options longer than %d bytes", FTL_OPTS_MAX - 1);
+        return -EINVAL;
+    }
+    uint32_t ss = sector_for(&o, c, err, errlen);
+    if (!ss)
+        return -EINVAL;
+    uint32_t n = (uint32_t)nand_blocks(c), ppd = c->geo.planes_per_die,
+             bpp = c->geo.blocks_per_plane;
+    uint32_t planes = (uint32_t)nand_dies(c) * ppd, sblock = UINT32_MAX;
+    uint32_t *good = calloc(planes, sizeof *good);
+    if (!good)
+        return -ENOMEM;
+    for (uint32_t b = 0; b < n; b++) {
+        int bad = nand_is_bad(dev, b);
+        if (bad < 0 || (!bad && nand_erase(dev, b, NULL) == NAND_E_POWER)) {
+            free(good);
+            snprintf(err, errlen, "ftl: block %u cannot be read or erased", b);
+            return -EIO;
+        }
+        if (bad)
+            continue;
+        if (sblock == UINT32_MAX)
+            sblock = b; /* the superblock's: not a data block */
+        else
+            good[b / (ppd * bpp) * ppd + b % ppd]++;
+    }
+    uint32_t gmin = UINT32_MAX;
+    for (uint32_t p = 0; p < planes; p++)
+        gmin = good[p] < gmin ? good[p] : gmin;
+    free(good);
+    uint32_t spp = c->geo.page_size / ss, thr = (uint32_t)(o.gc_threshold * bpp);
+    /* GC needs its threshold, two open blocks and one to clean into */
+    uint64_t reserve = (uint64_t)((thr < 2 ? 2 : thr) + 3) * c->geo.pages_per_block * spp;
+    if (!o.op_set && gmin != UINT32_MAX && gmin) {
+        double need = (double)(reserve + c->geo.pages_per_block * spp) /
+                      ((double)gmin * c->geo.pages_per_block * spp);
+        o.op = need > o.op && need < 0.9 ? need : o.op;
+    }
+    uint64_t per_plane = (uint64_t)((double)gmin * c->geo.pages_per_block * spp * (1 - o.op));
+    if (sblock == UINT32_MAX || per_plane + reserve > (uint64_t)gmin * c->geo.pages_per_block * spp) {
+        snprintf(err, errlen, "ftl: op=%g leaves GC no room on this device (%u good blocks a "
+                 "plane); raise op", o.op, gmin == UINT32_MAX ? 0 : gmin);
+        return -ENOSPC;
+    }
+    struct ftl_super sb = {.sector_size = ss, .op_ppm = (uint32_t)(o.op * 1e6 + 0.5),
+                           .sectors = per_plane * planes};
+    snprintf(sb.options, sizeof sb.options, "%s", options ? options : "");
+    uint8_t *page = malloc(c->geo.page_size);
+    if (!page)
+        return -ENOMEM;
+    ftl_super_encode(page, c->geo.page_size, &sb);
+    int rc = nand_program(dev, sblock, 0, page, NULL, NULL);
+    free(page);
+    if (rc) {
+        snprintf(err, errlen, "ftl: superblock write to block %u: %s", sblock, nand_strerror(rc));
+        return ftl_errno(rc);
+    }
+    return 0;
+}
+
+/* One block's pages: every valid copy of a sector it holds competes for
+ * the sector by sequence number (seqs[], copies[] per sector). */
+static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *copies,
+                      uint64_t *esum, uint32_t *eknown)
+{
+    struct ftl_block *fb = &d->blk[b];
+    int known = 0, blank_all = 1;
+    for (uint32_t p = 0; p < d->ppb; p++) {
+        int rc = nand_read(d->dev, b, p, NULL, d->obuf, NULL);
+        d->st.mount_pages_read++;
+        if (rc == NAND_E_POWER)
+            return -EIO;
+        int blank = 1;
+        for (uint32_t i = 1; i < d->oob && blank; i++)
+            blank = d->obuf[i] == 0xFF;
+        if (blank)
+            continue;
+        blank_all = 0;
+        struct ftl_oob o;
+        if (rc || nand_read(d->dev, b, p, d->pbuf, d->obuf, NULL) ||
+            !ftl_oob_decode(d->obuf, d->spp, d->pbuf, d->ps, &o))
+            continue; /* torn or unreadable: as if never written */
+        if (o.seq >= d->seq)
+            d->seq = o.seq + 1;
+        if (o.seq > fb->stamp)
+            fb->stamp = o.seq;
+        if (!known) {
+            known = 1;
+            fb->erases = o.erases;
+            *esum += o.erases;
+            ++*eknown;
+        }
+        for (uint32_t s = 0; s < d->spp; s++) {
+            uint32_t lsn = o.lsn[s], sec = lsn & ~FTL_TOMB, slot = ftl_slot(d, b, p, s);
+            if (lsn == FTL_NONE || sec >= d->sb.sectors)
+                continue;
+            d->p2l[slot] = lsn;
+            copies[sec] += copies[sec] != UINT32_MAX;
+            if (d->l2p[sec] == FTL_NONE || o.seq > seqs[sec]) {
+                seqs[sec] = o.seq;
+                d->l2p[sec] = slot | (lsn & FTL_TOMB);
+            }
+        }
+    }
+    /* never appended to after a mount: erased (again) when next taken,
+     * unless every spare area and page 0's data read erased (then no page
+     * was programmed: pages go in order, so page 0 would be) */
+    fb->wp = d->ppb;
+    if (blank_all) {
+        int rc = nand_read(d->dev, b, 0, d->pbuf, NULL, NULL);
+        d->st.mount_pages_read++;
+        int clean = rc == NAND_OK;
+        for (uint32_t i = 0; clean && i < d->ps; i++)
+            clean = d->pbuf[i] == 0xFF;
+        if (clean)
+            fb->wp = 0;
+    }
+    if (!known)
+        fb->erases = UINT32_MAX; /* unknown: the mean of the others */
+    return 0;
+}
+
+static int scan(struct blk_dev *d)
+{
+    uint64_t *seqs = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *seqs);
+    uint32_t *copies = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *copies);
+    uint64_t esum = 0;
+    uint32_t eknown = 0;
+    int rc = seqs && copies ? 0 : -ENOMEM;
+    for (uint32_t b = 0; b < d->nblocks && !rc; b++) {
+        int bad = b == d->super_block ? 0 : nand_is_bad(d->dev, b);
+        if (bad < 0)
+            rc = -EIO;
+        else if (b == d->super_block)
+            d->blk[b].state = FTL_B_SUPER;
+        else if (bad)
+            d->blk[b].state = FTL_B_BAD;
+        else
+            rc = scan_block(d, b, seqs, copies, &esum, &eknown);
+    }
+    for (uint64_t s = 0; !rc && s < d->sb.sectors; s++)
+        if (d->l2p[s] != FTL_NONE) {
+            d->blk[ftl_slot_block(d, d->l2p[s] & ~FTL_TOMB)].valid++;
+            d->stale[s] = copies[s] - 1 > UINT16_MAX ? UINT16_MAX : (uint16_t)(copies[s] - 1);
+        }
+    for (uint32_t b = 0; !rc && b < d->nblocks; b++) {
+        struct ftl_block *fb = &d->blk[b];
+        if (fb->state == FTL_B_BAD || fb->state == FTL_B_SUPER)
+            continue;
+        d->plane[ftl_plane_of_block(d, b)].good++;
+        if (fb->erases == UINT32_MAX)
+            fb->erases = eknown ? (uint32_t)(esum / eknown) : 0;
+        if (fb->valid)
+            fb->state = FTL_B_CLOSED;
+        else
+            ftl_put_free(d, b);
+    }
+    free(seqs);
+    free(copies);
+    return rc;
+}
+
+int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, size_t errlen)
+{
+    struct blk_dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    d->dev = dev;
+    int rc = ftl_find_super(dev, &d->super_block, &d->sb);
+    if (rc <= 0) {
+        snprintf(err, errlen, rc < 0 ? "ftl: the device cannot be read"
+                                     : "ftl: no FTL superblock on the device (flashlab mkfs --fs ftl)");
+        free(d);
+        return rc < 0 ? rc : -EINVAL;
+    }
+    ftl_opts_default(&d->o);
+    if (ftl_opts_parse(d->sb.options, &d->o) || ftl_opts_parse(options, &d->o)) {
+        ftl_free(d);
+        return blk_ftl_check_options(options, err, errlen);
+    }
+    d->seq = 1;
+    rc = setup(d);
+    if (!rc)
+        rc = scan(d);
+    if (rc) {
+        snprintf(err, errlen, "ftl: mount: %s", strerror(-rc));
+        ftl_free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}

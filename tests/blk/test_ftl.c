@@ -1,0 +1,335 @@
+/*
+ * test_ftl.c -- the page-mapped FTL (blk/blk.h) against a reference model
+ * (an array of sector versions): random writes, trims and flushes under
+ * GC, wear leveling and factory bad blocks, with remounts; a power cut at
+ * every state-changing flash operation of a short sequence, after which
+ * every flushed sector holds its flushed content and every other one its
+ * old or new content; the WA accounting against the device's own counters.
+ */
+#include "blk.h"
+#include "fixture.h"
+
+#include <errno.h>
+
+/* A sector's content is a function of (sector, version); version 0 is
+ * zeros (never written, or trimmed). */
+static void content(uint8_t *buf, uint32_t ss, uint64_t sec, uint32_t ver)
+{
+    if (!ver)
+        memset(buf, 0, ss);
+    else
+        fx_fill(buf, ss, sec * 1000003u + ver);
+}
+
+/* The version buf holds for sector sec among cand[0..n), or -1. */
+static int which(const uint8_t *buf, uint32_t ss, uint64_t sec, const uint32_t *cand, int n)
+{
+    uint8_t *want = malloc(ss);
+    int hit = -1;
+    for (int i = 0; i < n && hit < 0; i++) {
+        content(want, ss, sec, cand[i]);
+        if (!memcmp(want, buf, ss))
+            hit = i;
+    }
+    free(want);
+    return hit;
+}
+
+static nand_dev *mkdev(uint32_t page_size, uint32_t dies, double bad, uint64_t seed)
+{
+    return FX_DEVICE(.blocks = 48, .pages = 16, .page_size = page_size, .oob_size = 64,
+                     .dies = dies, .bad = bad, .quiet = 1, .seed = seed);
+}
+
+static blk_dev *mount(nand_dev *n, const char *opts)
+{
+    blk_dev *d = NULL;
+    char err[256] = "";
+    int rc = blk_ftl_open(n, opts, &d, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "blk_ftl_open: %d %s\n", rc, err);
+    return d;
+}
+
+/* Random writes (1-4 sectors), trims and flushes against ver[], with a
+ * remount every `remount` operations; every sector checked at the end. */
+static void model_run(uint32_t page_size, uint32_t dies, double bad, const char *fmt,
+                      const char *opts, int ops, int remount, struct blk_stats *out)
+{
+    nand_dev *n = mkdev(page_size, dies, bad, 7);
+    REQUIRE(n);
+    char err[256] = "";
+    REQUIRE(blk_ftl_format(n, fmt, err, sizeof err) == 0);
+    blk_dev *d = mount(n, opts);
+    REQUIRE(d);
+    uint64_t L = blk_sectors(d);
+    uint32_t ss = blk_sector_size(d);
+    REQUIRE(L > 16);
+    uint32_t *ver = calloc(L, sizeof *ver);
+    uint8_t *buf = malloc((size_t)4 * ss), *got = malloc(ss);
+    uint64_t rs = 99;
+    int bad_reads = 0;
+    for (int i = 0; i < ops; i++) {
+        uint64_t r = fx_next(&rs) % 100, sec = fx_next(&rs) % L;
+        uint32_t cnt = 1 + (uint32_t)(fx_next(&rs) % 4);
+        if (sec + cnt > L)
+            cnt = (uint32_t)(L - sec);
+        if (r < 85) {
+            for (uint32_t k = 0; k < cnt; k++)
+                content(buf + (size_t)k * ss, ss, sec + k, ++ver[sec + k]);
+            REQUIRE(blk_write(d, sec, cnt, buf) == 0);
+        } else if (r < 93) {
+            REQUIRE(blk_trim(d, sec, cnt) == 0);
+            for (uint32_t k = 0; k < cnt; k++)
+                ver[sec + k] = 0;
+        } else if (r < 98) {
+            REQUIRE(blk_flush(d) == 0);
+        } else {
+            REQUIRE(blk_read(d, sec, 1, got) == 0);
+            bad_reads += which(got, ss, sec, &ver[sec], 1) != 0;
+        }
+        if (remount && i % remount == remount - 1) {
+            REQUIRE(blk_close(d) == 0);
+            REQUIRE((d = mount(n, opts)));
+        }
+    }
+    CHECK_EQ_INT(bad_reads, 0);
+    blk_get_stats(d, out);
+    REQUIRE(blk_close(d) == 0);
+    REQUIRE((d = mount(n, opts)));
+    int wrong = 0;
+    for (uint64_t s = 0; s < L; s++) {
+        REQUIRE(blk_read(d, s, 1, got) == 0);
+        wrong += which(got, ss, s, &ver[s], 1) != 0;
+    }
+    CHECK_EQ_INT(wrong, 0);
+    blk_close(d);
+    free(ver);
+    free(buf);
+    free(got);
+    nand_close(n);
+}
+
+TEST(model_page_sectors)
+{
+    struct blk_stats st;
+    model_run(4096, 2, 0, "op=0.25", "gc_policy=greedy", 6000, 1500, &st);
+    CHECK(st.free_blocks > 0);
+}
+
+TEST(model_subpage_sectors_dchoices_bad_blocks)
+{
+    struct blk_stats st;
+    model_run(8192, 2, 0.05, "op=0.2,sector=4K", "gc_policy=d-choices,gc_choices=4", 6000, 2000,
+              &st);
+    CHECK(st.bad_blocks > 0);
+}
+
+/* GC really ran in the model runs: the last mount's counters do not show
+ * it, so one run without remount. */
+TEST(model_gc_and_wear_leveling)
+{
+    struct blk_stats st;
+    model_run(4096, 1, 0, "op=0.2,wl=2", "gc_policy=cost-benefit,hotcold=0", 12000, 0, &st);
+    CHECK(st.gc_rounds > 0);
+    CHECK(st.wl_moves > 0);
+    CHECK(st.sectors_moved > 0);
+}
+
+/* WA accounting: every page the FTL programmed and every erase it made is
+ * one the device counted; WA under uniform random overwrites is above 1
+ * and greedy's is no worse than FIFO's. */
+static double wa_run(const char *policy, struct blk_stats *st, struct nand_stats *ns)
+{
+    nand_dev *n = mkdev(4096, 2, 0, 3);
+    char err[256];
+    if (!n || blk_ftl_format(n, "op=0.15", err, sizeof err))
+        return -1;
+    nand_reset_stats(n);
+    blk_dev *d = mount(n, policy);
+    if (!d)
+        return -1;
+    uint64_t L = blk_sectors(d), rs = 5;
+    uint8_t *buf = calloc(1, blk_sector_size(d));
+    for (uint64_t i = 0; i < 8 * L; i++) {
+        buf[0] = (uint8_t)i;
+        if (blk_write(d, fx_next(&rs) % L, 1, buf))
+            break;
+    }
+    blk_get_stats(d, st);
+    nand_get_stats(n, ns);
+    blk_close(d);
+    free(buf);
+    nand_close(n);
+    return (double)(st->pages_host + st->pages_gc) * 4096 / (double)st->host_bytes_written;
+}
+
+TEST(wa_accounting)
+{
+    struct blk_stats st;
+    struct nand_stats ns;
+    double greedy = wa_run("gc_policy=greedy", &st, &ns);
+    REQUIRE(greedy > 0);
+    CHECK_EQ_INT(st.pages_host + st.pages_gc, ns.programs);
+    CHECK_EQ_INT(st.erases, ns.erases);
+    CHECK_EQ_INT(st.pages_host, st.host_sectors_written);
+    CHECK(greedy > 1.2);
+    double fifo = wa_run("gc_policy=fifo", &st, &ns);
+    CHECK(fifo >= greedy);
+    printf("wa greedy %.3f fifo %.3f\n", greedy, fifo);
+}
+
+/* ---- power cuts ---------------------------------------------------------- */
+
+#define CUT_SECTORS 24
+#define CUT_OPS 320
+
+/* The sequence: writes over a small range (so GC runs), trims, flushes.
+ * cand[s] holds the versions sector s may show after a cut: its flushed
+ * one first, then every one written since.  Returns 0, or the first
+ * error (a cut). */
+struct cutmodel {
+    uint32_t cand[CUT_SECTORS][CUT_OPS + 2];
+    int ncand[CUT_SECTORS];
+    uint32_t next[CUT_SECTORS];
+};
+
+static int cut_sequence(blk_dev *d, struct cutmodel *m)
+{
+    uint32_t ss = blk_sector_size(d);
+    uint8_t *buf = malloc(ss);
+    uint64_t rs = 17;
+    int rc = 0;
+    for (int s = 0; s < CUT_SECTORS; s++)
+        m->ncand[s] = 1, m->cand[s][0] = 0, m->next[s] = 0;
+    for (int i = 0; i < CUT_OPS && !rc; i++) {
+        uint64_t r = fx_next(&rs) % 100, s = fx_next(&rs) % CUT_SECTORS;
+        if (r < 80) {
+            uint32_t v = ++m->next[s];
+            content(buf, ss, s, v);
+            m->cand[s][m->ncand[s]++] = v; /* may show before the call returns */
+            rc = blk_write(d, s, 1, buf);
+        } else if (r < 88) {
+            m->cand[s][m->ncand[s]++] = 0;
+            rc = blk_trim(d, s, 1);
+        } else {
+            uint32_t now[CUT_SECTORS];
+            for (int k = 0; k < CUT_SECTORS; k++)
+                now[k] = m->cand[k][m->ncand[k] - 1];
+            rc = blk_flush(d);
+            if (!rc)
+                for (int k = 0; k < CUT_SECTORS; k++)
+                    m->ncand[k] = 1, m->cand[k][0] = now[k];
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+TEST(power_cut_every_op)
+{
+    const char *devs[] = {"slc", "mlc"};
+    for (int dv = 0; dv < 2; dv++) {
+        struct nand_config c;
+        fx_config(&c, &(struct fx_dev){.blocks = 16, .pages = 16, .page_size = 4096,
+                                        .oob_size = 64, .quiet = 1, .seed = 4,
+                                        .pair = dv ? 2 : 0});
+        nand_dev *n = fx_create(&c);
+        REQUIRE(n);
+        char err[256];
+        REQUIRE(blk_ftl_format(n, "op=0.5,gc_threshold=0.2", err, sizeof err) == 0);
+        nand_snapshot *fresh;
+        REQUIRE(nand_snapshot_take(n, &fresh) == 0);
+        struct cutmodel *m = calloc(1, sizeof *m);
+        /* the clean run: how many state-changing operations it makes */
+        struct nand_stats ns0, ns1;
+        nand_get_stats(n, &ns0);
+        blk_dev *d = mount(n, NULL);
+        REQUIRE(d && blk_sectors(d) >= CUT_SECTORS);
+        REQUIRE(cut_sequence(d, m) == 0);
+        blk_close(d);
+        nand_get_stats(n, &ns1);
+        uint64_t total = ns1.state_ops - ns0.state_ops;
+        CHECK(total > 100);
+        int lost = 0, points = 0, gcs = 0;
+        uint8_t *got = malloc(4096);
+        for (uint64_t k = 0; k < total; k++) {
+            REQUIRE(nand_snapshot_restore(n, fresh) == 0);
+            d = mount(n, NULL);
+            REQUIRE(d);
+            nand_cut_after_ops(n, k, -1);
+            int rc = cut_sequence(d, m);
+            struct blk_stats st;
+            blk_get_stats(d, &st);
+            gcs += st.gc_rounds > 0;
+            blk_close(d);
+            nand_cut_disarm(n);
+            nand_power_on(n);
+            if (!rc)
+                continue;
+            points++;
+            d = mount(n, NULL);
+            REQUIRE(d);
+            for (int s = 0; s < CUT_SECTORS; s++) {
+                REQUIRE(blk_read(d, (uint64_t)s, 1, got) == 0);
+                if (which(got, blk_sector_size(d), (uint64_t)s, m->cand[s], m->ncand[s]) < 0) {
+                    lost++;
+                    fprintf(stderr, "%s cut %llu: sector %d holds none of %d versions\n",
+                            devs[dv], (unsigned long long)k, s, m->ncand[s]);
+                }
+            }
+            /* and the device goes on working */
+            content(got, blk_sector_size(d), 0, 77);
+            int wrc = blk_write(d, 0, 1, got), frc = blk_flush(d);
+            if (wrc || frc)
+                fprintf(stderr, "%s cut %llu: write after remount %d, flush %d\n", devs[dv],
+                        (unsigned long long)k, wrc, frc);
+            CHECK(wrc == 0 && frc == 0);
+            blk_close(d);
+        }
+        printf("%s: %d cut points, %d with GC before the cut, %d sectors lost\n", devs[dv],
+               points, gcs, lost);
+        CHECK_EQ_INT(lost, 0);
+        CHECK(points > 100);
+        CHECK(gcs > 0);
+        free(got);
+        free(m);
+        nand_snapshot_free(fresh);
+        nand_close(n);
+    }
+}
+
+TEST(format_errors)
+{
+    nand_dev *n = mkdev(2048, 1, 0, 1);
+    REQUIRE(n);
+    char err[256] = "";
+    CHECK(blk_ftl_format(n, "sector=8K", err, sizeof err) == -EINVAL);
+    CHECK(strstr(err, "sector=8192") != NULL);
+    CHECK(blk_ftl_format(n, "op=0.01", err, sizeof err) == -ENOSPC);
+    CHECK(strstr(err, "op=") != NULL);
+    CHECK(blk_ftl_format(n, "gc_policy=nope", err, sizeof err) == -EINVAL);
+    CHECK(blk_ftl_probe(n) == 0);
+    blk_dev *d = NULL;
+    CHECK(blk_ftl_open(n, NULL, &d, err, sizeof err) == -EINVAL);
+    CHECK(strstr(err, "no FTL superblock") != NULL);
+    CHECK(blk_ftl_format(n, "sector=page,op=0.3", err, sizeof err) == 0);
+    CHECK(blk_ftl_probe(n) == 1);
+    REQUIRE((d = mount(n, NULL)));
+    CHECK_EQ_INT(blk_sector_size(d), 2048);
+    CHECK(blk_read(d, blk_sectors(d), 1, err) == -EINVAL);
+    blk_close(d);
+    nand_close(n);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(argc, argv);
+    RUN(model_page_sectors);
+    RUN(model_subpage_sectors_dchoices_bad_blocks);
+    RUN(model_gc_and_wear_leveling);
+    RUN(wa_accounting);
+    RUN(power_cut_every_op);
+    RUN(format_errors);
+    return test_summary(argv[0]);
+}
