@@ -17,12 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t lfs_capacity(const struct logfs *fs)
+uint64_t lfs_cleanable_bytes(const struct logfs *fs)
 {
     uint64_t segs = fs->sb.segments > fs->reserve + 2 ? fs->sb.segments - fs->reserve - 2 : 0;
-    /* keep the cleaner's work bounded: at most 85% of the space it manages
-     * may be live, so a victim is at worst 85% full */
-    return segs * fs->g.seg_bytes / 100 * 85;
+    return segs * fs->g.seg_bytes;
+}
+
+uint64_t lfs_capacity(const struct logfs *fs)
+{
+    /* keep the cleaner's work bounded: at most max_utilisation of the space
+     * it manages may be live, so a greedy victim is at worst that full.
+     * The default 0.85 as it always was, to the byte (images and WA of a
+     * seed stay the same); any other value floor(c * ppm / 10^6). */
+    uint64_t c = lfs_cleanable_bytes(fs), ppm = fs->max_util_ppm;
+    if (ppm % 10000 == 0)
+        return c / 100 * (ppm / 10000);
+    return c / 1000000 * ppm + c % 1000000 * ppm / 1000000;
 }
 
 /* Fill lfs_gc_of(fs)->cand with every segment the cleaner may take: closed ones
