@@ -135,13 +135,14 @@ int cmd_df(int argc, char **argv)
             }
             /* the cleaner may fill max_utilisation of the segments it
              * manages (cleanable_bytes; total is that share of them) */
-            uint64_t cleanable = 0;
+            uint64_t cleanable = 0, managed = 0;
             fsapi_counter(&s.m, "cleanable_bytes", &cleanable);
-            uint64_t managed = eb ? cleanable / eb : 0;
+            fsapi_counter(&s.m, "cleanable_segments", &managed);
             double pct = cleanable ? 100.0 * (double)sf.total_bytes / (double)cleanable : 100;
             if (managed > segs)
                 managed = segs;
-            uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
+            uint64_t held = segs - managed, tails = managed * eb - cleanable,
+                     head = cleanable - sf.total_bytes;
             uint64_t used = sf.total_bytes - sf.free_bytes;
             uint64_t pend = used > live ? used - live : 0;
             printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
@@ -154,8 +155,10 @@ int cmd_df(int argc, char **argv)
                    anchor);
             DF_ROW("- held back", held * eb, "%" PRIu64 " segments outside the capacity "
                    "(mkfs --reserve for the cleaner, the open write areas)", held);
-            DF_ROW("- cleaner headroom", head, "%.0f%% of the rest: live data fills at most "
-                   "%.0f%% of the segments (max_utilisation), so a victim is at most that full",
+            DF_ROW("- segment tails", tails, "%s", "the end of each segment too short for "
+                   "one more block");
+            DF_ROW("- cleaner headroom", head, "%.1f%% of the rest: live data fills at most "
+                   "%.1f%% of it (max_utilisation), so a victim is at most that full",
                    100 - pct, pct);
             DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
             DF_ROW("  - live", live, "%s", "file data and metadata the tree "

@@ -23,6 +23,7 @@ static const struct wkey wkeys[] = {
     W("files", W_U32, files),
     W("file_bytes", W_SIZE, file_bytes),
     W("fill", W_FRAC, fill),
+    W("utilisation", W_FRAC, utilisation),
     W("align", W_SIZE, align),
     W("request_size", W_SIZES, req),
     W("read_fraction", W_FRAC, read_fraction),
@@ -202,6 +203,15 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
         if (n && read_key(v, n, key, &wkeys[i], s, err, errlen))
             return -1;
     }
+    yaml_node_t *un = ydoc_view_get(v, w, path, "utilisation");
+    if (un && ydoc_view_get(v, w, path, "fill"))
+        return ydoc_fail(v->d, un, err, errlen, "%s.utilisation: give fill or utilisation, "
+                         "not both", path);
+    if (un && strcmp(kind, "uniform") && strcmp(kind, "sequential") && strcmp(kind, "zipf") &&
+        strcmp(kind, "hotcold"))
+        return ydoc_fail(v->d, un, err, errlen, "%s.utilisation: only the block kinds "
+                         "(uniform, sequential, zipf, hotcold) take it; %s sizes its data "
+                         "with fill", path, kind);
     if (!strcmp(kind, "trace") && !s->trace_path[0])
         return ydoc_fail(v->d, w, err, errlen, "%s.trace: a trace kind needs the file", path);
     return 0;

@@ -49,6 +49,10 @@ struct wl_spec {
     uint32_t files;             /* files the data lives in (1) */
     uint64_t file_bytes;        /* bytes per file (0: fill `fill` of the fs) */
     double fill;                /* fraction of the fs's free space to use (0.5) */
+    double utilisation;         /* block kinds, instead of fill: size the data so
+                                   that live bytes / the capacity the cleaner can
+                                   use reach this (fsapi counters live_bytes and
+                                   cleanable_bytes); 0: use fill */
     uint64_t align;             /* offsets are multiples of this (4096) */
     struct wl_sizes req;        /* request sizes (fixed 4096); churn: of appends
                                    and overwrites */

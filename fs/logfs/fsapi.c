@@ -34,10 +34,10 @@ static int l_check_device(nand_dev *dev, const char *options, char *err, size_t 
     if (rc)
         return rc;
     const struct nand_config *c = nand_get_config(dev);
-    uint32_t bs = o.block_size ? o.block_size : 4096;
     uint64_t seg = (uint64_t)c->geo.pages_per_block * c->geo.page_size;
-    return logfs_utilisation_fits(o.max_utilisation ? o.max_utilisation : 0.85,
-                                  (uint32_t)(seg / bs), err, errlen);
+    return !o.max_utilisation ? 0
+         : logfs_utilisation_fits(o.max_utilisation, seg, o.block_size ? o.block_size : 4096,
+                                  err, errlen);
 }
 
 static int l_mkfs(nand_dev *dev, const char *options)
@@ -197,7 +197,7 @@ static const struct {
     C(gc_unreadable), C(segfile_unreadable), C(scrub_flagged), C(scrub_reads),
     C(scrub_segments), C(scrub_pages), C(data_raw_bytes), C(data_stored_bytes),
     C(compress), C(scrub_super), C(scrub_anchor), C(anchor_bad), C(anchor_left),
-    C(cleanable_bytes),
+    C(cleanable_bytes), C(cleanable_segments), C(data_overhead_ppm),
 };
 #undef C
 _Static_assert(sizeof counters / sizeof counters[0] * sizeof(uint64_t) ==

@@ -17,21 +17,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Segments the cleaner manages: those usable at mkfs less the writers'
+ * reserve and two more. */
+uint64_t lfs_cleanable_segments(const struct logfs *fs)
+{
+    return fs->sb.segments > fs->reserve + 2 ? fs->sb.segments - fs->reserve - 2 : 0;
+}
+
 uint64_t lfs_cleanable_bytes(const struct logfs *fs)
 {
-    uint64_t segs = fs->sb.segments > fs->reserve + 2 ? fs->sb.segments - fs->reserve - 2 : 0;
-    return segs * fs->g.seg_bytes;
+    /* a segment's tail too short for one more block object never holds
+     * file data: it is not capacity */
+    uint64_t obj = fs->g.block_size + LFS_OBJ_HDR;
+    return lfs_cleanable_segments(fs) * (fs->g.seg_bytes / obj * obj);
 }
 
 uint64_t lfs_capacity(const struct logfs *fs)
 {
     /* keep the cleaner's work bounded: at most max_utilisation of the space
      * it manages may be live, so a greedy victim is at worst that full.
-     * The default 0.85 as it always was, to the byte (images and WA of a
-     * seed stay the same); any other value floor(c * ppm / 10^6). */
-    uint64_t c = lfs_cleanable_bytes(fs), ppm = fs->max_util_ppm;
-    if (ppm % 10000 == 0)
-        return c / 100 * (ppm / 10000);
+     * Unset, the bound LogFS always had, to the byte (images and WA of a
+     * seed stay the same): 85% of the cleanable segments' bytes. */
+    uint64_t ppm = fs->max_util_ppm;
+    if (!ppm)
+        return lfs_cleanable_segments(fs) * fs->g.seg_bytes / 100 * 85;
+    uint64_t c = lfs_cleanable_bytes(fs);
     return c / 1000000 * ppm + c % 1000000 * ppm / 1000000;
 }
 

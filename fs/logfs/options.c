@@ -56,7 +56,8 @@ static const struct opt table[] = {
     {"compress", COMPR, F(compress), 0, 0,
      "file data blocks: none, zlib or lzo (mkfs records it; a mount may override; none)"},
     {"max_utilisation", FRAC, F(max_utilisation), 50000, 990000,
-     "live data / capacity the cleaner can use that writers may reach, 0.05..0.99 (0.85)"},
+     "live data / capacity the cleaner can use that writers may reach, 0.05..0.99 "
+     "(unset: 85% of the cleanable segments' bytes)"},
 };
 #define NOPTS (sizeof table / sizeof table[0])
 
@@ -97,8 +98,15 @@ static int check_frac(const struct opt *t, double v, const char *shown, char *er
     return 0;
 }
 
-int logfs_utilisation_fits(double u, uint32_t seg_blocks, char *err, size_t errlen)
+uint32_t logfs_blocks_per_segment(uint64_t seg_bytes, uint32_t block_size)
 {
+    return (uint32_t)(seg_bytes / (block_size + LFS_OBJ_HDR));
+}
+
+int logfs_utilisation_fits(double u, uint64_t seg_bytes, uint32_t block_size, char *err,
+                           size_t errlen)
+{
+    uint32_t seg_blocks = logfs_blocks_per_segment(seg_bytes, block_size);
     if ((1.0 - u) * seg_blocks >= 1.0)
         return 0;
     snprintf(err, errlen, "max_utilisation %g cannot run on segments of %u fs blocks: "

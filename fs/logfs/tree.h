@@ -173,6 +173,7 @@ int lfs_wear_level(struct logfs *fs);
 /* The capacity the cleaner can use (logfs_stats.cleanable_bytes), and the
  * live bytes writers may reach: max_utilisation of it. */
 uint64_t lfs_cleanable_bytes(const struct logfs *fs);
+uint64_t lfs_cleanable_segments(const struct logfs *fs);
 uint64_t lfs_capacity(const struct logfs *fs);
 /* 0 if new_bytes more may be written (cleaning first if needed), else
  * -ENOSPC. */
