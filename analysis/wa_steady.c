@@ -34,21 +34,17 @@ void wa_steady_windows(const struct wa_point *bound, size_t n, const struct wa_p
                        struct wa_steady *out)
 {
     *out = (struct wa_steady){.reached = 0, .warmup = 0, .wa = NAN, .wa_total = NAN};
-    size_t windows = n ? n - 1 : 0;
-    /* the last window k + j + 1 that differs from its predecessor by 2% or
-     * more: the steady state begins after it (or after window 0) */
-    size_t from = 0;
-    for (size_t i = 2; i <= windows; i++) {
-        double prev = window_wa(&bound[i - 2], &bound[i - 1]);
-        double cur = window_wa(&bound[i - 1], &bound[i]);
-        if (!(fabs(cur - prev) < WA_STEADY_TOL * prev))
-            from = i - 1;
+    /* windows k+1 and k+2 (bound[k..k+2]) within the tolerance: the
+     * warm-up is windows 1..k */
+    for (size_t k = 0; k + 2 < n; k++) {
+        double a = window_wa(&bound[k], &bound[k + 1]);
+        double b = window_wa(&bound[k + 1], &bound[k + 2]);
+        if (fabs(b - a) < WA_STEADY_TOL * a) {
+            out->warmup = k;
+            measure_from(&bound[k], end, out);
+            return;
+        }
     }
-    /* at least two windows after the warm-up, compared with each other */
-    if (windows < 2 || windows - from < 2)
-        return;
-    out->warmup = from;
-    measure_from(&bound[from], end, out);
 }
 
 void wa_steady_after_age(const struct wa_point *start, const struct wa_point *end,

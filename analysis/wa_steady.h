@@ -7,11 +7,11 @@
  * the cleaner's copies of it: data WA, what the GC models predict) and
  * bytes programmed in all pages (total WA).  The warm-up rule cuts the
  * measured phase into device-fill windows -- consecutive spans of host
- * bytes, each as long as the capacity the cleaner can use -- and takes the
- * steady state to begin after the first window k such that every pair of
- * successive windows from k+1 on differs by under WA_STEADY_TOL (relative
- * to the earlier one), with at least two such windows.  The steady WA is
- * then measured from the end of window k to the end of the run.
+ * bytes, each as long as the capacity the cleaner can use -- and ends the
+ * warm-up after the first window k (k >= 0) such that the two windows
+ * after it, k+1 and k+2, differ by under WA_STEADY_TOL (relative to the
+ * earlier one).  The steady WA is then measured from the end of window k
+ * to the end of the run.
  */
 #ifndef FLASHLAB_WA_STEADY_H
 #define FLASHLAB_WA_STEADY_H

@@ -502,7 +502,10 @@ static int steady_kv(struct run_state *s)
         wa_steady_windows(s->bound, s->nbound, &end, &w);
     struct results *db = s->db;
     int64_t id = s->run_id;
+    uint64_t segs;
     return (s->u_n && results_set_kv(db, id, "utilisation", s->u_sum / (double)s->u_n)) ||
+           (!fsapi_counter(&s->m.fs, "cleanable_segments", &segs) &&
+            results_set_kv(db, id, "cleanable_segments", (double)segs)) ||
            results_set_kv_text(db, id, "warmup_rule",
                                s->r->has_age ? WA_STEADY_RULE_AGE : WA_STEADY_RULE_WINDOWS) ||
            results_set_kv(db, id, "window_bytes", (double)s->window_bytes) ||
