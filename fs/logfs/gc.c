@@ -404,7 +404,13 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
         if (fs->an.free_segments < fs->reserve)
             return -ENOSPC;
     }
-    if (fs->an.live_bytes + fs->cache.dirty_bytes + new_bytes > lfs_capacity(fs))
+    uint64_t pend = fs->cache.dirty_bytes + new_bytes;
+    /* max_utilisation caps u, whose live bytes are objects: count the
+     * header each pending block will carry (unset, the old bound counts
+     * blocks alone, as it always did) */
+    if (fs->max_util_ppm)
+        pend += (pend + fs->g.block_size - 1) / fs->g.block_size * LFS_OBJ_HDR;
+    if (fs->an.live_bytes + pend > lfs_capacity(fs))
         return -ENOSPC;
     return 0;
 }

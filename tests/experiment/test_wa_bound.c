@@ -146,7 +146,10 @@ TEST(logfs_within_the_greedy_bound_sweep)
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
+    if (tmp_dir_make("wa-bound") || tmp_link_configs())
+        return 1;
     RUN(logfs_within_the_greedy_bound);
     RUN(logfs_within_the_greedy_bound_sweep);
+    tmp_dir_remove();
     return test_summary(argv[0]);
 }
