@@ -332,7 +332,7 @@ static int aggregate(const struct plot *raw, const size_t *m, size_t nm, enum ag
                 for (size_t i = 0; i < nm; i++)
                     ys[n++] = step_at(&raw->series[m[i]], all[j].x);
             double mx = all[j].x, sx, my, sd;
-            if (mode == AGG_X_NEAR)
+            if (mode == AGG_X_NEAR && all[e - 1].x != all[j].x) /* equal x: exactly it */
                 mean_sd(xs, n, &mx, &sx);
             mean_sd(ys, n, &my, &sd);
             rc = plot_point_add_n(out, mx, my, sd, (unsigned)n);

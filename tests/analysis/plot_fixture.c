@@ -23,6 +23,7 @@
  * lifetime_host_bytes (p + 1) GiB + (s - 2) MiB.
  */
 #include "results.h"
+#include "plot_steady.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -135,5 +136,6 @@ int main(int argc, char **argv)
     int bad = argc == 3 ? (!strcmp(argv[2], "seeds") ? seeds(r) : 0) : sweep(r) | mounts(r);
     if (bad)
         fprintf(stderr, "plot_fixture: %s\n", results_error(r));
+    bad |= plot_fixture_steady(results_db(r));
     return results_close(r) || bad;
 }
