@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-double wa_between(const struct wa_point *a, const struct wa_point *b, int total)
+double wa_steady_between(const struct wa_point *a, const struct wa_point *b, int total)
 {
     double host = b->host_bytes - a->host_bytes;
     if (!(host > 0) || (!total && (a->data_bytes < 0 || b->data_bytes < 0)))
@@ -18,16 +18,16 @@ double wa_between(const struct wa_point *a, const struct wa_point *b, int total)
 /* The window's WA: data, or total where data pages are not counted. */
 static double window_wa(const struct wa_point *a, const struct wa_point *b)
 {
-    double w = wa_between(a, b, 0);
-    return isnan(w) ? wa_between(a, b, 1) : w;
+    double w = wa_steady_between(a, b, 0);
+    return isnan(w) ? wa_steady_between(a, b, 1) : w;
 }
 
 static void measure_from(const struct wa_point *start, const struct wa_point *end,
                          struct wa_steady *out)
 {
     out->reached = 1;
-    out->wa = wa_between(start, end, 0);
-    out->wa_total = wa_between(start, end, 1);
+    out->wa = wa_steady_between(start, end, 0);
+    out->wa_total = wa_steady_between(start, end, 1);
 }
 
 void wa_steady_windows(const struct wa_point *bound, size_t n, const struct wa_point *end,

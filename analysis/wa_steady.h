@@ -32,7 +32,7 @@ struct wa_point {
 /* programmed / host bytes between a and b: data (total = 0) or all pages
  * (total = 1); NAN when no host byte was written between them or the kind
  * does not count data pages. */
-double wa_between(const struct wa_point *a, const struct wa_point *b, int total);
+double wa_steady_between(const struct wa_point *a, const struct wa_point *b, int total);
 
 struct wa_steady {
     int reached;         /* 1: a window settled (or the age rule) */

@@ -206,8 +206,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, data_raw_bytes),
     F(logfs_stats, data_stored_bytes), F(logfs_stats, compress),
     F(logfs_stats, scrub_super), F(logfs_stats, scrub_anchor),
-    F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left), F(logfs_stats, cleanable_bytes), F(logfs_stats, cleanable_segments),
-    F(logfs_stats, data_overhead_ppm),
+    F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left), F(logfs_stats, cleanable_bytes),
+    F(logfs_stats, cleanable_segments), F(logfs_stats, data_overhead_ppm),
 };
 
 static const struct flashlab_field fields_fs_latency[] = {

@@ -171,8 +171,8 @@ static int take_sample(struct run_state *s)
         .free_segments = (int64_t)count(&ls, "free_segments"),
         .gc_time_ns = since(s, &ls, "gc_time_ns"),
         .gc_invocations = since(s, &ls, "gc_rounds"),
-        .wa_interval = wa_between(&s->prev, &now, 0),
-        .wa_total_interval = wa_between(&s->prev, &now, 1),
+        .wa_interval = wa_steady_between(&s->prev, &now, 0),
+        .wa_total_interval = wa_steady_between(&s->prev, &now, 1),
         .utilisation = u,
     };
     s->prev = now;

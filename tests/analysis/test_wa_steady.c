@@ -26,12 +26,12 @@ static size_t series(const double *wa, size_t n, struct wa_point *b)
 TEST(interval_wa_by_hand)
 {
     struct wa_point a = {100, 300, 500}, b = {300, 900, 1700};
-    CHECK_NEAR(wa_between(&a, &b, 0), 3.0, 1e-12);  /* 600 / 200 */
-    CHECK_NEAR(wa_between(&a, &b, 1), 6.0, 1e-12);  /* 1200 / 200 */
-    CHECK(isnan(wa_between(&a, &a, 0)));            /* no host bytes */
+    CHECK_NEAR(wa_steady_between(&a, &b, 0), 3.0, 1e-12);  /* 600 / 200 */
+    CHECK_NEAR(wa_steady_between(&a, &b, 1), 6.0, 1e-12);  /* 1200 / 200 */
+    CHECK(isnan(wa_steady_between(&a, &a, 0)));            /* no host bytes */
     struct wa_point nodata = {300, -1, 1700};
-    CHECK(isnan(wa_between(&a, &nodata, 0)));       /* kind without data pages */
-    CHECK_NEAR(wa_between(&a, &nodata, 1), 6.0, 1e-12);
+    CHECK(isnan(wa_steady_between(&a, &nodata, 0)));       /* kind without data pages */
+    CHECK_NEAR(wa_steady_between(&a, &nodata, 1), 6.0, 1e-12);
 }
 
 TEST(settles_after_the_warmup)

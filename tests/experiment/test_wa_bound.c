@@ -98,7 +98,8 @@ static void measure(struct results *db, const char *bpp, int fills, struct point
         return;
     pt->u = value(db, "select utilisation from final where run_id = ?", id);
     pt->wa_steady = value(db, "select wa_steady from final where run_id = ?", id);
-    double n = value(db, "select value from kv where run_id = ? and key = 'cleanable_segments'", id);
+    double n = value(db, "select value from kv where run_id = ? and key = 'cleanable_segments'",
+                     id);
     double np = logfs_blocks_per_segment(64 * 2048, 4096); /* the part's segments */
     pt->ok = !isnan(pt->u) && !isnan(n) && !isnan(np) &&
              value(db, "select steady_reached from final where run_id = ?", id) == 1;
