@@ -10,6 +10,7 @@
 #include "epoch.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +113,7 @@ int logfs_utilisation_fits(double u, uint64_t seg_bytes, uint32_t block_size, ch
     snprintf(err, errlen, "max_utilisation %g cannot run on segments of %u fs blocks: "
              "the cleaner's worst victim would free %.2f blocks, under the one it needs to "
              "make progress; use at most %.3f here", u, seg_blocks, (1.0 - u) * seg_blocks,
-             seg_blocks ? 1.0 - 1.0 / seg_blocks : 0.0);
+             seg_blocks ? floor((1.0 - 1.0 / seg_blocks) * 1000) / 1000 : 0.0); /* not above */
     return -EINVAL;
 }
 

@@ -20,7 +20,7 @@ import urllib.parse
 
 __all__ = ["Results", "open_results", "SCHEMA_VERSION", "APPLICATION_ID"]
 
-SCHEMA_VERSION = 2          # RESULTS_SCHEMA_VERSION this reader knows
+SCHEMA_VERSION = 3          # RESULTS_SCHEMA_VERSION this reader knows
 APPLICATION_ID = 0x464C4142  # "FLAB"
 
 class ResultsError(Exception):
@@ -202,7 +202,9 @@ class Results:
         return {r["key"]: r["value"] for r in self._rows("kv", run_id)}
 
     def final_wa(self, run_id):
-        """Write amplification at the run's last sample (None without samples)."""
+        """Cumulative total write amplification at the run's last sample (None
+        without samples).  The steady-state data WA the GC models predict is
+        kv(run_id)["wa_steady"] (docs/validation.md, three kinds of WA)."""
         rows = self.query("SELECT wa FROM samples WHERE run_id = ? ORDER BY seq DESC, rowid DESC"
                           " LIMIT 1", (run_id,))
         return rows[0]["wa"] if rows else None
