@@ -490,15 +490,15 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_UTIL);
     static const char *const ylabels[] = {
-        "steady-state data WA (file-data pages programmed / host pages, after warm-up)",
-        "steady-state total WA (all pages programmed / host pages, after warm-up)",
-        "cumulative total WA (all pages programmed / host pages, whole measured phase)",
+        "steady-state data WA (data pages / host pages)",
+        "steady-state total WA (all pages / host pages)",
+        "cumulative total WA (all pages / host pages)",
     };
     static const char *const ydata[] = {"wa_steady (ratio)", "wa_total_steady (ratio)",
                                         "wa (ratio)"};
     int wa = f->wa >= 0 && f->wa <= PLOT_WA_CUMULATIVE ? f->wa : PLOT_WA_STEADY;
     p->title = "Write amplification against utilisation";
-    p->xlabel = "measured utilisation (live data / capacity the cleaner can use)";
+    p->xlabel = "measured utilisation (live data / cleanable capacity)";
     p->ylabel = ylabels[wa];
     p->xdata = "utilisation (fraction, measured)";
     p->ydata = ydata[wa];
@@ -539,8 +539,7 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_TIME);
     p->title = "Write amplification over the run";
-    p->ylabel = "cumulative total WA (all pages programmed / host pages since the measured "
-                "phase began)";
+    p->ylabel = "cumulative total WA (all pages / host pages)";
     p->ydata = "wa (ratio)";
     if (f->x_time) {
         p->xlabel = "simulated time (s)";

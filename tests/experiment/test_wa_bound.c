@@ -16,37 +16,11 @@
 #include "results.h"
 #include "runner.h"
 #include "fixture.h"
+#include "run_one.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <string.h>
-
-/* One run of yaml into db; its run id, or -1 (err says why). */
-static int64_t run_one(struct results *db, const char *yaml)
-{
-    const char *p = tmp_write("bound.yaml", yaml);
-    char err[1024] = "";
-    struct experiment *e;
-    int64_t exp_id, run_id = -1;
-    if (!p || experiment_load(p, &e, err, sizeof err)) {
-        fprintf(stderr, "load: %s\n", err);
-        return -1;
-    }
-    struct exp_run r;
-    if (experiment_run(e, 0, &r, err, sizeof err) == 0 &&
-        results_begin_experiment(db, "bound", p, yaml, NULL, &exp_id) == 0 &&
-        results_begin_run(db, exp_id, 0, r.params_json, r.seed, NULL, &run_id) == 0) {
-        if (exp_runner_run(&r, db, run_id, NULL, err, sizeof err)) {
-            fprintf(stderr, "run: %s\n", err);
-            run_id = -1;
-        } else if (results_end_run(db, run_id, RESULTS_COMPLETE, NULL)) {
-            run_id = -1;
-        }
-    }
-    exp_run_free(&r);
-    experiment_free(e);
-    return run_id;
-}
 
 /* A run's value from `final` (column col), or from kv (key); NAN if NULL. */
 static double value(struct results *db, const char *sql, int64_t run_id)
