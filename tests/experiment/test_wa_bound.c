@@ -77,6 +77,18 @@ static void measure(struct results *db, const char *bpp, int fills, struct point
     double np = logfs_blocks_per_segment(64 * 2048, 4096); /* the part's segments */
     pt->ok = !isnan(pt->u) && !isnan(n) && !isnan(np) &&
              value(db, "select steady_reached from final where run_id = ?", id) == 1;
+    /* every sample's interval WA is its data (and all) pages since the
+     * previous sample over the host bytes since then: none differs */
+    CHECK(value(db, "select count(*) from (select host_bytes - lag(host_bytes, 1, 0)"
+                    " over w as h, data_pages - lag(data_pages, 1, 0) over w as d,"
+                    " flash_bytes_programmed - lag(flash_bytes_programmed, 1, 0) over w as f,"
+                    " wa_interval, wa_total_interval from samples where run_id = ?1"
+                    " window w as (order by seq))"
+                    " where h > 0 and (abs(wa_interval - d * 2048.0 / h) > 1e-9"
+                    "  or abs(wa_total_interval - f * 1.0 / h) > 1e-9)", id) == 0);
+    CHECK(value(db, "select count(*) from samples where run_id = ?1 and wa_interval is null"
+                    " and host_bytes > (select max(host_bytes) from samples s2 where"
+                    " s2.run_id = ?1 and s2.seq < samples.seq)", id) == 0);
     if (!pt->ok)
         return;
     pt->lo = greedy(pt->u, (uint32_t)n, (uint32_t)np) * 0.98;
