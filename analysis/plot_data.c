@@ -494,8 +494,9 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
         "steady-state total WA (all pages / host pages)",
         "cumulative total WA (all pages / host pages)",
     };
-    static const char *const ydata[] = {"wa_steady (ratio)", "wa_total_steady (ratio)",
-                                        "wa (ratio)"};
+    static const char *const ydata[] = {"wa_steady: steady-state data WA (ratio)",
+                                        "wa_total_steady: steady-state total WA (ratio)",
+                                        "wa: cumulative total WA (ratio)"};
     int wa = f->wa >= 0 && f->wa <= PLOT_WA_CUMULATIVE ? f->wa : PLOT_WA_STEADY;
     p->title = "Write amplification against utilisation";
     p->xlabel = "measured utilisation (live data / cleanable capacity)";
@@ -512,7 +513,8 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
         return plot_fail(p, "no complete runs with a measured utilisation and a %s %s "
                          "(runs of results schema 3 on a kind that reports its cleanable "
                          "capacity; --wa cumulative if no window settled)",
-                         wa == PLOT_WA_CUMULATIVE ? "WA" : ydata[wa], scope(f));
+                         wa == PLOT_WA_CUMULATIVE ? "WA" : wa ? "wa_total_steady" : "wa_steady",
+                         scope(f));
     double umin = INFINITY, umax = -INFINITY;
     for (size_t i = 0; i < p->nseries; i++) {
         struct plot_series *s = &p->series[i];

@@ -49,6 +49,7 @@ expect 2 "bad --run" "bad run id 'x'" -- $FL plot "$DB" --kind wa-time --run x -
 expect 2 "bad --by" "bad --by key 'fs..x'" -- $FL plot "$DB" --kind wa-util --by fs..x -o "$T/a.png"
 expect 2 "bad --x" "bad --x 'bytes'" -- $FL plot "$DB" --kind wa-time --x bytes -o "$T/a.png"
 expect 2 "bad --np" "bad --np '1'" -- $FL plot "$DB" --kind wa-util --np 1 -o "$T/a.png"
+expect 2 "bad --wa" "bad --wa 'final' (steady, total-steady or cumulative)" -- $FL plot "$DB" --kind wa-util --wa final -o "$T/a.png"
 expect 2 "unknown option" "Try 'flashlab plot --help'" -- $FL plot "$DB" --kind wa-util --colour red -o "$T/a.png"
 
 # ---- failures (exit 1) -------------------------------------------------------------
@@ -80,6 +81,10 @@ grep -q "^logfs${TAB}16777216${TAB}2000000\$" "$T/m.dat" && ok || bad "mount tab
 grep -q "^yaffs${TAB}1073741824${TAB}5592405\$" "$T/m.dat" && ok || bad "mount table mean"
 [ "$(grep -vc '^#' "$T/m.dat")" -eq 12 ] && ok || bad "mount table has 12 rows"
 expect 0 "wa-util --data" "5 series" -- $FL plot "$DB" --kind wa-util --data "$T/w.dat"
+# the y axis says which WA: steady-state data WA unless --wa says otherwise
+grep -q "steady-state data WA" "$T/w.dat" && ok || bad "wa-util table: which WA ($(head -3 "$T/w.dat"))"
+expect 0 "wa-util --wa cumulative" "5 series" -- $FL plot "$DB" --kind wa-util --wa cumulative --data "$T/wc.dat"
+grep -q "cumulative total WA" "$T/wc.dat" && ok || bad "wa-util --wa cumulative table: which WA"
 grep -q "^greedy${TAB}0.7${TAB}" "$T/w.dat" && ok || bad "wa-util table: greedy at 0.7"
 grep -q "^greedy model (Np = 64)${TAB}0.5${TAB}" "$T/w.dat" && ok || bad "wa-util table: the model"
 expect 0 "lifetime --data" "3 series" -- $FL plot "$DB" --kind lifetime --by fs.gc_policy --data "$T/l.dat"
