@@ -79,7 +79,16 @@ struct plot_filter {
     unsigned np;            /* fs blocks per segment for the greedy model;
                                0: from the runs' kv (docs/plots.md) */
     int x_time;             /* wa-time: x is simulated time, not host bytes */
+    int wa;                 /* wa-util's y: PLOT_WA_* */
 };
+/* wa-util's y (plot_filter.wa; docs/validation.md, three kinds of WA). */
+enum {
+    PLOT_WA_STEADY,       /* data WA after the warm-up (kv wa_steady): the default */
+    PLOT_WA_TOTAL_STEADY, /* all pages after the warm-up (kv wa_total_steady) */
+    PLOT_WA_CUMULATIVE,   /* all pages since the measured phase began (final.wa) */
+};
+/* The PLOT_WA_* called name ("steady", "total-steady", "cumulative"), or -1. */
+int plot_wa_kind(const char *name);
 
 struct plot {
     enum plot_kind kind;

@@ -26,9 +26,10 @@ static const struct {
                          "erase_counts rows"},
     [PLOT_ERASE_CDF] = {"erase-cdf", "fraction of blocks with at most x erases (CDF)",
                         "erase_counts rows"},
-    [PLOT_WA_UTIL] = {"wa-util", "final WA against utilisation, models where they apply",
-                      "complete runs, samples, params utilisation (or\n"
-                      "              workload.fill, or spare)"},
+    [PLOT_WA_UTIL] = {"wa-util", "steady-state data WA (--wa) against measured utilisation, "
+                      "models where they apply",
+                      "complete runs of schema 3 with kv utilisation and wa_steady\n"
+                      "              (--wa total-steady: wa_total_steady; cumulative: samples)"},
     [PLOT_WA_TIME] = {"wa-time", "WA against host data written (--x time: sim time)",
                       "samples rows"},
     [PLOT_MOUNT_SIZE] = {"mount-size", "mean mount latency against device size, log-log",
@@ -269,8 +270,8 @@ sqlite3_stmt *plot_prepare(sqlite3 *db, const char *sql, const struct plot_filte
     free(ids);
     if (f->run_id)
         sqlite3_bind_int64(q, 2, f->run_id);
-    if (sqlite3_bind_parameter_count(q) >= 3) /* wa-time: ?3 picks the x */
-        sqlite3_bind_int(q, 3, f->x_time != 0);
+    if (sqlite3_bind_parameter_count(q) >= 3) /* wa-time: ?3 picks the x; wa-util the y */
+        sqlite3_bind_int(q, 3, p->kind == PLOT_WA_UTIL ? f->wa : f->x_time != 0);
     return q;
 }
 
@@ -462,31 +463,58 @@ int plot_erase_cdf(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 
 /* ---- wa-util ---------------------------------------------------------------- */
 
+/* x: the run's measured utilisation; y: the WA of ?3 (PLOT_WA_*) */
 #define SQL_WA_UTIL                                                               \
     SEL_RUNS                                                                      \
     "SELECT * FROM (SELECT s.id, s.params,"                                       \
-    "  coalesce(json_extract(s.params, '$.utilisation'),"                         \
-    "           json_extract(s.params, '$.workload.fill'),"                       \
-    "           1.0 - json_extract(s.params, '$.spare')) AS u,"                   \
-    "  (SELECT wa FROM samples WHERE run_id = s.id AND wa IS NOT NULL"            \
-    "   ORDER BY seq DESC LIMIT 1) AS wa"                                         \
+    "  (SELECT value FROM kv WHERE run_id = s.id AND key = 'utilisation') AS u,"  \
+    "  CASE ?3 WHEN 0 THEN (SELECT value FROM kv WHERE run_id = s.id"             \
+    "                       AND key = 'wa_steady')"                               \
+    "          WHEN 1 THEN (SELECT value FROM kv WHERE run_id = s.id"             \
+    "                       AND key = 'wa_total_steady')"                         \
+    "  ELSE (SELECT wa FROM samples WHERE run_id = s.id AND wa IS NOT NULL"       \
+    "        ORDER BY seq DESC LIMIT 1) END AS wa"                                \
     " FROM sel s WHERE s.status = 'complete')"                                    \
     " WHERE u IS NOT NULL AND wa IS NOT NULL ORDER BY id"
+
+int plot_wa_kind(const char *name)
+{
+    static const char *const names[] = {"steady", "total-steady", "cumulative"};
+    for (int i = 0; name && i < 3; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
 
 int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_UTIL);
+    static const char *const ylabels[] = {
+        "steady-state data WA (data pages / host pages)",
+        "steady-state total WA (all pages / host pages)",
+        "cumulative total WA (all pages / host pages)",
+    };
+    static const char *const ydata[] = {"wa_steady: steady-state data WA (ratio)",
+                                        "wa_total_steady: steady-state total WA (ratio)",
+                                        "wa: cumulative total WA (ratio)"};
+    int wa = f->wa >= 0 && f->wa <= PLOT_WA_CUMULATIVE ? f->wa : PLOT_WA_STEADY;
     p->title = "Write amplification against utilisation";
-    p->xlabel = "utilisation (live data / capacity the cleaner can use)";
-    p->ylabel = "write amplification (flash bytes / host bytes)";
-    p->xdata = "utilisation (fraction)";
-    p->ydata = "WA (ratio)";
-    static const char *const xkeys[] = {"$.utilisation", "$.workload.fill", "$.spare", NULL};
-    if (plot_run_series(db, SQL_WA_UTIL, f, p, PLOT_LINESPOINTS, read_numeric_x, NULL, xkeys, AGG_X))
+    p->xlabel = "measured utilisation (live data / cleanable capacity)";
+    p->ylabel = ylabels[wa];
+    p->xdata = "utilisation (fraction, measured)";
+    p->ydata = ydata[wa];
+    /* the x keys: the settings that set the utilisation, not series names */
+    static const char *const xkeys[] = {"$.utilisation", "$.workload.fill",
+                                        "$.workload.utilisation", "$.spare", NULL};
+    if (plot_run_series(db, SQL_WA_UTIL, f, p, PLOT_LINESPOINTS, read_numeric_x, NULL, xkeys,
+                        AGG_X_NEAR))
         return -1;
     if (!p->nseries)
-        return plot_fail(p, "no complete runs with samples and a utilisation in params %s "
-                    "(keys utilisation, workload.fill or spare)", scope(f));
+        return plot_fail(p, "no complete runs with a measured utilisation and a %s %s "
+                         "(runs of results schema 3 on a kind that reports its cleanable "
+                         "capacity; --wa cumulative if no window settled)",
+                         wa == PLOT_WA_CUMULATIVE ? "WA" : wa ? "wa_total_steady" : "wa_steady",
+                         scope(f));
     double umin = INFINITY, umax = -INFINITY;
     for (size_t i = 0; i < p->nseries; i++) {
         struct plot_series *s = &p->series[i];
@@ -511,8 +539,8 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_TIME);
     p->title = "Write amplification over the run";
-    p->ylabel = "write amplification (flash bytes / host bytes)";
-    p->ydata = "WA (ratio)";
+    p->ylabel = "cumulative total WA (all pages / host pages)";
+    p->ydata = "wa (ratio)";
     if (f->x_time) {
         p->xlabel = "simulated time (s)";
         p->xdata = "sim_time_ns (ns)";

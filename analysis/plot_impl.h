@@ -26,11 +26,16 @@ typedef int (*row_reader)(sqlite3_stmt *q, struct row *r, void *arg);
 
 /* How the runs of one setting make one series. */
 enum agg {
-    AGG_X,     /* the points of equal x: mean and sd (wa-util, erase-hist) */
+    AGG_X,     /* the points of equal x: mean and sd (erase-hist) */
+    AGG_X_NEAR, /* the points whose x are within PLOT_X_NEAR of the group's
+                   least: mean x, mean and sd of y (wa-util: the seeds of a
+                   setting measure nearly the same utilisation) */
     AGG_INDEX, /* the k-th points of the runs (wa-time: samples) */
     AGG_STEP,  /* step functions (CDFs) at every x of any run */
     AGG_NONE,  /* every run's points as they are (lifetime) */
 };
+
+#define PLOT_X_NEAR 0.005
 
 /* printf-style error into p->err; -1. */
 int plot_fail(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

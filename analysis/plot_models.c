@@ -16,7 +16,9 @@
 
 /* The distinct model settings of the runs runs_sql draws (its first column
  * is the run id): workload kind, hot/cold split and Np (fs blocks per
- * segment), each from the runner's kv, else from params (older runs). */
+ * segment: the kind's own count where it reports one, as LogFS's object
+ * headers leave room for 31 blocks of 4 KiB in 128 KiB, else erase block /
+ * fs block), each from the runner's kv, else from params (older runs). */
 static const char models_sql[] =
     "SELECT DISTINCT coalesce((SELECT value FROM kv WHERE run_id = r.id AND key = 'workload'),"
     "  json_extract(r.params, '$.workload.kind')) AS kind,"
@@ -24,8 +26,9 @@ static const char models_sql[] =
     "  json_extract(r.params, '$.workload.hot_writes')),"
     " coalesce((SELECT value FROM kv WHERE run_id = r.id AND key = 'hot_data'),"
     "  json_extract(r.params, '$.workload.hot_data')),"
-    " (SELECT value FROM kv WHERE run_id = r.id AND key = 'erase_block_bytes') /"
-    "  (SELECT value FROM kv WHERE run_id = r.id AND key = 'fs_block_bytes') AS np"
+    " coalesce((SELECT value FROM kv WHERE run_id = r.id AND key = 'segment_blocks'),"
+    "  (SELECT value FROM kv WHERE run_id = r.id AND key = 'erase_block_bytes') /"
+    "  (SELECT value FROM kv WHERE run_id = r.id AND key = 'fs_block_bytes')) AS np"
     " FROM runs r WHERE r.id IN (SELECT id FROM (%s)) ORDER BY 1, 2, 3, 4";
 
 /* One model: its name, how it maps alpha to A, and its parameters. */

@@ -293,7 +293,8 @@ static int aggregate(const struct plot *raw, const size_t *m, size_t nm, enum ag
         most = raw->series[m[i]].n > most ? raw->series[m[i]].n : most;
     }
     struct plot_point *all = malloc((total ? total : 1) * sizeof *all);
-    double *ys = malloc((nm + total + 1) * sizeof *ys), *xs = ys + nm;
+    /* ys and xs: a value per run (AGG_INDEX) or per point (the others) */
+    double *ys = malloc((2 * (nm + total) + 1) * sizeof *ys), *xs = ys + nm + total;
     int rc = all && ys ? 0 : -1;
     size_t na = 0;
     for (size_t i = 0; i < nm && !rc; i++)
@@ -319,17 +320,22 @@ static int aggregate(const struct plot *raw, const size_t *m, size_t nm, enum ag
         qsort(all, na, sizeof *all, plot_by_x);
         for (size_t j = 0; j < na && !rc;) {
             size_t e = j, n = 0;
-            while (e < na && all[e].x == all[j].x)
+            while (e < na && (all[e].x == all[j].x ||
+                              (mode == AGG_X_NEAR && all[e].x - all[j].x <= PLOT_X_NEAR)))
                 e++;
-            if (mode == AGG_X)
-                for (size_t t = j; t < e; t++)
+            if (mode != AGG_STEP)
+                for (size_t t = j; t < e; t++) {
+                    xs[n] = all[t].x;
                     ys[n++] = all[t].y;
+                }
             else
                 for (size_t i = 0; i < nm; i++)
                     ys[n++] = step_at(&raw->series[m[i]], all[j].x);
-            double my, sd;
+            double mx = all[j].x, sx, my, sd;
+            if (mode == AGG_X_NEAR && all[e - 1].x != all[j].x) /* equal x: exactly it */
+                mean_sd(xs, n, &mx, &sx);
             mean_sd(ys, n, &my, &sd);
-            rc = plot_point_add_n(out, all[j].x, my, sd, (unsigned)n);
+            rc = plot_point_add_n(out, mx, my, sd, (unsigned)n);
             j = e;
         }
     }

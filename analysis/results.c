@@ -70,26 +70,31 @@ static const char schema_v1[] =
     " run_id INTEGER NOT NULL REFERENCES runs(id), key TEXT NOT NULL, value,"
     " UNIQUE (run_id, key));"
     "PRAGMA application_id = " STR(RESULTS_APP_ID) ";"
-    "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION) ";";
+    "PRAGMA user_version = 1;";
 
 /* The `final` view: one row per run with its final metrics (the last
- * sample), its swept settings and why it stopped (docs/results-schema.md).
- * A view adds no rows, so it joins version 1 files too: created with the
- * schema and, in files made before it, when they are next opened for
- * writing. */
+ * sample), its measured utilisation and steady-state WA (kv, written at
+ * the run's end), its swept settings and why it stopped
+ * (docs/results-schema.md).  A view adds no rows: created with the
+ * schema, and replaced by upgrade_wa_columns in older files. */
+#define KV(key) "(SELECT value FROM kv WHERE kv.run_id = r.id AND kv.key = '" key "')"
 static const char final_view[] =
     "CREATE VIEW IF NOT EXISTS final AS"
     " SELECT r.id AS run_id, e.name AS experiment, r.run_index, r.seed, r.status,"
     "  json_extract(r.params, '$.sweep') AS sweep,"
     "  coalesce(json_extract(r.params, '$.fs.kind'), 'logfs') AS fs_kind,"
     "  json_extract(r.params, '$.fs.gc_policy') AS gc_policy,"
-    "  s.host_bytes, s.flash_bytes_programmed AS flash_bytes, s.wa, s.erases,"
+    "  " KV("utilisation") " AS utilisation,"
+    "  s.host_bytes, s.flash_bytes_programmed AS flash_bytes, s.wa,"
+    "  " KV("wa_steady") " AS wa_steady, " KV("wa_total_steady") " AS wa_total_steady,"
+    "  " KV("steady_reached") " AS steady_reached, s.erases,"
     "  s.gc_invocations AS gc_victims, s.gc_time_ns, s.free_segments, s.sim_time_ns,"
-    "  (SELECT value FROM kv WHERE kv.run_id = r.id AND kv.key = 'stop_reason') AS stop_reason,"
+    "  " KV("stop_reason") " AS stop_reason,"
     "  r.wall_seconds, r.params"
     " FROM runs r JOIN experiments e ON e.id = r.experiment_id"
     " LEFT JOIN samples s ON s.run_id = r.id"
     "  AND s.seq = (SELECT max(seq) FROM samples WHERE samples.run_id = r.id);";
+#undef KV
 
 /* The `retention` table (docs/results-schema.md): one row per check of a
  * retention phase.  Version 2, as the faults table. */
@@ -229,26 +234,50 @@ static int upgrade_config_hash(struct results *r)
     return 0;
 }
 
-/* Create the schema if the file is empty, under the write lock so that
- * processes opening one new file at once create it once. */
+/* Version 3, the measures (docs/results-schema.md): each sample's interval WA
+ * (data and total) and utilisation, and the final view with the run's
+ * utilisation and steady-state WA.  Older samples keep NULL there; the
+ * run-level values of older runs stay NULL (their kv lacks them). */
+static int upgrade_wa_columns(struct results *r)
+{
+    static const char sql[] =
+        "ALTER TABLE samples ADD COLUMN wa_interval REAL;"
+        "ALTER TABLE samples ADD COLUMN wa_total_interval REAL;"
+        "ALTER TABLE samples ADD COLUMN utilisation REAL;"
+        "DROP VIEW IF EXISTS final;";
+    if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
+        return results_fail(r, "upgrading to schema version 3");
+    return 0;
+}
+
+/* Create the schema if the file is empty, or bring an older one up to
+ * this version, step by step, under the write lock so that processes
+ * opening one file at once do it once. */
 static int create_schema(struct results *r)
 {
     int64_t v = 0;
     if (results_txn_begin(r))
         return -1;
     int rc = results_check_header(r, r->db, &v);
-    if (!rc && v == 0 && sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
-        rc = results_fail(r, "creating the schema");
+    if (!rc && v == 0) {
+        if (sqlite3_exec(r->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK)
+            rc = results_fail(r, "creating the schema");
+        v = 1;
+    }
+    /* version 1 -> 2: the faults and retention tables */
     if (!rc && sqlite3_exec(r->db, faults_table, NULL, NULL, NULL) != SQLITE_OK)
         rc = results_fail(r, "creating the faults table");
-    if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
-        rc = results_fail(r, "creating the final view");
     if (!rc && sqlite3_exec(r->db, retention_table, NULL, NULL, NULL) != SQLITE_OK)
         rc = results_fail(r, "creating the retention table");
+    /* version 1 or 2 -> 3: the measures' columns, then the identity */
+    if (!rc && v < 3)
+        rc = upgrade_wa_columns(r);
     if (!rc)
         rc = upgrade_config_hash(r);
-    /* version 1 or 2 -> 3: the tables and columns above, then the version */
-    if (!rc && v >= 1 && v < RESULTS_SCHEMA_VERSION &&
+    if (!rc && sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
+        rc = results_fail(r, "creating the final view");
+    if (!rc && v < RESULTS_SCHEMA_VERSION &&
         sqlite3_exec(r->db, "PRAGMA user_version = " STR(RESULTS_SCHEMA_VERSION), NULL, NULL,
                      NULL) != SQLITE_OK)
         rc = results_fail(r, "migrating to schema version " STR(RESULTS_SCHEMA_VERSION));

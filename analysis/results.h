@@ -50,6 +50,14 @@ struct results_sample {
     int64_t free_segments; /* at the sample, not cumulative */
     int64_t gc_time_ns;
     int64_t gc_invocations;
+    /* since the previous sample (the first: since the measured phase
+     * began): file-data pages programmed, and all pages, per host byte
+     * (docs/validation.md); NAN (stored NULL) when no host byte was
+     * written or the kind does not count data pages.  Version 3. */
+    double wa_interval, wa_total_interval;
+    /* live bytes / the capacity the cleaner can use, from the fs's own
+     * accounting (LogFS); NAN (NULL) for a kind without it.  Version 3. */
+    double utilisation;
 };
 
 /* One mount measured (`mounts`). */

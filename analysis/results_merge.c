@@ -38,12 +38,14 @@ static const char *const merge_sql[] = {
 };
 
 /* "INSERT INTO main.T (run_id, cols) SELECT m.dst_id, cols FROM msrc.T ..."
- * with T's columns from the schema, so that new columns need no edit here. */
+ * with the columns both files' T have, so that new columns need no edit
+ * here (those a shard of an older version lacks stay NULL). */
 static int copy_run_table(struct results *r, const char *table)
 {
     static const char cols_sql[] =
         "SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info(?1, 'main')"
-        " WHERE name <> 'run_id' ORDER BY cid)";
+        " WHERE name <> 'run_id'"
+        "  AND name IN (SELECT name FROM pragma_table_info(?1, 'msrc')) ORDER BY cid)";
     sqlite3_stmt *st;
     char sql[2048];
     int rc = -1;

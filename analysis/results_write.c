@@ -5,6 +5,7 @@
  */
 #include "results_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +19,9 @@ static const struct {
     [RS_SAMPLE] = {"samples",
                    "INSERT INTO samples (run_id, seq, sim_time_ns, host_bytes,"
                    " flash_bytes_programmed, data_pages, meta_pages, anchor_pages, gc_pages,"
-                   " erases, wa, free_segments, gc_time_ns, gc_invocations)"
-                   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+                   " erases, wa, free_segments, gc_time_ns, gc_invocations, wa_interval,"
+                   " wa_total_interval, utilisation)"
+                   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
     [RS_ERASE] = {"erase_counts",
                   "INSERT INTO erase_counts (run_id, seq, block, erases) VALUES (?,?,?,?)"},
     [RS_MOUNT] = {"mounts",
@@ -206,6 +208,8 @@ int results_end_run(struct results *r, int64_t run_id, enum results_status statu
 
 #define I(x) ((struct res_val){.type = RV_INT, .i = (x)})
 #define D(x) ((struct res_val){.type = RV_REAL, .d = (x)})
+/* a real that may be unknown: NAN is stored as NULL */
+#define DN(x) ((struct res_val){.type = isnan(x) ? RV_NULL : RV_REAL, .d = (x)})
 #define S(x) ((struct res_val){.type = (x) ? RV_TEXT : RV_NULL, .s = (char *)(x)})
 #define NV(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -294,7 +298,8 @@ int results_add_sample(struct results *r, int64_t run_id, const struct results_s
     struct res_val v[] = {I(run_id), I(s->seq), I(s->sim_time_ns), I(s->host_bytes),
                           I(s->flash_bytes_programmed), I(s->data_pages), I(s->meta_pages),
                           I(s->anchor_pages), I(s->gc_pages), I(s->erases), D(s->wa),
-                          I(s->free_segments), I(s->gc_time_ns), I(s->gc_invocations)};
+                          I(s->free_segments), I(s->gc_time_ns), I(s->gc_invocations),
+                          DN(s->wa_interval), DN(s->wa_total_interval), DN(s->utilisation)};
     return queue_row(r, RS_SAMPLE, v, NV(v));
 }
 

@@ -172,7 +172,7 @@ static const struct flashlab_field fields_fsapi[] = {
     F(fsapi, latency), F(fsapi, reset_latency), F(fsapi, set_gc_observer), F(fsapi, idle),
     F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
     F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
-    F(fsapi, format_check),
+    F(fsapi, format_check), F(fsapi, check_device),
 };
 
 static const struct flashlab_field fields_fsapi_counter[] = {
@@ -190,7 +190,7 @@ static const struct flashlab_field fields_logfs_options[] = {
     F(logfs_options, gc_idle_free), F(logfs_options, clock),
     F(logfs_options, clock_ctx), F(logfs_options, epoch_ns), F(logfs_options, scrub_threshold),
     F(logfs_options, compress),
-    F(logfs_options, parallel),
+    F(logfs_options, parallel), F(logfs_options, max_utilisation),
 };
 
 static const struct flashlab_field fields_logfs_stats[] = {
@@ -207,7 +207,8 @@ static const struct flashlab_field fields_logfs_stats[] = {
     F(logfs_stats, data_raw_bytes),
     F(logfs_stats, data_stored_bytes), F(logfs_stats, compress),
     F(logfs_stats, scrub_super), F(logfs_stats, scrub_anchor),
-    F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left),
+    F(logfs_stats, anchor_bad), F(logfs_stats, anchor_left), F(logfs_stats, cleanable_bytes),
+    F(logfs_stats, cleanable_segments), F(logfs_stats, data_overhead_ppm),
 };
 
 static const struct flashlab_field fields_fs_latency[] = {
@@ -223,7 +224,8 @@ static const struct flashlab_field fields_results_sample[] = {
     F(results_sample, meta_pages), F(results_sample, anchor_pages),
     F(results_sample, gc_pages), F(results_sample, erases), F(results_sample, wa),
     F(results_sample, free_segments), F(results_sample, gc_time_ns),
-    F(results_sample, gc_invocations),
+    F(results_sample, gc_invocations), F(results_sample, wa_interval),
+    F(results_sample, wa_total_interval), F(results_sample, utilisation),
 };
 
 static const struct flashlab_field fields_results_mount[] = {

@@ -24,9 +24,10 @@ static const char df_help[] =
     "and the number of the last commit, then where the device's space went:\n"
     "the bad blocks, the superblock and its backup, the anchor ring, the\n"
     "segments held back outside the capacity (the cleaner's reserve, the\n"
-    "open write areas), the cleaner's headroom (live data may fill at most 85% of the\n"
-    "rest), leaving total; and of total, live (file data and metadata the\n"
-    "tree references), not yet committed, and free.  For the other kinds, the\n"
+    "open write areas), the cleaner's headroom (live data may fill at most\n"
+    "max_utilisation, 85% by default, of the rest), leaving total; and of\n"
+    "total, live (file data and metadata the tree references), not yet\n"
+    "committed, and free.  For the other kinds, the\n"
     "fs's name and the bytes used (total - free).\n"
     "\n"
     "--mount-cost adds what the command's own mount of IMAGE cost, on an\n"
@@ -132,11 +133,16 @@ int cmd_df(int argc, char **argv)
                 else
                     segs++;
             }
-            /* the cleaner may fill 85% of the segments it manages (total) */
-            uint64_t managed = eb ? (sf.total_bytes * 100 / 85 + eb - 1) / eb : 0;
+            /* the cleaner may fill max_utilisation of the segments it
+             * manages (cleanable_bytes; total is that share of them) */
+            uint64_t cleanable = 0, managed = 0;
+            fsapi_counter(&s.m, "cleanable_bytes", &cleanable);
+            fsapi_counter(&s.m, "cleanable_segments", &managed);
+            double pct = cleanable ? 100.0 * (double)sf.total_bytes / (double)cleanable : 100;
             if (managed > segs)
                 managed = segs;
-            uint64_t held = segs - managed, head = managed * eb - sf.total_bytes;
+            uint64_t held = segs - managed, tails = managed * eb - cleanable,
+                     head = cleanable - sf.total_bytes;
             uint64_t used = sf.total_bytes - sf.free_bytes;
             uint64_t pend = used > live ? used - live : 0;
             printf("\nwhere the space went (erase blocks of %" PRIu64 " KiB):\n", eb / 1024);
@@ -149,8 +155,11 @@ int cmd_df(int argc, char **argv)
                    anchor);
             DF_ROW("- held back", held * eb, "%" PRIu64 " segments outside the capacity "
                    "(mkfs --reserve for the cleaner, the open write areas)", held);
-            DF_ROW("- cleaner headroom", head, "%s", "15% of the rest: live data fills at "
-                   "most 85% of the segments, so a victim is at most 85% full");
+            DF_ROW("- segment tails", tails, "%s", "the end of each segment too short for "
+                   "one more block");
+            DF_ROW("- cleaner headroom", head, "%.1f%% of the rest: live data fills at most "
+                   "%.1f%% of it (max_utilisation), so a victim is at most that full",
+                   100 - pct, pct);
             DF_ROW("= total", sf.total_bytes, "%s", "what files may use");
             DF_ROW("  - live", live, "%s", "file data and metadata the tree "
                    "references (committed)");

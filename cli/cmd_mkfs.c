@@ -151,6 +151,10 @@ static int mkfs_image(const struct fsapi *api, const char *image, const char *op
         nand_close(dev);
         return CLI_FAIL;
     }
+    if (fsapi_check_device(api, dev, opts, err, sizeof err)) {
+        nand_close(dev);
+        return cli_fs_fail("mkfs", "%s: %s", image, err);
+    }
     int rc = api->mkfs(dev, opts);
     if (rc) {
         struct nand_config cfg = *nand_get_config(dev);

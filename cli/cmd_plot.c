@@ -16,7 +16,7 @@ static const char plot_help[] =
     "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
     "                     [--experiment NAME[@HASH]] [--run ID] [--by KEY[,KEY...]]\n"
     "                     [--facet KEY|none]\n"
-    "                     [--x host|time] [--np N]\n"
+    "                     [--x host|time] [--np N] [--wa steady|total-steady|cumulative]\n"
     "\n"
     "Draw a figure from a results database with gnuplot; the format comes\n"
     "from the -o file's extension.  --data also writes the numbers behind it\n"
@@ -39,6 +39,9 @@ static const char plot_help[] =
     "                     simulated time\n"
     "  --np N             wa-util: fs blocks per segment of the greedy model\n"
     "                     (default: from the runs' device and fs)\n"
+    "  --wa KIND          wa-util's y: steady (data WA after the warm-up, the default),\n"
+    "                     total-steady (all pages after the warm-up) or cumulative\n"
+    "                     (all pages over the whole measured phase)\n"
     "\n"
     "examples:\n"
     "  flashlab plot results/demo.db --kind wa-util -o wa.png\n"
@@ -97,6 +100,7 @@ int cmd_plot(int argc, char **argv)
         {"data", required_argument, 0, 'd'},   {"experiment", required_argument, 0, 'e'},
         {"run", required_argument, 0, 'r'},    {"by", required_argument, 0, 'b'},
         {"x", required_argument, 0, 'x'},      {"np", required_argument, 0, 'n'},
+        {"wa", required_argument, 0, 'w'},
         {"facet", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     struct plot_filter f = {0};
@@ -145,6 +149,11 @@ int cmd_plot(int argc, char **argv)
                 return cli_usage_error("plot", "bad --np '%s' (fs blocks per segment, >= 2)",
                                        optarg);
             f.np = (unsigned)v;
+            break;
+        case 'w':
+            if ((f.wa = plot_wa_kind(optarg)) < 0)
+                return cli_usage_error("plot", "bad --wa '%s' (steady, total-steady or "
+                                       "cumulative)", optarg);
             break;
         case 'h': print_help(); return CLI_OK;
         default: return cli_usage_error("plot", "bad option");

@@ -5,10 +5,12 @@
  */
 #include "runner.h"
 #include "retention.h"
+#include "wa_steady.h"
 #include "rng.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,13 @@ struct run_state {
     uint32_t snaps_done;
     const struct exp_progress *progress;
     int measuring, gc_db_failed; /* gc events go to the db while measuring */
+    /* WA over intervals and after the warm-up (analysis/wa_steady.h) */
+    struct wa_point origin, prev;  /* at the start, at the previous sample */
+    struct wa_point *bound;        /* at the device-fill window boundaries */
+    size_t nbound, capbound;
+    uint64_t window_bytes;         /* a window's host bytes: the cleanable capacity */
+    double u_sum;                  /* utilisation at the samples, summed */
+    uint64_t u_n;
     char *err;
     size_t errlen;
 };
@@ -91,6 +100,50 @@ static int64_t since(const struct run_state *s, const struct fs_counts *f, const
     return (int64_t)(count(f, name) - count(&s->c0, name));
 }
 
+/* The cumulative counters of the measured phase (analysis/wa_steady.h):
+ * data bytes -1 for a kind that does not count its file-data pages. */
+static struct wa_point point_now(const struct run_state *s, const struct fs_counts *f,
+                                 const struct nand_stats *st)
+{
+    uint64_t unused;
+    int has_data = !fsapi_counter(&s->m.fs, "pages_data", &unused);
+    return (struct wa_point){
+        .host_bytes = (double)s->host,
+        .data_bytes = has_data ? (double)since(s, f, "pages_data") * (double)s->page_size : -1,
+        .total_bytes = (double)(st->programs - s->st0.programs) * (double)s->page_size,
+    };
+}
+
+/* live bytes / the capacity the cleaner can use (NAN: the kind has no
+ * such accounting): the u that LogFS's max_utilisation caps */
+static double utilisation(const struct fs_counts *f)
+{
+    uint64_t cap = count(f, "cleanable_bytes");
+    return cap ? (double)count(f, "live_bytes") / (double)cap : NAN;
+}
+
+/* At each device-fill window's end, the counters (the warm-up rule). */
+static int maybe_window(struct run_state *s)
+{
+    if (!s->window_bytes || s->host < s->nbound * s->window_bytes)
+        return 0;
+    if (s->nbound == s->capbound) {
+        size_t cap = s->capbound ? 2 * s->capbound : 16;
+        struct wa_point *b = realloc(s->bound, cap * sizeof *b);
+        if (!b)
+            return fail(s, "out of memory", 0);
+        s->bound = b;
+        s->capbound = cap;
+    }
+    struct nand_stats st;
+    struct fs_counts ls;
+    nand_get_stats(s->dev, &st);
+    fs_stats(s, &ls);
+    s->bound[s->nbound] = s->nbound ? point_now(s, &ls, &st) : s->origin;
+    s->nbound++;
+    return 0;
+}
+
 static int take_sample(struct run_state *s)
 {
     struct nand_stats st;
@@ -98,6 +151,12 @@ static int take_sample(struct run_state *s)
     nand_get_stats(s->dev, &st);
     fs_stats(s, &ls);
     uint64_t progs = st.programs - s->st0.programs;
+    struct wa_point now = point_now(s, &ls, &st);
+    double u = utilisation(&ls);
+    if (!isnan(u)) {
+        s->u_sum += u;
+        s->u_n++;
+    }
     struct results_sample smp = {
         .seq = s->sample_seq++,
         .sim_time_ns = (int64_t)(nand_now(s->dev) - s->t0),
@@ -112,7 +171,11 @@ static int take_sample(struct run_state *s)
         .free_segments = (int64_t)count(&ls, "free_segments"),
         .gc_time_ns = since(s, &ls, "gc_time_ns"),
         .gc_invocations = since(s, &ls, "gc_rounds"),
+        .wa_interval = wa_steady_between(&s->prev, &now, 0),
+        .wa_total_interval = wa_steady_between(&s->prev, &now, 1),
+        .utilisation = u,
     };
+    s->prev = now;
     return results_add_sample(s->db, s->run_id, &smp) ? db_fail(s) : 0;
 }
 
@@ -186,6 +249,13 @@ static void mark_origin(struct run_state *s)
     s->next_ops = s->r->sample_ops;
     s->next_sim = s->r->sample_sim_ns;
     fsapi_reset_latency(&s->m.fs);
+    s->origin = s->prev = point_now(s, &s->c0, &s->st0);
+    /* a device-fill window: host bytes equal to the capacity the cleaner
+     * can use, or the device's where the kind does not say */
+    s->window_bytes = count(&s->c0, "cleanable_bytes");
+    if (!s->window_bytes)
+        s->window_bytes = s->capacity;
+    s->nbound = 0;
 }
 
 /* Run spec until stop; measured: sample and count (else ageing). *reason
@@ -261,7 +331,7 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
         if (measured) {
             s->host += host - before;
             s->ops = ops;
-            if ((rc = maybe_sample(s, done)))
+            if ((rc = maybe_window(s)) || (rc = maybe_sample(s, done)))
                 break;
         }
         if (s->progress && ops % PROGRESS_EVERY == 0) {
@@ -420,8 +490,9 @@ static int compression_kv(struct run_state *s, const struct fs_counts *ls)
  * the GC models that apply (docs/plots.md): the part's name and size
  * (a config may resize a preset: device.blocks_per_plane), its erase
  * block and the fs's block, whose ratio is the models' Np (fs blocks per
- * segment), and the measured workload's kind with its hot/cold split as
- * resolved (defaults included). */
+ * segment) unless the kind counts its segments' blocks (segment_blocks),
+ * and the measured workload's kind with its hot/cold split as resolved
+ * (defaults included). */
 static int figure_kv(struct run_state *s)
 {
     struct fs_statfs sf;
@@ -430,7 +501,14 @@ static int figure_kv(struct run_state *s)
     const struct nand_geometry *g = &s->r->dev.geo;
     const struct wl_spec *w = &s->r->wl;
     int hotcold = !strcmp(w->kind, "hotcold");
+    /* Np as the cleaner sees it, where the kind reports its segments */
+    uint64_t cap, segs;
+    int np_known = !no_fs && !fsapi_counter(&s->m.fs, "cleanable_bytes", &cap) &&
+                   !fsapi_counter(&s->m.fs, "cleanable_segments", &segs) && segs &&
+                   sf.block_size;
     return results_set_kv_text(s->db, s->run_id, "device", s->r->dev.name) ||
+                   (np_known && results_set_kv(s->db, s->run_id, "segment_blocks",
+                                               (double)(cap / segs / sf.block_size))) ||
                    results_set_kv(s->db, s->run_id, "device_bytes", (double)s->capacity) ||
                    results_set_kv(s->db, s->run_id, "erase_block_bytes",
                                   (double)g->page_size * g->pages_per_block) ||
@@ -442,6 +520,35 @@ static int figure_kv(struct run_state *s)
                : 0;
 }
 
+/* The run's utilisation (the mean of its samples') and steady-state WA
+ * with the warm-up rule that found it (docs/validation.md). */
+static int steady_kv(struct run_state *s)
+{
+    struct nand_stats st;
+    struct fs_counts ls;
+    nand_get_stats(s->dev, &st);
+    fs_stats(s, &ls);
+    struct wa_point end = point_now(s, &ls, &st);
+    struct wa_steady w;
+    if (s->r->has_age)
+        wa_steady_after_age(&s->origin, &end, &w);
+    else
+        wa_steady_windows(s->bound, s->nbound, &end, &w);
+    struct results *db = s->db;
+    int64_t id = s->run_id;
+    uint64_t segs;
+    return (s->u_n && results_set_kv(db, id, "utilisation", s->u_sum / (double)s->u_n)) ||
+           (!fsapi_counter(&s->m.fs, "cleanable_segments", &segs) &&
+            results_set_kv(db, id, "cleanable_segments", (double)segs)) ||
+           results_set_kv_text(db, id, "warmup_rule",
+                               s->r->has_age ? WA_STEADY_RULE_AGE : WA_STEADY_RULE_WINDOWS) ||
+           results_set_kv(db, id, "window_bytes", (double)s->window_bytes) ||
+           results_set_kv(db, id, "steady_reached", w.reached) ||
+           (w.reached && results_set_kv(db, id, "warmup_windows", (double)w.warmup)) ||
+           (!isnan(w.wa) && results_set_kv(db, id, "wa_steady", w.wa)) ||
+           (!isnan(w.wa_total) && results_set_kv(db, id, "wa_total_steady", w.wa_total));
+}
+
 static int finish(struct run_state *s, const char *reason)
 {
     s->measuring = 0;
@@ -451,6 +558,8 @@ static int finish(struct run_state *s, const char *reason)
     fs_stats(s, &ls);
     if (take_sample(s) || erase_snapshot(s) || write_latency(s) || figure_kv(s))
         return -1;
+    if (steady_kv(s))
+        return db_fail(s);
     if (results_set_kv_text(s->db, s->run_id, "stop_reason", reason) ||
         results_set_kv(s->db, s->run_id, "host_bytes", (double)s->host) ||
         results_set_kv(s->db, s->run_id, "ops", (double)s->ops) ||
@@ -482,7 +591,11 @@ int exp_runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
     s.capacity = nand_capacity_bytes(&r->dev);
     s.page_size = r->dev.geo.page_size;
     const char *reason = "stop";
-    if ((rc = exp_run_mkfs(r, s.dev))) {
+    char derr[512];
+    if (fsapi_check_device(r->fs_api, s.dev, r->fs_options, derr, sizeof derr)) {
+        snprintf(err, errlen, "fs: %s", derr);
+        rc = -1;
+    } else if ((rc = exp_run_mkfs(r, s.dev))) {
         fail(&s, "mkfs", rc);
     } else if ((rc = exp_run_mount(s.r, s.dev, &s.m))) {
         fail(&s, "mount", rc);
@@ -500,5 +613,6 @@ int exp_runner_run(const struct exp_run *r, struct results *db, int64_t run_id,
     }
     exp_run_unmount(&s.m);
     nand_close(s.dev);
+    free(s.bound);
     return rc ? -1 : 0;
 }

@@ -27,6 +27,7 @@ static const struct wkey wkeys[] = {
     W("file_bytes", W_SIZE, file_bytes, "block"),
     W("fill", W_FRAC, fill, NULL),
     W("working_set", W_FRAC, working_set, "block"),
+    W("utilisation", W_FRAC, utilisation, "block"),
     W("align", W_SIZE, align, "block"),
     W("request_size", W_SIZES, req, "block churn"),
     W("read_fraction", W_FRAC, read_fraction, "block"),
@@ -248,6 +249,10 @@ int exp_workload(struct yview *v, yaml_node_t *sec, const char *prefix, struct w
         if (n && read_key(v, n, key, &wkeys[i], s, err, errlen))
             return -1;
     }
+    yaml_node_t *un = ydoc_view_get(v, w, path, "utilisation");
+    if (un && ydoc_view_get(v, w, path, "fill"))
+        return ydoc_fail(v->d, un, err, errlen, "%s.utilisation: give fill or utilisation, "
+                         "not both", path);
     if (!strcmp(kind, "trace") && !s->trace_path[0])
         return ydoc_fail(v->d, w, err, errlen, "%s.trace: a trace kind needs the file", path);
     return 0;

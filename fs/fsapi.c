@@ -121,6 +121,12 @@ int fsapi_takes_option(const struct fsapi *api, const char *key, size_t len)
     return 0;
 }
 
+int fsapi_check_device(const struct fsapi *api, nand_dev *dev, const char *options, char *err,
+                       size_t errlen)
+{
+    return api->check_device ? api->check_device(dev, options, err, errlen) : 0;
+}
+
 int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
                         size_t errlen)
 {

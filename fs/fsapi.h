@@ -145,6 +145,10 @@ struct fsapi {
      * 1 when only reads (read-only) and 2 when it cannot read it, with a
      * sentence in msg saying so */
     int (*format_check)(nand_dev *dev, char *msg, size_t msglen);
+    /* whether options can run on dev's geometry (LogFS: max_utilisation
+     * against its segment size): 0, or -EINVAL with a sentence in err;
+     * mkfs and mount refuse what this refuses, without the sentence */
+    int (*check_device)(nand_dev *dev, const char *options, char *err, size_t errlen);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount
@@ -169,6 +173,10 @@ int fsapi_takes_option(const struct fsapi *api, const char *key, size_t len);
 /* api's options check; an api without one takes no options. */
 int fsapi_check_options(const struct fsapi *api, const char *options, char *err,
                         size_t errlen);
+
+/* api's check_device; 0 for a kind without one. */
+int fsapi_check_device(const struct fsapi *api, nand_dev *dev, const char *options, char *err,
+                       size_t errlen);
 
 /* The optional entries: -ENOTSUP where the fs lacks them. */
 size_t fsapi_stats(const struct fsapi_fs *m, struct fsapi_counter *out, size_t max);

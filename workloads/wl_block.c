@@ -154,6 +154,19 @@ static int blk_create(const struct wl_spec *s, uint64_t seed, const struct fsapi
         if (!(s->fill >= 0 && s->fill <= 1))
             return wl_fail(err, errlen, -EINVAL, "fill %g not in [0, 1]", s->fill);
         fbytes = st.size / s->align * s->align;
+    } else if (!fbytes && s->utilisation > 0) {
+        uint64_t live, cap;
+        if (!(s->utilisation < 1))
+            return wl_fail(err, errlen, -EINVAL, "utilisation %g not in (0, 1)", s->utilisation);
+        if (fsapi_counter(fs, "live_bytes", &live) || fsapi_counter(fs, "cleanable_bytes", &cap))
+            return wl_fail(err, errlen, -EINVAL, "utilisation: %s does not report the capacity "
+                           "its cleaner can use; size the data with fill", fs->api->name);
+        /* live bytes grow by the data and the fs's overhead on it (LogFS:
+         * object headers, the tree), where the kind says how much */
+        uint64_t ppm = 0;
+        fsapi_counter(fs, "data_overhead_ppm", &ppm);
+        double want = (s->utilisation * (double)cap - (double)live) / (1 + (double)ppm / 1e6);
+        fbytes = want > 0 ? (uint64_t)want / s->files / s->align * s->align : 0;
     } else if (!fbytes) {
         struct fs_statfs st;
         if (!(s->fill > 0 && s->fill <= 1))

@@ -53,6 +53,10 @@ struct wl_spec {
                                    /disk written in setup, before measuring */
     double working_set;         /* share of the blocks requests address (1): on a
                                    block device, of its logical space (as MQSim) */
+    double utilisation;         /* block kinds, instead of fill: size the data so
+                                   that live bytes / the capacity the cleaner can
+                                   use reach this (fsapi counters live_bytes and
+                                   cleanable_bytes); 0: use fill */
     uint64_t align;             /* offsets are multiples of this (4096) */
     struct wl_sizes req;        /* request sizes (fixed 4096); churn: of appends
                                    and overwrites */

@@ -25,6 +25,21 @@ static int l_check(const char *options, char *err, size_t errlen)
     return options ? logfs_options_parse(&o, options, err, errlen) : 0;
 }
 
+/* max_utilisation against the segments of dev (logfs_utilisation_fits). */
+static int l_check_device(nand_dev *dev, const char *options, char *err, size_t errlen)
+{
+    struct logfs_options o;
+    memset(&o, 0, sizeof o);
+    int rc = options ? logfs_options_parse(&o, options, err, errlen) : 0;
+    if (rc)
+        return rc;
+    const struct nand_config *c = nand_get_config(dev);
+    uint64_t seg = (uint64_t)c->geo.pages_per_block * c->geo.page_size;
+    return !o.max_utilisation ? 0
+         : logfs_utilisation_fits(o.max_utilisation, seg, o.block_size ? o.block_size : 4096,
+                                  err, errlen);
+}
+
 static int l_mkfs(nand_dev *dev, const char *options)
 {
     struct logfs_options o;
@@ -182,6 +197,7 @@ static const struct {
     C(gc_unreadable), C(segfile_unreadable), C(scrub_flagged), C(scrub_reads),
     C(scrub_segments), C(scrub_pages), C(data_raw_bytes), C(data_stored_bytes),
     C(compress), C(scrub_super), C(scrub_anchor), C(anchor_bad), C(anchor_left),
+    C(cleanable_bytes), C(cleanable_segments), C(data_overhead_ppm),
 };
 #undef C
 _Static_assert(sizeof counters / sizeof counters[0] * sizeof(uint64_t) ==
@@ -218,5 +234,5 @@ const struct fsapi fsapi_logfs = {
     .reset_latency = l_reset_latency, .set_gc_observer = l_gc_observer, .idle = l_idle,
     .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
     .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
-    .format_check = l_format_check,
+    .format_check = l_format_check, .check_device = l_check_device,
 };

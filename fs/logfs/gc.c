@@ -17,12 +17,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Segments the cleaner manages: those usable at mkfs less the writers'
+ * reserve and two more. */
+uint64_t lfs_cleanable_segments(const struct logfs *fs)
+{
+    return fs->sb.segments > fs->reserve + 2 ? fs->sb.segments - fs->reserve - 2 : 0;
+}
+
+uint64_t lfs_cleanable_bytes(const struct logfs *fs)
+{
+    /* a segment's tail too short for one more block object never holds
+     * file data: it is not capacity */
+    uint64_t obj = fs->g.block_size + LFS_OBJ_HDR;
+    return lfs_cleanable_segments(fs) * (fs->g.seg_bytes / obj * obj);
+}
+
 uint64_t lfs_capacity(const struct logfs *fs)
 {
-    uint64_t segs = fs->sb.segments > fs->reserve + 2 ? fs->sb.segments - fs->reserve - 2 : 0;
-    /* keep the cleaner's work bounded: at most 85% of the space it manages
-     * may be live, so a victim is at worst 85% full */
-    return segs * fs->g.seg_bytes / 100 * 85;
+    /* keep the cleaner's work bounded: at most max_utilisation of the space
+     * it manages may be live, so a greedy victim is at worst that full.
+     * Unset, the bound LogFS always had, to the byte (images and WA of a
+     * seed stay the same): 85% of the cleanable segments' bytes. */
+    uint64_t ppm = fs->max_util_ppm;
+    if (!ppm)
+        return lfs_cleanable_segments(fs) * fs->g.seg_bytes / 100 * 85;
+    uint64_t c = lfs_cleanable_bytes(fs);
+    return c / 1000000 * ppm + c % 1000000 * ppm / 1000000;
 }
 
 /* Fill lfs_gc_of(fs)->cand with every segment the cleaner may take: closed ones
@@ -384,7 +404,13 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
         if (fs->an.free_segments < fs->reserve)
             return -ENOSPC;
     }
-    if (fs->an.live_bytes + fs->cache.dirty_bytes + new_bytes > lfs_capacity(fs))
+    uint64_t pend = fs->cache.dirty_bytes + new_bytes;
+    /* max_utilisation caps u, whose live bytes are objects: count the
+     * header each pending block will carry (unset, the old bound counts
+     * blocks alone, as it always did) */
+    if (fs->max_util_ppm)
+        pend += (pend + fs->g.block_size - 1) / fs->g.block_size * LFS_OBJ_HDR;
+    if (fs->an.live_bytes + pend > lfs_capacity(fs))
         return -ENOSPC;
     return 0;
 }

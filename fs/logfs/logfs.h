@@ -89,6 +89,15 @@ struct logfs_options {
                                   programmed through the queue (1: one at a
                                   time, as always); at most the device's
                                   dies; nothing on flash */
+    /* The cleaner's capacity bound: writers stop when live bytes would
+     * exceed this fraction u of the capacity the cleaner can use
+     * (logfs_stats.cleanable_bytes; docs/validation.md defines both).
+     * 0.05..0.99; 0: the bound LogFS always had, 85% of the cleanable
+     * segments' bytes (u = 0.867 for 4 KiB blocks in 128 KiB segments).
+     * A mount refuses a value at which the cleaner's worst victim would
+     * free less than one fs block (logfs_utilisation_fits).  Nothing on
+     * flash: each mount chooses. */
+    double max_utilisation;
 };
 enum {
     LOGFS_COMPRESS_NONE = 1,
@@ -114,6 +123,16 @@ const char *logfs_gc_policy_name(unsigned i, const char **summary);
  * compress (none|zlib|lzo).  0, or -EINVAL with a message in err naming the key. */
 int logfs_option_set(struct logfs_options *o, const char *key, const char *value,
                      char *err, size_t errlen);
+/* Whether max_utilisation u can run in segments of seg_bytes holding
+ * blocks of block_size (each with its object header): a victim of the
+ * greedy cleaner holds at most u of a segment live when u of the
+ * cleanable space is, so it frees (1 - u) of the blocks a segment holds
+ * at worst; at least one is needed for the cleaner to gain on the
+ * writers.  0, or -EINVAL with a sentence in err saying so. */
+int logfs_utilisation_fits(double u, uint64_t seg_bytes, uint32_t block_size, char *err,
+                           size_t errlen);
+/* The fs blocks (each with its object header) one segment holds. */
+uint32_t logfs_blocks_per_segment(uint64_t seg_bytes, uint32_t block_size);
 /* "key=value,key=value". */
 int logfs_options_parse(struct logfs_options *o, const char *list, char *err,
                         size_t errlen);
@@ -272,6 +291,16 @@ struct logfs_stats {
      * the logical ring blocks still written, each in both mirrors.  0
      * left: the fs turned read-only at its next commit. */
     uint64_t anchor_bad, anchor_left;
+    /* the capacity the cleaner can use: (segments usable at mkfs - the
+     * writers' reserve - 2) * the bytes of the whole block objects a
+     * segment holds (logfs_blocks_per_segment); live_bytes /
+     * cleanable_bytes is the utilisation u that max_utilisation caps */
+    uint64_t cleanable_bytes;
+    uint64_t cleanable_segments; /* the segments it counts */
+    /* live bytes a file-data block adds beyond its own, in millionths of
+     * the block: its object header and its pointer's share of an indirect
+     * block (workloads size data for a utilisation with it) */
+    uint64_t data_overhead_ppm;
 };
 void logfs_get_stats(const logfs *fs, struct logfs_stats *st);
 /* What erase block `block` is to this file system: "superblock" (block 0

@@ -10,6 +10,7 @@
 #include "epoch.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +18,13 @@
 #include <strings.h>
 #include <time.h>
 
-enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR, CLOCK };
+enum kind { U32, BYTES, U64, BOOL, POLICY, WL, EPOCH, COMPR, CLOCK, FRAC };
 
 struct opt {
     const char *key;
     enum kind kind;
     size_t off, size; /* of the field in struct logfs_options */
-    uint64_t min, max;
+    uint64_t min, max; /* FRAC: in millionths */
     const char *help;
 };
 
@@ -55,6 +56,9 @@ static const struct opt table[] = {
      "timestamps from sim (the simulated clock plus epoch) or host (the host's real time) (sim)"},
     {"compress", COMPR, F(compress), 0, 0,
      "file data blocks: none, zlib or lzo (mkfs records it; a mount may override; none)"},
+    {"max_utilisation", FRAC, F(max_utilisation), 50000, 990000,
+     "live data / capacity the cleaner can use that writers may reach, 0.05..0.99 "
+     "(unset: 85% of the cleanable segments' bytes)"},
 };
 #define NOPTS (sizeof table / sizeof table[0])
 
@@ -82,6 +86,35 @@ static int check_num(const struct opt *t, uint64_t v, const char *shown, char *e
         return -EINVAL;
     }
     return 0;
+}
+
+/* A fraction in t's range (millionths), for FRAC. */
+static int check_frac(const struct opt *t, double v, const char *shown, char *err, size_t errlen)
+{
+    if (!(v * 1e6 >= (double)t->min && v * 1e6 <= (double)t->max)) {
+        snprintf(err, errlen, "%s: '%s' is not a fraction in %g..%g", t->key, shown,
+                 (double)t->min / 1e6, (double)t->max / 1e6);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+uint32_t logfs_blocks_per_segment(uint64_t seg_bytes, uint32_t block_size)
+{
+    return (uint32_t)(seg_bytes / (block_size + LFS_OBJ_HDR));
+}
+
+int logfs_utilisation_fits(double u, uint64_t seg_bytes, uint32_t block_size, char *err,
+                           size_t errlen)
+{
+    uint32_t seg_blocks = logfs_blocks_per_segment(seg_bytes, block_size);
+    if ((1.0 - u) * seg_blocks >= 1.0)
+        return 0;
+    snprintf(err, errlen, "max_utilisation %g cannot run on segments of %u fs blocks: "
+             "the cleaner's worst victim would free %.2f blocks, under the one it needs to "
+             "make progress; use at most %.3f here", u, seg_blocks, (1.0 - u) * seg_blocks,
+             seg_blocks ? floor((1.0 - 1.0 / seg_blocks) * 1000) / 1000 : 0.0); /* not above */
+    return -EINVAL;
 }
 
 /* A number with an optional K/M/G (binary) suffix for BYTES. */
@@ -161,6 +194,19 @@ int logfs_option_set(struct logfs_options *o, const char *key, const char *value
             }
         snprintf(err, errlen, "compress: '%s' is not none, zlib or lzo", value);
         return -EINVAL;
+    }
+    case FRAC: {
+        char *end;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (errno || !*value || *end) {
+            snprintf(err, errlen, "%s: '%s' is not a number", key, value);
+            return -EINVAL;
+        }
+        int rc = check_frac(t, d, value, err, errlen);
+        if (!rc)
+            *(double *)p = d;
+        return rc;
     }
     case CLOCK:
         if (strcmp(value, "sim") && strcmp(value, "host")) {
@@ -255,6 +301,15 @@ int logfs_options_check(const struct logfs_options *o, char *err, size_t errlen)
                 snprintf(err, errlen, "compress: %d is not none, zlib or lzo", c);
                 return -EINVAL;
             }
+            continue;
+        }
+        if (t->kind == FRAC) {
+            double d = *(const double *)p;
+            char shown[32];
+            snprintf(shown, sizeof shown, "%g", d);
+            int rc = d != 0 ? check_frac(t, d, shown, err, errlen) : 0; /* 0: the default */
+            if (rc)
+                return rc;
             continue;
         }
         if (t->kind == BOOL || t->kind == EPOCH || t->kind == CLOCK)

@@ -169,6 +169,7 @@ struct logfs {
     uint64_t relocated;         /* segments retired by a failed program */
     uint64_t dirty_limit;
     uint32_t reserve;           /* free segments kept back from writers */
+    uint32_t max_util_ppm;      /* max_utilisation, in millionths (0: default) */
     int64_t (*clock)(void *ctx); /* timestamps: logfs_options.clock, */
     void *clock_ctx;
     int64_t epoch_ns;           /* or the simulated clock plus this */

@@ -74,6 +74,10 @@ static int gc_options(const struct logfs_options *o, struct logfs *fs)
     fs->wear_leveling = o->wear_leveling;
     lfs_gc_of(fs)->wl_threshold = o->wl_threshold;
     fs->scrub.threshold = o->scrub_threshold;
+    if (o->max_utilisation &&
+        logfs_utilisation_fits(o->max_utilisation, fs->g.seg_bytes, fs->g.block_size, NULL, 0))
+        return -EINVAL;
+    fs->max_util_ppm = (uint32_t)(o->max_utilisation * 1e6 + 0.5); /* 0: the old bound */
     return 0;
 }
 
@@ -511,6 +515,10 @@ void logfs_get_stats(const logfs *fs, struct logfs_stats *st)
     st->scrub_anchor = fs->ctr.scrub_anchor;
     st->anchor_bad = fs->ring.bad;
     st->anchor_left = lfs_ring_len(&fs->ring) - fs->ring.bad;
+    st->cleanable_bytes = lfs_cleanable_bytes(fs);
+    st->cleanable_segments = lfs_cleanable_segments(fs);
+    uint64_t bs = fs->g.block_size, obj = bs + LFS_OBJ_HDR;
+    st->data_overhead_ppm = (LFS_OBJ_HDR * 1000000 + obj * 1000000 / fs->ptrs_per_block) / bs;
     st->data_raw_bytes = fs->ctr.data_raw;
     st->data_stored_bytes = fs->ctr.data_stored;
     st->compress = LOGFS_COMPRESS_NONE + fs->compress;

@@ -170,7 +170,10 @@ int lfs_scrub_fixed(struct logfs *fs);
 
 /* Static wear leveling's check (a no-op unless LOGFS_WL_STATIC). */
 int lfs_wear_level(struct logfs *fs);
-/* Bytes the fs will hold for users: what the cleaner can always sustain. */
+/* The capacity the cleaner can use (logfs_stats.cleanable_bytes), and the
+ * live bytes writers may reach: max_utilisation of it. */
+uint64_t lfs_cleanable_bytes(const struct logfs *fs);
+uint64_t lfs_cleanable_segments(const struct logfs *fs);
 uint64_t lfs_capacity(const struct logfs *fs);
 /* 0 if new_bytes more may be written (cleaning first if needed), else
  * -ENOSPC. */

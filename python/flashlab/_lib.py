@@ -367,6 +367,7 @@ FSAPI_HOOKS = {
     "lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "truncate": (c_int, [_fs, c_char_p, c_uint64]),
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
+    "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
 }
 _hook_types = {}  # name: its CFUNCTYPE
 

@@ -223,7 +223,9 @@ class Results:
         return {r["key"]: r["value"] for r in self._rows("kv", run_id)}
 
     def final_wa(self, run_id):
-        """Write amplification at the run's last sample (None without samples)."""
+        """Cumulative total write amplification at the run's last sample (None
+        without samples).  The steady-state data WA the GC models predict is
+        kv(run_id)["wa_steady"] (docs/validation.md, three kinds of WA)."""
         rows = self.query("SELECT wa FROM samples WHERE run_id = ? ORDER BY seq DESC, rowid DESC"
                           " LIMIT 1", (run_id,))
         return rows[0]["wa"] if rows else None

@@ -24,6 +24,7 @@
  */
 #include "plot_kv.h"
 #include "results.h"
+#include "plot_steady.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -138,5 +139,6 @@ int main(int argc, char **argv)
     int bad = argc == 3 ? (!strcmp(argv[2], "seeds") ? seeds(r) : 0) : sweep(r) | mounts(r);
     if (bad)
         fprintf(stderr, "plot_fixture: %s\n", results_error(r));
+    bad |= plot_fixture_steady(results_db(r));
     return results_close(r) || bad;
 }

@@ -14,6 +14,7 @@
 #include "gc_model.h"
 #include "plot.h"
 #include "results.h"
+#include "plot_steady.h"
 #include "fixture.h"
 #include "plot_kv.h"
 #include "plot_test.h"
@@ -123,6 +124,7 @@ static int make_db(const char *path)
     bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
     if (bad)
         fprintf(stderr, "  fixture: %s\n", results_error(r));
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     return bad ? -1 : 0;
 }
@@ -198,6 +200,7 @@ TEST(erase_hist_bins_a_wide_range)
     CHECK(results_begin_experiment(r, "w", NULL, "", NULL, &e) == 0);
     CHECK(results_begin_run(r, e, 0, "{}", 1, NULL, &id) == 0);
     CHECK(results_add_erase_counts(r, id, 0, c, 1000) == 0);
+    CHECK(plot_fixture_steady(results_db(r)) == 0);
     CHECK(results_close(r) == 0);
     sqlite3 *w;
     REQUIRE(plot_open_db(path, &w, err, sizeof err) == 0);
@@ -393,6 +396,7 @@ static int make_mount_db(const char *path, int64_t *run_ids)
     }
     if (bad)
         fprintf(stderr, "  mount fixture: %s\n", results_error(r));
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     return bad ? -1 : 0;
 }
@@ -580,6 +584,7 @@ TEST(mount_size_without_mounts_says_so)
     struct results_sample smp = {.seq = 0, .host_bytes = 1 << 20, .wa = 1.5};
     CHECK(results_add_sample(r, id, &smp) == 0);
     CHECK(results_end_run(r, id, RESULTS_COMPLETE, NULL) == 0);
+    CHECK(plot_fixture_steady(results_db(r)) == 0);
     CHECK(results_close(r) == 0);
     sqlite3 *m;
     REQUIRE(plot_open_db(path, &m, err, sizeof err) == 0);
@@ -672,6 +677,7 @@ static sqlite3 *open_sweep_db(void)
                     bad |= results_set_kv(r, id, "lifetime_host_bytes", 1e9 * (p + 1) + off);
                     bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
                 }
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     sqlite3 *db2 = NULL;
     if (bad || plot_open_db(path, &db2, err, sizeof err))
@@ -1027,11 +1033,12 @@ TEST(bad_files_and_empty_databases)
     /* A results file with no rows: every kind says what is missing. */
     struct results *r;
     REQUIRE(results_open(tmp_path("norows.db"), &r, err, sizeof err) == 0);
+    plot_fixture_steady(results_db(r));
     results_close(r);
     REQUIRE(plot_open_db(tmp_path("norows.db"), &x, err, sizeof err) == 0);
     static const char *const want[PLOT_KIND_COUNT] = {
         "no erase_counts rows in the database: run an experiment with erase snapshots",
-        "no erase_counts rows in the database", "no complete runs with samples",
+        "no erase_counts rows in the database", "no complete runs with a measured utilisation",
         "no samples rows", "no mounts rows", "no wear-out lifetimes"};
     for (int k = 0; k < PLOT_KIND_COUNT; k++) {
         struct plot p = {0};

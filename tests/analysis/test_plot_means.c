@@ -12,6 +12,7 @@
  */
 #include "plot.h"
 #include "results.h"
+#include "plot_steady.h"
 #include "fixture.h"
 #include "plot_kv.h"
 #include "plot_test.h"
@@ -82,6 +83,7 @@ static int make_db(const char *path)
                 bad |= results_add_erase_counts(r, id, 0, u->erases, NB);
                 bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
             }
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     return bad ? -1 : 0;
 }
@@ -434,6 +436,7 @@ TEST(twelve_series_are_distinct)
         bad |= results_add_sample(r, id, &smp);
         bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
     }
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     REQUIRE(!bad);
     sqlite3 *t;

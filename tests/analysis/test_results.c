@@ -571,6 +571,75 @@ TEST(bad_files_give_errors)
     }
 }
 
+/* A version 2 file as version 2 wrote it (the tables the upgrade touches
+ * or its view reads), with one run: samples without the version 3
+ * columns, the old final view. */
+static const char v2_file[] =
+    "CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, config_path TEXT,"
+    " config_text TEXT, created_at TEXT NOT NULL, program_version TEXT);"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL,"
+    " run_index INTEGER NOT NULL, params TEXT NOT NULL, seed INTEGER NOT NULL,"
+    " program_version TEXT, status TEXT NOT NULL, error TEXT, started_at TEXT NOT NULL,"
+    " finished_at TEXT, wall_seconds REAL, hostname TEXT, pid INTEGER);"
+    "CREATE TABLE samples (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, sim_time_ns INTEGER,"
+    " host_bytes INTEGER, flash_bytes_programmed INTEGER, data_pages INTEGER,"
+    " meta_pages INTEGER, anchor_pages INTEGER, gc_pages INTEGER, erases INTEGER, wa REAL,"
+    " free_segments INTEGER, gc_time_ns INTEGER, gc_invocations INTEGER);"
+    "CREATE TABLE kv (run_id INTEGER NOT NULL, key TEXT NOT NULL, value, UNIQUE (run_id, key));"
+    "CREATE VIEW final AS SELECT r.id AS run_id, s.wa FROM runs r"
+    " LEFT JOIN samples s ON s.run_id = r.id;"
+    "INSERT INTO experiments VALUES (1, 'old', NULL, 'name: old', 'T', 'v2');"
+    "INSERT INTO runs VALUES (1, 1, 0, '{}', 7, 'v2', 'complete', NULL, 'T', 'T', 1, 'h', 1);"
+    "INSERT INTO samples VALUES (1, 0, 10, 4096, 8192, 1, 1, 0, 0, 0, 2.0, 5, 0, 0);"
+    "INSERT INTO kv VALUES (1, 'stop_reason', 'stop');"
+    "PRAGMA application_id = 1179402562;"
+    "PRAGMA user_version = 2;";
+
+TEST(version_2_file_is_upgraded)
+{
+    const char *path = tmp_path("v2.db");
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, v2_file, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    struct results *r = open_ok(path);
+    REQUIRE(r);
+    CHECK_EQ_INT(q1(r, "PRAGMA user_version", -1), RESULTS_SCHEMA_VERSION);
+    /* the old run: its rows as they were, the new columns NULL */
+    CHECK_EQ_INT(q1(r, "SELECT count(*) FROM samples WHERE run_id = 1 AND wa = 2.0"
+                       " AND wa_interval IS NULL AND wa_total_interval IS NULL"
+                       " AND utilisation IS NULL", -1), 1);
+    CHECK_EQ_INT(q1(r, "SELECT count(*) FROM final WHERE run_id = 1 AND wa = 2.0"
+                       " AND utilisation IS NULL AND wa_steady IS NULL"
+                       " AND wa_total_steady IS NULL AND stop_reason = 'stop'", -1), 1);
+    /* a new run gets everything */
+    int64_t exp, id;
+    REQUIRE(results_begin_experiment(r, "new", NULL, "name: new", NULL, &exp) == 0);
+    REQUIRE(results_begin_run(r, exp, 0, "{}", 1, NULL, &id) == 0);
+    struct results_sample s = {.seq = 0, .host_bytes = 4096, .wa = 3.0, .wa_interval = 2.5,
+                               .wa_total_interval = 3.5, .utilisation = 0.75};
+    CHECK(results_add_sample(r, id, &s) == 0);
+    s.seq = 1;
+    s.wa_interval = s.wa_total_interval = s.utilisation = NAN; /* unknown: NULL */
+    CHECK(results_add_sample(r, id, &s) == 0);
+    CHECK(results_set_kv(r, id, "utilisation", 0.75) == 0);
+    CHECK(results_set_kv(r, id, "wa_steady", 2.5) == 0);
+    CHECK(results_set_kv(r, id, "wa_total_steady", 3.5) == 0);
+    CHECK(results_set_kv(r, id, "steady_reached", 1) == 0);
+    CHECK(results_end_run(r, id, RESULTS_COMPLETE, NULL) == 0);
+    CHECK(results_close(r) == 0);
+    REQUIRE((r = open_ok(path))); /* reopened: nothing changes */
+    CHECK_EQ_INT(q1(r, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq = 0"
+                       " AND wa_interval = 2.5 AND wa_total_interval = 3.5"
+                       " AND utilisation = 0.75", id), 1);
+    CHECK_EQ_INT(q1(r, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq = 1"
+                       " AND wa_interval IS NULL AND utilisation IS NULL", id), 1);
+    CHECK_EQ_INT(q1(r, "SELECT count(*) FROM final WHERE run_id = ?1 AND utilisation = 0.75"
+                       " AND wa = 3.0 AND wa_steady = 2.5 AND wa_total_steady = 3.5"
+                       " AND steady_reached = 1", id), 1);
+    CHECK(results_close(r) == 0);
+}
+
 TEST(hundred_thousand_samples)
 {
     struct results *r = open_ok(tmp_path("bulk.db"));
@@ -691,6 +760,7 @@ int main(int argc, char **argv)
     RUN(dead_process_run_becomes_incomplete);
     RUN(merge_equals_one_database);
     RUN(bad_files_give_errors);
+    RUN(version_2_file_is_upgraded);
     RUN(hundred_thousand_samples);
     RUN(rows_are_batched_and_close_flushes);
     RUN(parallel_writers);

@@ -45,7 +45,8 @@ field()  { sed -n "s/^$2: *\([0-9]*\) bytes.*/\1/p" "$1"; }
 check() {
     what=$1; f=$2
     for r in "device" "- bad blocks" "- superblocks" "- anchor ring" "- held back" \
-             "- cleaner headroom" "= total" "  - live" "  - not committed" "  = free"; do
+             "- segment tails" "- cleaner headroom" "= total" "  - live" "  - not committed" \
+             "  = free"; do
         [ -n "$(row "$f" "$r")" ] && ok || bad "$what: no row '$r': $(cat "$f")"
     done
     nb=$(blocks "$f" device); bb=$(blocks "$f" "- bad blocks"); sb=$(blocks "$f" "- superblocks")
@@ -63,10 +64,10 @@ check() {
         [ $((total * 100)) -gt $(((managed - 1) * EB * 85)) ] && ok ||
         bad "$what: total $total bytes is not 85% of the $managed segments left"
     [ $((nb * EB)) -eq "$DEV" ] && ok || bad "$what: $nb erase blocks are not the device's $DEV bytes"
-    # the headroom row is the rest of those segments
-    hr=$(row "$f" "- cleaner headroom")
-    awk -v h="$hr" -v b=$((managed * EB - total)) 'BEGIN { d = h - b / 1048576; exit !(d <= 0.005 && d >= -0.005) }' &&
-        ok || bad "$what: headroom $hr MiB is not $((managed * EB - total)) bytes"
+    # the segment tails and the headroom rows are the rest of those segments
+    hr=$(row "$f" "- cleaner headroom"); tl=$(row "$f" "- segment tails")
+    awk -v h="$hr" -v t="$tl" -v b=$((managed * EB - total)) 'BEGIN { d = h + t - b / 1048576; exit !(d <= 0.01 && d >= -0.01) }' &&
+        ok || bad "$what: headroom $hr MiB and tails $tl MiB are not $((managed * EB - total)) bytes"
     # the MiB rows: device = the parts above total + total; total = live +
     # not committed + free (each shown to 0.01 MiB: 0.005 MiB a row)
     awk '
@@ -78,7 +79,7 @@ check() {
         /^    = free /   { f = v }
         END { a = d - t; if (a < 0) a = -a
               b = t - u - f; if (b < 0) b = -b
-              exit !(t > 0 && n1 == 5 && n2 == 2 && a <= 0.005 * (n1 + 2) && b <= 0.005 * (n2 + 2)) }' "$f" &&
+              exit !(t > 0 && n1 == 6 && n2 == 2 && a <= 0.005 * (n1 + 2) && b <= 0.005 * (n2 + 2)) }' "$f" &&
         ok || bad "$what: the MiB rows do not add up: $(cat "$f")"
     dmib=$(row "$f" device)
     [ "$dmib" = "48.00" ] && ok || bad "$what: device row $dmib MiB"

@@ -161,10 +161,12 @@ free1=$(df_field "$I" free); files1=$(df_field "$I" files)
 [ -n "$free1" ] && [ "$free1" -lt "$free0" ] && ok || bad "df free shrinks after put: $free0 -> $free1"
 [ "$files1" -eq $((files0 + 1)) ] && ok || bad "df files grows after put: $files0 -> $files1"
 expect 0 "df total" "total: *[0-9]* bytes" -- $FL df "$I"
-# the breakdown: device - bad - superblocks - anchor - held back - headroom
-# = total, and live + not committed + free = total (to the 0.01 MiB shown)
+# the breakdown: device - bad - superblocks - anchor - held back - segment
+# tails - headroom = total, and live + not committed + free = total (to the
+# 0.01 MiB shown)
 for row in "device" "- bad blocks" "- superblocks" "- anchor ring" "- held back" \
-           "- cleaner headroom" "= total" "  - live" "  - not committed" "  = free"; do
+           "- segment tails" "- cleaner headroom" "= total" "  - live" "  - not committed" \
+           "  = free"; do
     expect 0 "df breakdown: $row" "^  $row  *[0-9.]* MiB" -- $FL df "$I"
 done
 $FL df "$I" | awk '

@@ -51,6 +51,7 @@ expect 2 "bad --run" "bad run id 'x'" -- $FL plot "$DB" --kind wa-time --run x -
 expect 2 "bad --by" "bad --by key 'fs..x'" -- $FL plot "$DB" --kind wa-util --by fs..x -o "$T/a.png"
 expect 2 "bad --x" "bad --x 'bytes'" -- $FL plot "$DB" --kind wa-time --x bytes -o "$T/a.png"
 expect 2 "bad --np" "bad --np '1'" -- $FL plot "$DB" --kind wa-util --np 1 -o "$T/a.png"
+expect 2 "bad --wa" "bad --wa 'final' (steady, total-steady or cumulative)" -- $FL plot "$DB" --kind wa-util --wa final -o "$T/a.png"
 expect 2 "unknown option" "Try 'flashlab plot --help'" -- $FL plot "$DB" --kind wa-util --colour red -o "$T/a.png"
 
 # ---- failures (exit 1) -------------------------------------------------------------
@@ -62,7 +63,7 @@ echo "just text, not SQLite at all, long enough to have a header" > "$T/text.db"
 expect 1 "not SQLite" "not a database" -- $FL plot "$T/text.db" --kind wa-util -o "$T/a.png"
 expect 1 "no erase rows" "no erase_counts rows in the database: run an experiment with erase snapshots" -- $FL plot "$T/empty.db" --kind erase-hist -o "$T/a.png"
 expect 1 "no erase rows (cdf)" "no erase_counts rows" -- $FL plot "$T/empty.db" --kind erase-cdf -o "$T/a.png"
-expect 1 "no runs for wa-util" "no complete runs with samples and a utilisation" -- $FL plot "$T/empty.db" --kind wa-util -o "$T/a.png"
+expect 1 "no runs for wa-util" "no complete runs with a measured utilisation" -- $FL plot "$T/empty.db" --kind wa-util -o "$T/a.png"
 expect 1 "no samples" "no samples rows" -- $FL plot "$T/empty.db" --kind wa-time -o "$T/a.png"
 expect 1 "no mounts" "no mounts rows" -- $FL plot "$T/empty.db" --kind mount-size -o "$T/a.png"
 expect 1 "no lifetimes" "no wear-out lifetimes" -- $FL plot "$T/empty.db" --kind lifetime -o "$T/a.png"
@@ -82,6 +83,10 @@ grep -q "^logfs${TAB}16777216${TAB}2000000\$" "$T/m.dat" && ok || bad "mount tab
 grep -q "^yaffs${TAB}1073741824${TAB}5592405\$" "$T/m.dat" && ok || bad "mount table mean"
 [ "$(grep -vc '^#' "$T/m.dat")" -eq 12 ] && ok || bad "mount table has 12 rows"
 expect 0 "wa-util --data" "5 series" -- $FL plot "$DB" --kind wa-util --data "$T/w.dat"
+# the y axis says which WA: steady-state data WA unless --wa says otherwise
+grep -q "steady-state data WA" "$T/w.dat" && ok || bad "wa-util table: which WA ($(head -3 "$T/w.dat"))"
+expect 0 "wa-util --wa cumulative" "5 series" -- $FL plot "$DB" --kind wa-util --wa cumulative --data "$T/wc.dat"
+grep -q "cumulative total WA" "$T/wc.dat" && ok || bad "wa-util --wa cumulative table: which WA"
 grep -q "^greedy${TAB}0.7${TAB}" "$T/w.dat" && ok || bad "wa-util table: greedy at 0.7"
 grep -q "^greedy model (uniform random, Np=64)${TAB}0.5${TAB}" "$T/w.dat" && ok || bad "wa-util table: the model"
 expect 0 "lifetime --data" "3 series" -- $FL plot "$DB" --kind lifetime --by fs.gc_policy --data "$T/l.dat"
@@ -162,7 +167,7 @@ fi
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temporary files left behind: $(ls -A "$T/tmp")"
 
 # ---- real runs: the models of their workload, with the Np the runner recorded ----
-# (LogFS's 4 KiB blocks on the 64 MiB part's 128 KiB erase blocks: Np = 32)
+# (LogFS counts 31 blocks of 4 KiB and their headers in a 128 KiB segment: Np = 31)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 for kind in uniform hotcold; do
     cat > "$T/$kind.yaml" <<Y
@@ -174,8 +179,8 @@ Y
     expect 0 "run $kind" "1 complete" -- $FL run "$T/$kind.yaml" -o "$T/real.db"
 done
 expect 0 "real uniform runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment uniform --data "$T/u.dat"
-grep -q "^greedy model (uniform random, Np=32)${TAB}" "$T/u.dat" && grep -q "^FIFO/LRW model (uniform random)${TAB}" "$T/u.dat" &&
-    ok || bad "uniform runs: the uniform models with Np=32: $(cut -f1 "$T/u.dat" | sort -u)"
+grep -q "^greedy model (uniform random, Np=31)${TAB}" "$T/u.dat" && grep -q "^FIFO/LRW model (uniform random)${TAB}" "$T/u.dat" &&
+    ok || bad "uniform runs: the uniform models with Np=31: $(cut -f1 "$T/u.dat" | sort -u)"
 grep -q "^# workload: uniform random; device: test-64m, 64 MiB$" "$T/u.dat" && ok || bad "uniform runs: the table names workload and device: $(head -3 "$T/u.dat")"
 expect 0 "real hot/cold runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment hotcold --data "$T/h.dat"
 ! grep -q "uniform random" "$T/h.dat" && grep -q "^FIFO/LRW model (hot/cold 90/10, one log)${TAB}" "$T/h.dat" &&

@@ -375,6 +375,35 @@ TEST(epoch_is_deterministic_and_recorded)
     experiment_free(e);
 }
 
+/* workload.utilisation beside fill, on a kind that ignores it, and
+ * fs.max_utilisation out of range: refused at load, by place */
+TEST(utilisation_keys_are_checked)
+{
+    CHECK(refused("device: configs/devices/test-64m.yaml\n"
+                  "workload: {kind: uniform, fill: 0.5, utilisation: 0.8}\nstop: {ops: 1}\n",
+                  "bad.yaml:2:51: workload.utilisation: give fill or utilisation, not both"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\n"
+                  "workload: {kind: churn, utilisation: 0.8}\nstop: {ops: 1}\n",
+                  "bad.yaml:2:38: workload.utilisation: the churn workload ignores it; it is "
+                  "read by kind uniform, sequential, zipf, hotcold only"));
+    CHECK(refused("device: configs/devices/test-64m.yaml\nfs: {max_utilisation: 1.5}\n"
+                  "workload: {kind: uniform}\nstop: {ops: 1}\n",
+                  "max_utilisation: '1.5' is not a fraction in 0.05..0.99"));
+    /* accepted: utilisation alone, swept */
+    const char *p = tmp_write("ok.yaml", "device: configs/devices/test-64m.yaml\n"
+                              "fs: {max_utilisation: 0.95}\n"
+                              "workload: {kind: uniform, utilisation: 0.5}\nstop: {ops: 1}\n"
+                              "sweep:\n  workload.utilisation: [0.5, 0.9]\n");
+    char err[1024] = "";
+    struct experiment *e = NULL;
+    REQUIRE(experiment_load(p, &e, err, sizeof err) == 0);
+    struct exp_run r;
+    REQUIRE(experiment_run(e, 1, &r, err, sizeof err) == 0);
+    CHECK_NEAR(r.wl.utilisation, 0.9, 1e-12);
+    exp_run_free(&r);
+    experiment_free(e);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -386,6 +415,7 @@ int main(int argc, char **argv)
     RUN(configs_that_cannot_mean_what_they_say_are_refused);
     RUN(fs_kind_selects_the_file_system);
     RUN(epoch_is_deterministic_and_recorded);
+    RUN(utilisation_keys_are_checked);
     tmp_dir_remove();
     return test_summary(argv[0]);
 }

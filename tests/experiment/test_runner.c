@@ -12,6 +12,7 @@
 #include "results.h"
 #include "runner.h"
 #include "fixture.h"
+#include "run_one.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -21,36 +22,6 @@ struct mount_row {
     int64_t device_bytes, latency, flash, cpu, pages, ram;
     double fill;
 };
-
-/* One run of yaml (run index 0) into db as a new run; its run id. */
-static int64_t run_one(struct results *db, const char *yaml)
-{
-    const char *p = tmp_write("run.yaml", yaml);
-    char err[1024] = "";
-    struct experiment *e;
-    int64_t exp_id, run_id = -1;
-    if (!p || experiment_load(p, &e, err, sizeof err)) {
-        fprintf(stderr, "load: %s\n", err);
-        return -1;
-    }
-    struct exp_run r;
-    static int n; /* each config its own experiment: one name cannot hold two */
-    char name[32];
-    snprintf(name, sizeof name, "t%d", n++);
-    if (experiment_run(e, 0, &r, err, sizeof err) == 0 &&
-        results_begin_experiment(db, name, p, yaml, NULL, &exp_id) == 0 &&
-        results_begin_run(db, exp_id, 0, r.params_json, r.seed, NULL, &run_id) == 0) {
-        if (exp_runner_run(&r, db, run_id, NULL, err, sizeof err)) {
-            fprintf(stderr, "run: %s\n", err);
-            run_id = -1;
-        } else if (results_end_run(db, run_id, RESULTS_COMPLETE, NULL)) {
-            run_id = -1;
-        }
-    }
-    exp_run_free(&r);
-    experiment_free(e);
-    return run_id;
-}
 
 /* The run's mount row (clean or not); 0 if it is there. */
 static int mount_of(struct results *db, int64_t run_id, int clean, const char *kind,

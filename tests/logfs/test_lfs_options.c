@@ -11,6 +11,7 @@
 #include "le.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 
 TEST(every_key_sets_its_field)
@@ -24,7 +25,7 @@ TEST(every_key_sets_its_field)
                                     "wear_leveling=static,wl_threshold=50,epoch=2024-01-01,"
                                     "scrub_threshold=18,"
                                     "compress=lzo,"
-                                    "parallel=4,clock=host",
+                                    "parallel=4,clock=host,max_utilisation=0.95",
                                 err, sizeof err) == 0);
     CHECK_EQ_INT(o.block_size, 8192);
     CHECK_EQ_INT(o.anchor_blocks, 6);
@@ -46,12 +47,13 @@ TEST(every_key_sets_its_field)
     CHECK_EQ_INT(o.compress, LOGFS_COMPRESS_LZO);
     CHECK_EQ_INT(o.parallel, 4);
     CHECK(o.clock == logfs_host_clock);
+    CHECK(o.max_utilisation == 0.95);
     /* every listed key is settable, and the list ends */
     const char *key, *help;
     unsigned n = 0;
     for (; (key = logfs_option_help(n, &help)); n++)
         CHECK(help && *help);
-    CHECK_EQ_INT(n, 20);
+    CHECK_EQ_INT(n, 21);
     REQUIRE(logfs_option_set(&o, "clock", "sim", err, sizeof err) == 0);
     CHECK(o.clock == NULL);
     CHECK(logfs_option_set(&o, "clock", "wall", err, sizeof err) == -EINVAL);
@@ -95,6 +97,10 @@ TEST(bad_input_is_refused_by_name)
     CHECK(refused("readonly=maybe", "readonly"));
     CHECK(refused("gc_separate", "KEY=VALUE"));
     CHECK(refused("reserve=0", "reserve"));
+    CHECK(refused("max_utilisation=1", "max_utilisation"));
+    CHECK(refused("max_utilisation=0.01", "0.05..0.99"));
+    CHECK(refused("max_utilisation=high", "max_utilisation"));
+    CHECK(refused("max_utilisation=0.9x", "max_utilisation"));
 }
 
 /* A struct that fails the check with a message containing `names`. */
@@ -150,6 +156,73 @@ TEST(mkfs_refuses_what_the_check_refuses)
     nand_close(d);
 }
 
+/* Fill one file until the writers stop; its bytes, and the fs's stats. */
+static uint64_t fill_until_full(logfs *fs, struct logfs_stats *st)
+{
+    static uint8_t buf[4096];
+    uint64_t off = 0;
+    int fd = logfs_open(fs, "/f", O_CREAT | O_RDWR, 0644);
+    for (;;) {
+        memset(buf, (int)(off / sizeof buf) | 1, sizeof buf); /* no zero block: a hole */
+        if (fd < 0 || logfs_pwrite(fs, fd, buf, sizeof buf, off) != (int64_t)sizeof buf)
+            break;
+        off += sizeof buf;
+    }
+    if (fd >= 0)
+        logfs_close(fs, fd);
+    logfs_sync(fs);
+    logfs_get_stats(fs, st);
+    return off;
+}
+
+/* max_utilisation: refused where the cleaner could not make progress,
+ * accepted elsewhere, and the cap on live / cleanable that writers meet;
+ * unset, the 85% bound LogFS always had. */
+TEST(max_utilisation_caps_live_over_cleanable)
+{
+    char err[256] = "";
+    /* 128 KiB segments hold 31 blocks of 4 KiB (each with its header) */
+    CHECK_EQ_INT(logfs_blocks_per_segment(131072, 4096), 31);
+    CHECK_EQ_INT(logfs_utilisation_fits(0.95, 131072, 4096, err, sizeof err), 0);
+    CHECK_EQ_INT(logfs_utilisation_fits(0.97, 131072, 4096, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "max_utilisation 0.97") && strstr(err, "31 fs blocks") &&
+          strstr(err, "at most 0.967"));
+    /* 32 KiB segments hold 7: u 0.85 frees 1.05 blocks, 0.9 only 0.7 */
+    CHECK_EQ_INT(logfs_utilisation_fits(0.85, 32768, 4096, NULL, 0), 0);
+    CHECK_EQ_INT(logfs_utilisation_fits(0.9, 32768, 4096, NULL, 0), -EINVAL);
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
+    REQUIRE(d);
+    logfs *fs = NULL;
+    REQUIRE(logfs_mkfs(d, NULL) == 0);
+    CHECK_EQ_INT(logfs_mount(d, &(struct logfs_options){.max_utilisation = 0.9}, &fs), -EINVAL);
+    /* unset: 85% of the cleanable segments' bytes, as always */
+    struct logfs_stats st;
+    struct fs_statfs sf;
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    logfs_get_stats(fs, &st);
+    REQUIRE(logfs_statfs(fs, &sf) == 0);
+    CHECK_EQ_INT(sf.total_bytes, st.cleanable_segments * 32768 / 100 * 85);
+    CHECK_EQ_INT(st.cleanable_bytes, st.cleanable_segments * 7 * (4096 + 48));
+    CHECK(logfs_unmount(fs) == 0);
+    /* 0.5 and 0.85: writers stop just short of u = max_utilisation */
+    const double caps[] = {0.5, 0.85};
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(logfs_mkfs(d, NULL) == 0);
+        REQUIRE(logfs_mount(d, &(struct logfs_options){.max_utilisation = caps[i]}, &fs) == 0);
+        REQUIRE(logfs_statfs(fs, &sf) == 0);
+        logfs_get_stats(fs, &st);
+        CHECK_EQ_INT(sf.total_bytes, (uint64_t)(st.cleanable_bytes * caps[i]));
+        uint64_t bytes = fill_until_full(fs, &st);
+        double u = (double)st.live_bytes / (double)st.cleanable_bytes;
+        printf("  max_utilisation %.2f: %llu bytes written, u %.4f\n", caps[i],
+               (unsigned long long)bytes, u);
+        CHECK(u <= caps[i]);
+        CHECK(u > caps[i] - 0.02);
+        CHECK(logfs_unmount(fs) == 0);
+    }
+    nand_close(d);
+}
+
 /* What an image's format versions are, and what a mount makes of one it
  * does not read (FORMAT.md 15): a superblock saying read version 9. */
 TEST(format_versions)
@@ -191,5 +264,6 @@ int main(int argc, char **argv)
     RUN(a_struct_is_checked_by_name);
     RUN(mkfs_refuses_what_the_check_refuses);
     RUN(format_versions);
+    RUN(max_utilisation_caps_live_over_cleanable);
     return test_summary(argv[0]);
 }

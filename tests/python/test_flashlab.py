@@ -1550,7 +1550,9 @@ class TestResults(TempDirMixin, unittest.TestCase):
                                        flash_bytes_programmed=12, data_pages=13, meta_pages=14,
                                        anchor_pages=15, gc_pages=16, erases=17,
                                        wa=1.5 + seq, free_segments=18, gc_time_ns=19,
-                                       gc_invocations=20)
+                                       gc_invocations=20, wa_interval=1.25 + seq,
+                                       wa_total_interval=2.25 + seq,
+                                       utilisation=0.5 if seq else float("nan"))
                 self.assertEqual(lib.results_add_sample(r, run, ctypes.byref(s)), 0)
             counts = (ctypes.c_uint32 * 5)(5, 4, 3, 2, 1)
             self.assertEqual(lib.results_add_erase_counts(r, run, 7, counts, 5), 0)
@@ -1585,7 +1587,9 @@ class TestResults(TempDirMixin, unittest.TestCase):
                 {"seq": 1, "sim_time_ns": 11, "host_bytes": 12, "flash_bytes_programmed": 12,
                  "data_pages": 13, "meta_pages": 14, "anchor_pages": 15, "gc_pages": 16,
                  "erases": 17, "wa": 2.5, "free_segments": 18, "gc_time_ns": 19,
-                 "gc_invocations": 20})
+                 "gc_invocations": 20, "wa_interval": 2.25, "wa_total_interval": 3.25,
+                 "utilisation": 0.5})
+            self.assertIsNone(s[0]["utilisation"])  # NaN is stored as NULL
             self.assertEqual(res.final_wa(rid), 3.5)
             self.assertEqual(res.erase_counts(rid), [5, 4, 3, 2, 1])
             self.assertEqual(res.erase_snapshots(rid), [7])

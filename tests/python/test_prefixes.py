@@ -30,7 +30,7 @@ PREFIXES = {
     "fs/blockfs": ("blockfs_", "bf_", "fsapi_"),
     "fs/ftl": ("ftlfs_", "fsapi_"),
     "fsck": ("fsck_", "fk_"),
-    "analysis": ("results_", "plot_", "wear_", "gc_model_", "gc_harness_"),
+    "analysis": ("results_", "plot_", "wear_", "gc_model_", "gc_harness_", "wa_steady_"),
     "workloads": ("wl_", "workload_"),
     "workloads/trace": ("trace_",),
     "workloads/experiment": ("exp_", "experiment_", "ydoc_"),
