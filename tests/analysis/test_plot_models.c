@@ -11,6 +11,7 @@
 #include "gc_model.h"
 #include "plot.h"
 #include "results.h"
+#include "plot_steady.h"
 #include "fixture.h"
 #include "plot_test.h"
 
@@ -80,6 +81,7 @@ static int make_db(const char *path)
             bad |= results_end_run(r, id, RESULTS_COMPLETE, NULL);
         }
     }
+    bad |= plot_fixture_steady(results_db(r));
     bad |= results_close(r);
     return bad ? -1 : 0;
 }

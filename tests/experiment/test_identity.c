@@ -140,6 +140,10 @@ static int make_v2(const char *path)
     int rc = sqlite3_exec(db, "DROP INDEX experiments_hash;"
                           "ALTER TABLE experiments DROP COLUMN config_hash;"
                           "ALTER TABLE experiments DROP COLUMN config_resolved;"
+                          "DROP VIEW final;"
+                          "ALTER TABLE samples DROP COLUMN wa_interval;"
+                          "ALTER TABLE samples DROP COLUMN wa_total_interval;"
+                          "ALTER TABLE samples DROP COLUMN utilisation;"
                           "UPDATE experiments SET name = 'mix';"
                           "PRAGMA user_version = 2", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
