@@ -147,6 +147,7 @@ struct margs {
     char *fuse_opts, *fs_opts;  /* comma-separated: FUSE's -o, the fs's */
     size_t raw_len, fuse_len, fs_len;
     int foreground, debug, save_after_cut, readonly;
+    int own_fsname;             /* -o fsname= given (mount.fuse.flashlab: SOURCE) */
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
@@ -196,6 +197,8 @@ static int split_opts(struct margs *a, const char *list)
         } else if (n) {
             if (n == 2 && !strncmp(list, "ro", 2))
                 a->readonly = 1;
+            if (n > 7 && !strncmp(list, "fsname=", 7))
+                a->own_fsname = 1;
             if (add_fuse_opt(a, list, n))
                 return mfail("mount", "out of memory");
         }
@@ -285,7 +288,7 @@ static char *fuse_options(const struct margs *a, const char *image)
     char *list = NULL;
     size_t len = 0;
     if (add_opt(&list, &len, defaults, sizeof defaults - 1) ||
-        add_fsname(&list, &len, image) ||
+        (!a->own_fsname && add_fsname(&list, &len, image)) ||
         (a->fuse_opts && add_opt(&list, &len, a->fuse_opts, a->fuse_len)) ||
         (a->readonly && add_opt(&list, &len, "ro", 2))) {
         free(list);
