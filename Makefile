@@ -139,6 +139,23 @@ check-posix: all
 deps:
 	@sh .ci/deps.sh
 
+# `make check-xfstests XFSTESTS=DIR [XFSTESTS_ARGS='-g quick']`, as root:
+# xfstests' ./check from the built tree DIR on two fresh LogFS images
+# through mount.fuse.flashlab (scripts/check-xfstests.sh; docs/mount.md has
+# the counts).  Per-test results stay in build/xfstests/results.  `make
+# deps-xfstests` installs what building and running xfstests needs.
+XFSTESTS_DEPS := autoconf automake libtool libtool-bin make gcc pkg-config xfslibs-dev \
+                 uuid-dev libacl1-dev libattr1-dev libaio-dev libcap-dev libgdbm-dev \
+                 libgdbm-compat-dev liburing-dev xfsprogs acl attr bc psmisc gawk fio \
+                 util-linux
+check-xfstests: all
+	@sh scripts/check-xfstests.sh '$(XFSTESTS)' ./$(BUILD)/flashlab \
+	    ./$(BUILD)/mount.fuse.flashlab $(BUILD)/xfstests $(XFSTESTS_ARGS)
+
+deps-xfstests:
+	@missing=$$(for p in $(XFSTESTS_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	 [ -z "$$missing" ] || apt-get install -y $$missing
+
 # `make install PREFIX=/usr/local DESTDIR=`: the program, the library with
 # its soname, the public headers in include/flashlab/, flashlab.pc, and the
 # device presets in share/flashlab/ (where the program finds them).

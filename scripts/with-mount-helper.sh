@@ -2,16 +2,18 @@
 # with-mount-helper.sh HELPER CMD [ARG...]: run CMD (as root) where
 # `mount -t fuse.flashlab` runs HELPER, without installing anything.
 # mount(8) looks for helpers in /sbin only, so CMD runs in a private mount
-# namespace in which HELPER is bound over /sbin/mount.fuse.flashlab if one
-# is installed, or else over the generic FUSE helper (/sbin/mount.fuse, to
-# which mount(8) falls back for fuse.SUBTYPE).  Nothing changes outside.
+# namespace in which HELPER is bound over the generic FUSE helper
+# (/sbin/mount.fuse: mount(8) runs it for type fuse, and for fuse.SUBTYPE
+# when there is no /sbin/mount.fuse.SUBTYPE) and over
+# /sbin/mount.fuse.flashlab if one is installed.  Nothing changes outside.
 # CMD unmounts what it mounted: a FUSE daemon keeps its namespace alive.
 [ $# -ge 2 ] || { echo "usage: $0 HELPER CMD [ARG...]" >&2; exit 2; }
 helper=$(readlink -f "$1") || exit 2
 shift
 exec unshare -m --propagation private sh -c '
-    t=/sbin/mount.fuse.flashlab
-    [ -e "$t" ] || t=$(readlink -f /sbin/mount.fuse) ||
+    t=$(readlink -f /sbin/mount.fuse) && [ -e "$t" ] ||
         { echo "with-mount-helper: no /sbin/mount.fuse (Debian fuse3)" >&2; exit 2; }
     mount --bind "$0" "$t" || exit 2
+    t=/sbin/mount.fuse.flashlab
+    [ ! -e "$t" ] || mount --bind "$0" "$t" || exit 2
     exec "$@"' "$helper" "$@"
