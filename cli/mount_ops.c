@@ -765,16 +765,36 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     return ulk(m, rc);
 }
 
+/* ZERO_RANGE as a hole: the part inside the file punched, the file grown
+ * to the range's end unless KEEP_SIZE.  The data reads as zeros, as the
+ * call promises; the space it also promises is not reserved (LogFS
+ * cannot), so a later write there can still fail with ENOSPC. */
+static int zero_range(struct mnt *m, const char *path, int fd, uint64_t off, uint64_t len,
+                      int keep_size)
+{
+    struct fs_stat st;
+    int rc = MNT_CALL(m, fstat, fd, &st);
+    if (!rc && off < st.size)
+        rc = MNT_CALL(m, punch, fd, off, (off + len < st.size ? off + len : st.size) - off);
+    if (!rc && !keep_size && off + len > st.size &&
+        !(rc = MNT_CALL(m, ftruncate, fd, off + len)))
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path, .size = off + len});
+    return rc;
+}
+
 static int op_fallocate(const char *path, int mode, off_t off, off_t len,
                         struct fuse_file_info *fi)
 {
-    if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+    int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
+    if (!(op == FALLOC_FL_PUNCH_HOLE && keep) && op != FALLOC_FL_ZERO_RANGE)
         return -EOPNOTSUPP; /* LogFS cannot reserve space, only free it */
-    if (off < 0 || len <= 0)
+    if (off < 0 || len <= 0 || (uint64_t)off + (uint64_t)len > INT64_MAX)
         return -EINVAL;
     struct mnt *m = lk();
+    int fd = fi ? (int)fi->fh : -1;
     int rc = is_stats(path) || !fi ? -EPERM
-           : MNT_CALL(m, punch, (int)fi->fh, (uint64_t)off, (uint64_t)len);
+           : op == FALLOC_FL_ZERO_RANGE ? zero_range(m, path, fd, (uint64_t)off, (uint64_t)len, keep)
+           : MNT_CALL(m, punch, fd, (uint64_t)off, (uint64_t)len);
     if (!rc)
         trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
     return ulk(m, rc);

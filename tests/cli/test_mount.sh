@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
-NCHECKS=161 # reported as skipped when FUSE cannot be used
+NCHECKS=163 # reported as skipped when FUSE cannot be used
 skipped=0
 MOUNTS=""; IMAGES=""
 
@@ -150,7 +150,7 @@ if have cc; then
     n=$(grep -c '^ok ' "$T/sem.out"); nf=$(grep -c '^FAIL' "$T/sem.out")
     passed=$((passed + n)); failed=$((failed + nf))
     grep '^FAIL' "$T/sem.out"
-    [ "$n" -eq 27 ] && ok || bad "semantics: $n checks passed, 27 expected: $(tail -3 "$T/sem.out")"
+    [ "$n" -eq 29 ] && ok || bad "semantics: $n checks passed, 29 expected: $(tail -3 "$T/sem.out")"
     rm -rf "$M/sem"
 else
     skip 28 "no C compiler"
