@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -27,10 +28,20 @@
 
 struct mnt *mnt_g;
 
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static struct mnt *lk(void)
 {
     struct mnt *m = mnt_g;
+    uint64_t t0 = host_ns();
     pthread_mutex_lock(&m->lock);
+    m->held_since = host_ns();
+    m->lock_wait_ns += m->held_since - t0;
     m->fuse_ops++;
     m->op_start = nand_now(m->dev);
     return m;
@@ -44,6 +55,7 @@ static int ulk(struct mnt *m, int rc)
         m->errors++;
     if (rc == -EIO)
         m->eio++;
+    m->lock_held_ns += host_ns() - m->held_since;
     pthread_mutex_unlock(&m->lock);
     return rc;
 }
