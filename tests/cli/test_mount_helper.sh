@@ -9,7 +9,7 @@
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 H=$(dirname "$FL")/mount.fuse.flashlab
-NCHECKS=38 # reported as skipped when this machine cannot mount
+NCHECKS=42 # reported as skipped when this machine cannot mount
 skipped=0
 MOUNTS=""
 
@@ -84,7 +84,13 @@ silent "flashlab:PATH, ro, cache=" -- "$H" "flashlab:$T/fs.img" "$M" -o ro,cache
 check "fsname is flashlab:PATH" '[ "$(mline "$M" | cut -d" " -f1)" = "flashlab:$T/fs.img" ]'
 check "ro and nosuid reach the kernel" 'mline "$M" | cut -d" " -f4 | grep -q "^ro,nosuid"'
 check "the fs option reached flashlab" '$FL stats "$M" fs_options | grep -q "cache=1M"'
-silent "umount of the ro mount" -- umount "$M"
+check "noatime without asking: reads never change atime" 'mline "$M" | grep -q ",noatime"'
+silent "remount,rw (flashlab:PATH)" -- "$H" "flashlab:$T/fs.img" "$M" -o remount,rw
+check "a remount keeps the flags it was not given (nosuid)" \
+    'mline "$M" | cut -d" " -f4 | grep -q "^rw,nosuid"'
+silent "umount" -- umount "$M"
+expect 32 "relatime is a promise the mount cannot keep" "relatime: flashlab keeps no access times" \
+    -- "$H" fs.img "$M" -o relatime
 
 # ---- errors: mount(8)'s codes, a message naming what -------------------------
 expect 1 "no DIR" "expected SOURCE and DIR" -- "$H" fs.img
