@@ -7,9 +7,12 @@
 # when there is no /sbin/mount.fuse.SUBTYPE) and over
 # /sbin/mount.fuse.flashlab if one is installed.  Nothing changes outside.
 # CMD unmounts what it mounted: a FUSE daemon keeps its namespace alive.
+# Bound elsewhere, HELPER no longer finds the flashlab beside it, and
+# mount(8) resets PATH: FLASHLAB_BIN names it.
 [ $# -ge 2 ] || { echo "usage: $0 HELPER CMD [ARG...]" >&2; exit 2; }
 helper=$(readlink -f "$1") || exit 2
 shift
+[ -x "${helper%/*}/flashlab" ] && FLASHLAB_BIN=${helper%/*}/flashlab && export FLASHLAB_BIN
 exec unshare -m --propagation private sh -c '
     t=$(readlink -f /sbin/mount.fuse) && [ -e "$t" ] ||
         { echo "with-mount-helper: no /sbin/mount.fuse (Debian fuse3)" >&2; exit 2; }
