@@ -60,8 +60,14 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long check-linux check-posix check-integck deps clean install
-all: $(BUILD)/flashlab $(BUILD)/libflashlab.so
+.PHONY: all test run bench check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install
+all: $(BUILD)/flashlab $(BUILD)/libflashlab.so $(BUILD)/mount.fuse.flashlab
+
+# mount(8)'s helper for `mount -t fuse.flashlab` (docs/mount.md); this copy
+# finds flashlab beside itself, the installed one in $(PREFIX)/bin
+$(BUILD)/mount.fuse.flashlab: scripts/mount.fuse.flashlab.in
+	@mkdir -p $(dir $@)
+	sed 's|@BINDIR@|$(abspath $(BUILD))|g' $< > $@.tmp && chmod 755 $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -143,15 +149,38 @@ check-integck: all
 deps:
 	@sh .ci/deps.sh
 
+# `make check-xfstests XFSTESTS=DIR [XFSTESTS_ARGS='-g quick']`, as root:
+# xfstests' ./check from the built tree DIR on two fresh LogFS images
+# through mount.fuse.flashlab (scripts/check-xfstests.sh; docs/mount.md has
+# the counts).  Per-test results stay in build/xfstests/results.  `make
+# deps-xfstests` installs what building and running xfstests needs.
+XFSTESTS_DEPS := autoconf automake libtool libtool-bin make gcc pkg-config xfslibs-dev \
+                 uuid-dev libacl1-dev libattr1-dev libaio-dev libcap-dev libgdbm-dev \
+                 libgdbm-compat-dev liburing-dev xfsprogs acl attr bc psmisc gawk fio \
+                 util-linux
+check-xfstests: all
+	@sh scripts/check-xfstests.sh '$(XFSTESTS)' ./$(BUILD)/flashlab \
+	    ./$(BUILD)/mount.fuse.flashlab $(BUILD)/xfstests $(XFSTESTS_ARGS)
+
+deps-xfstests:
+	@missing=$$(for p in $(XFSTESTS_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	 [ -z "$$missing" ] || apt-get install -y $$missing
+
 # `make install PREFIX=/usr/local DESTDIR=`: the program, the library with
 # its soname, the public headers in include/flashlab/, flashlab.pc, and the
 # device presets in share/flashlab/ (where the program finds them).
+# The mount helper goes to SBINDIR: mount(8) looks for helpers in /sbin (and
+# /sbin/fs.d, /sbin/fs) only, so that is the default for a system prefix.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+SBINDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/sbin,$(PREFIX)/sbin)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/flashlab
 	install -m 755 $(BUILD)/flashlab $(DESTDIR)$(PREFIX)/bin/flashlab
+	install -d $(DESTDIR)$(SBINDIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' scripts/mount.fuse.flashlab.in > $(DESTDIR)$(SBINDIR)/mount.fuse.flashlab
+	chmod 755 $(DESTDIR)$(SBINDIR)/mount.fuse.flashlab
 	install -m 755 $(BUILD)/libflashlab.so $(LIBDIR)/libflashlab.so.$(RELEASE)
 	ln -sf libflashlab.so.$(RELEASE) $(LIBDIR)/libflashlab.so.$(SOVERSION)
 	ln -sf libflashlab.so.$(SOVERSION) $(LIBDIR)/libflashlab.so

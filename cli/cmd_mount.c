@@ -157,6 +157,8 @@ struct margs {
     int foreground, debug, save_after_cut;
     int readonly;               /* ro or readonly=1: the kernel mount is read-only */
     int fs_readonly;            /* readonly=1: the fs too (ro alone leaves it writable) */
+    int own_fsname;             /* -o fsname= given (mount.fuse.flashlab: SOURCE) */
+    int no_subtype;             /* -o subtype= (empty): type fuse, as xfstests wants */
     const char *trace;
     int cut_ops_set, cut_time_set;
     uint64_t cut_ops, cut_time;
@@ -213,6 +215,13 @@ static int split_opts(struct margs *a, const char *list)
         } else if (n) {
             if (n == 2 && !strncmp(list, "ro", 2))
                 a->readonly = 1;
+            if (n > 7 && !strncmp(list, "fsname=", 7))
+                a->own_fsname = 1;
+            if (n == 8 && !strncmp(list, "subtype=", 8)) {
+                a->no_subtype = 1;
+                list += n + (list[n] == ',');
+                continue;
+            }
             if (add_fuse_opt(a, list, n))
                 return mfail("mount", "out of memory");
         }
@@ -304,11 +313,12 @@ static int add_fsname(char **list, size_t *len, const char *image)
  * modes (LogFS does not). */
 static char *fuse_options(const struct margs *a, const char *image)
 {
-    static const char defaults[] = "attr_timeout=0,subtype=flashlab,default_permissions";
+    static const char defaults[] = "attr_timeout=0,default_permissions";
     char *list = NULL;
     size_t len = 0;
     if (add_opt(&list, &len, defaults, sizeof defaults - 1) ||
-        add_fsname(&list, &len, image) ||
+        (!a->no_subtype && add_opt(&list, &len, "subtype=flashlab", 16)) ||
+        (!a->own_fsname && add_fsname(&list, &len, image)) ||
         (a->fuse_opts && add_opt(&list, &len, a->fuse_opts, a->fuse_len)) ||
         (a->readonly && add_opt(&list, &len, "ro", 2))) {
         free(list);

@@ -56,6 +56,9 @@ struct mnt {
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
     uint64_t fuse_ops, errors, eio, trace_records, trace_dropped;
+    /* host time (CLOCK_MONOTONIC ns) requests waited for the mutex and
+     * held it: how much a second request at a time could gain */
+    uint64_t lock_wait_ns, lock_held_ns, held_since;
     int trace_failed;
 };
 

@@ -148,6 +148,8 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("mount.fuse_ops", m->fuse_ops);
     U("mount.errors", m->errors);
     U("mount.eio", m->eio);
+    U("mount.lock_wait_ns", m->lock_wait_ns);
+    U("mount.lock_held_ns", m->lock_held_ns);
     U("mount.trace_records", m->trace_records);
     U("mount.trace_dropped", m->trace_dropped);
     if (b.nomem) {

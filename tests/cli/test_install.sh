@@ -11,10 +11,12 @@ expect 0 "make install" "" -- make -s --no-print-directory install BUILD="$BUILD
 for f in bin/flashlab lib/libflashlab.so lib/libflashlab.so.$SOV include/flashlab/nand.h \
          include/flashlab/logfs.h include/flashlab/fsapi.h include/flashlab/fstypes.h \
          include/flashlab/fsck.h include/flashlab/results.h include/flashlab/layout.h \
-         lib/pkgconfig/flashlab.pc; do
+         lib/pkgconfig/flashlab.pc sbin/mount.fuse.flashlab; do
     if [ -e "$P/$f" ]; then ok; else bad "installed $f"; fi
 done
 expect 0 "installed program runs" "flashlab" -- "$P/bin/flashlab" --version
+# the mount helper (SBINDIR: /sbin for a system prefix) finds the installed program
+expect 0 "the mount helper knows where flashlab is" "$P/bin" -- grep -F "$P/bin" "$P/sbin/mount.fuse.flashlab"
 
 cat > "$T/prog.c" <<'C'
 #include <fcntl.h>

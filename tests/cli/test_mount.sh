@@ -5,7 +5,7 @@
 # fusermount3; without them every check is reported as skipped.  Every
 # mount is undone on exit, even after a failure.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=161 # reported as skipped when FUSE cannot be used
+NCHECKS=163 # reported as skipped when FUSE cannot be used
 SUITE=test_mount; . "$(dirname "$0")/mountlib.sh"
 skip_all() {
     echo "test_mount: skipping every check: $1"
@@ -136,7 +136,7 @@ if have cc; then
     n=$(grep -c '^ok ' "$T/sem.out"); nf=$(grep -c '^FAIL' "$T/sem.out")
     passed=$((passed + n)); failed=$((failed + nf))
     grep '^FAIL' "$T/sem.out"
-    [ "$n" -eq 27 ] && ok || bad "semantics: $n checks passed, 27 expected: $(tail -3 "$T/sem.out")"
+    [ "$n" -eq 29 ] && ok || bad "semantics: $n checks passed, 29 expected: $(tail -3 "$T/sem.out")"
     rm -rf "$M/sem"
 else
     skip 28 "no C compiler"

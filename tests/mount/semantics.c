@@ -115,6 +115,17 @@ static void files(void)
     errno = 0;
     check("fallocate-unsupported", fallocate(fd, 0, 0, 1 << 20) && errno == EOPNOTSUPP,
           "plain fallocate should be EOPNOTSUPP");
+    /* zero range: zeros inside, the size kept with KEEP_SIZE, else grown */
+    off_t end = (off_t)sizeof buf;
+    good = !fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 100, end) &&
+           !fstat(fd, &st) && st.st_size == end && pread(fd, buf, 101, 0) == 101 &&
+           buf[99] == 'y' && buf[100] == 0;
+    check("zero-range-keep-size", good, "KEEP_SIZE zero range: data or size wrong");
+    good = pwrite(fd, "yy", 2, end - 2) == 2 &&
+           !fallocate(fd, FALLOC_FL_ZERO_RANGE, end - 1, 4096) && !fstat(fd, &st) &&
+           st.st_size == end - 1 + 4096 && pread(fd, buf, 2, end - 2) == 2 && buf[0] == 'y' &&
+           buf[1] == 0;
+    check("zero-range-grows", good, "zero range past EOF: data or size wrong");
     close(fd);
 
     char xv[8];
