@@ -210,24 +210,35 @@ static const char faults_table[] =
     " detail TEXT);"
     "CREATE INDEX IF NOT EXISTS faults_run ON faults(run_id);";
 
-/* Version 3: an experiment's identity is its name and the hash of its
- * resolved config (docs/results-schema.md).  Adds the two columns (NULL
- * in the rows already there: results_fill_hashes gives them theirs with
- * the handle's resolver, results_set_resolver) and
- * an index; a no-op on a file that has them.  One self-contained step. */
-static int upgrade_config_hash(struct results *r)
+/* Add table.column (of SQL type) unless the file has it already, so that
+ * each step below is a no-op on a file that has had it. */
+static int add_column(struct results *r, const char *table, const char *column,
+                      const char *type)
 {
+    char sql[160];
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM pragma_table_info('experiments')"
-                           " WHERE name = 'config_hash'", -1, &st, NULL) != SQLITE_OK)
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+             table, column);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
         return results_fail(r, "schema version 3");
     int has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    if (!has && sqlite3_exec(r->db,
-                             "ALTER TABLE experiments ADD COLUMN config_resolved TEXT;"
-                             "ALTER TABLE experiments ADD COLUMN config_hash TEXT;",
-                             NULL, NULL, NULL) != SQLITE_OK)
-        return results_fail(r, "schema version 3: experiments.config_hash");
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", table, column, type);
+    if (has || sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    snprintf(sql, sizeof sql, "schema version 3: %s.%s", table, column);
+    return results_fail(r, sql);
+}
+
+/* Version 3: an experiment's identity is its name and the hash of its
+ * resolved config (docs/results-schema.md).  Adds the two columns (NULL
+ * in the rows already there: results_fill_hashes gives them theirs with
+ * the handle's resolver, results_set_resolver) and an index. */
+static int upgrade_config_hash(struct results *r)
+{
+    if (add_column(r, "experiments", "config_resolved", "TEXT") ||
+        add_column(r, "experiments", "config_hash", "TEXT"))
+        return -1;
     if (sqlite3_exec(r->db, "CREATE INDEX IF NOT EXISTS experiments_hash"
                      " ON experiments(name, config_hash)", NULL, NULL, NULL) != SQLITE_OK)
         return results_fail(r, "schema version 3: index");
@@ -240,12 +251,11 @@ static int upgrade_config_hash(struct results *r)
  * run-level values of older runs stay NULL (their kv lacks them). */
 static int upgrade_wa_columns(struct results *r)
 {
-    static const char sql[] =
-        "ALTER TABLE samples ADD COLUMN wa_interval REAL;"
-        "ALTER TABLE samples ADD COLUMN wa_total_interval REAL;"
-        "ALTER TABLE samples ADD COLUMN utilisation REAL;"
-        "DROP VIEW IF EXISTS final;";
-    if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+    if (add_column(r, "samples", "wa_interval", "REAL") ||
+        add_column(r, "samples", "wa_total_interval", "REAL") ||
+        add_column(r, "samples", "utilisation", "REAL"))
+        return -1;
+    if (sqlite3_exec(r->db, "DROP VIEW IF EXISTS final", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(r->db, final_view, NULL, NULL, NULL) != SQLITE_OK)
         return results_fail(r, "upgrading to schema version 3");
     return 0;
