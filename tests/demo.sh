@@ -18,9 +18,9 @@ done
 # leveling cost extra writes?
 $FL plot results/demo.db --kind wa-util --by fs.gc_policy,fs.wear_leveling -o results/demo-wa-util.png
 # Has write amplification settled by the end of the runs, at each fill?
-$FL plot results/demo.db --kind wa-time --facet workload.fill -o results/demo-wa-time.png
+$FL plot results/demo.db --kind wa-time --facet workload.utilisation -o results/demo-wa-time.png
 # Which policy wears the blocks most evenly, at each fill?
-$FL plot results/demo.db --kind erase-cdf --facet workload.fill -o results/demo-erase-cdf.png
+$FL plot results/demo.db --kind erase-cdf --facet workload.utilisation -o results/demo-erase-cdf.png
 # How much can be written before the first block wears out, per policy and
 # wear-leveling mode?
 $FL plot results/lifetime.db --kind lifetime --by fs.gc_policy,fs.wear_leveling -o results/lifetime.png
