@@ -79,15 +79,18 @@ struct plot_filter {
     unsigned np;            /* fs blocks per segment for the greedy model;
                                0: from the runs' kv (docs/plots.md) */
     int x_time;             /* wa-time: x is simulated time, not host bytes */
-    int wa;                 /* wa-util's y: PLOT_WA_* */
+    int wa;                 /* the y of wa-util and wa-time: PLOT_WA_* */
 };
-/* wa-util's y (plot_filter.wa; docs/validation.md, three kinds of WA). */
+/* Which WA (plot_filter.wa; docs/validation.md, three kinds of WA): wa-util
+ * takes the first three, wa-time cumulative (its default) or interval. */
 enum {
     PLOT_WA_STEADY,       /* data WA after the warm-up (kv wa_steady): the default */
     PLOT_WA_TOTAL_STEADY, /* all pages after the warm-up (kv wa_total_steady) */
     PLOT_WA_CUMULATIVE,   /* all pages since the measured phase began (final.wa) */
+    PLOT_WA_INTERVAL,     /* data WA since the previous sample (samples.wa_interval) */
 };
-/* The PLOT_WA_* called name ("steady", "total-steady", "cumulative"), or -1. */
+/* The PLOT_WA_* called name ("steady", "total-steady", "cumulative",
+ * "interval"), or -1. */
 int plot_wa_kind(const char *name);
 
 struct plot {

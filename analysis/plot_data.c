@@ -453,7 +453,7 @@ int plot_erase_hist(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 int plot_erase_cdf(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_ERASE_CDF);
-    p->title = "Wear: distribution of the blocks' erase counts";
+    p->title = "Wear: CDF of the blocks' erase counts";
     p->xlabel = "erase count (erases per block)";
     p->ylabel = "fraction of blocks with at most x erases";
     p->xdata = "erase count";
@@ -479,8 +479,8 @@ int plot_erase_cdf(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 
 int plot_wa_kind(const char *name)
 {
-    static const char *const names[] = {"steady", "total-steady", "cumulative"};
-    for (int i = 0; name && i < 3; i++)
+    static const char *const names[] = {"steady", "total-steady", "cumulative", "interval"};
+    for (int i = 0; name && i < 4; i++)
         if (!strcmp(name, names[i]))
             return i;
     return -1;
@@ -529,18 +529,22 @@ int plot_wa_util(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 
 /* ---- wa-time ----------------------------------------------------------------- */
 
-#define SQL_WA_TIME                                                               \
+/* y: the samples' column WA (wa, cumulative, or wa_interval) */
+#define SQL_WA_TIME(WA)                                                           \
     SEL_RUNS                                                                      \
     "SELECT s.id, s.params, CASE WHEN ?3 THEN x.sim_time_ns ELSE x.host_bytes END,"\
-    " x.wa FROM sel s JOIN samples x ON x.run_id = s.id"                          \
-    " WHERE x.wa IS NOT NULL ORDER BY s.id, x.seq"
+    " x." WA " FROM sel s JOIN samples x ON x.run_id = s.id"                      \
+    " WHERE x." WA " IS NOT NULL ORDER BY s.id, x.seq"
 
 int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
 {
     plot_reset(p, PLOT_WA_TIME);
+    int interval = f->wa == PLOT_WA_INTERVAL;
     p->title = "Write amplification over the run";
-    p->ylabel = "cumulative total WA (all pages / host pages)";
-    p->ydata = "wa (ratio)";
+    p->ylabel = interval ? "interval data WA (data pages / host pages)"
+                         : "cumulative total WA (all pages / host pages)";
+    p->ydata = interval ? "wa_interval: data WA since the previous sample (ratio)"
+                        : "wa: cumulative total WA (ratio)";
     if (f->x_time) {
         p->xlabel = "simulated time (s)";
         p->xdata = "sim_time_ns (ns)";
@@ -550,11 +554,13 @@ int plot_wa_time(sqlite3 *db, const struct plot_filter *f, struct plot *p)
         p->xdata = "host_bytes (bytes)";
         p->xdiv = 1073741824.0;
     }
-    if (plot_run_series(db, SQL_WA_TIME, f, p, PLOT_LINES, read_point, NULL, NULL, AGG_INDEX))
+    if (plot_run_series(db, interval ? SQL_WA_TIME("wa_interval") : SQL_WA_TIME("wa"), f, p,
+                        PLOT_LINES, read_point, NULL, NULL, AGG_INDEX))
         return -1;
     if (!p->nseries)
-        return plot_fail(p, "no samples rows with a WA %s: run an experiment that samples",
-                    scope(f));
+        return plot_fail(p, "no samples rows with a %s %s: run an experiment that samples%s",
+                         interval ? "wa_interval" : "WA", scope(f),
+                         interval ? " (results schema 3, a kind that counts data pages)" : "");
     return 0;
 }
 

@@ -16,7 +16,7 @@ static const char plot_help[] =
     "usage: flashlab plot DB --kind KIND [-o FILE.png|.svg|.pdf] [--data FILE.dat]\n"
     "                     [--experiment NAME[@HASH]] [--run ID] [--by KEY[,KEY...]]\n"
     "                     [--facet KEY|none]\n"
-    "                     [--x host|time] [--np N] [--wa steady|total-steady|cumulative]\n"
+    "                     [--x host|time] [--np N] [--wa steady|total-steady|cumulative|interval]\n"
     "\n"
     "Draw a figure from a results database with gnuplot; the format comes\n"
     "from the -o file's extension.  --data also writes the numbers behind it\n"
@@ -41,7 +41,9 @@ static const char plot_help[] =
     "                     (default: from the runs' device and fs)\n"
     "  --wa KIND          wa-util's y: steady (data WA after the warm-up, the default),\n"
     "                     total-steady (all pages after the warm-up) or cumulative\n"
-    "                     (all pages over the whole measured phase)\n"
+    "                     (all pages over the whole measured phase); wa-time's y:\n"
+    "                     cumulative (the default) or interval (data WA since the\n"
+    "                     previous sample)\n"
     "\n"
     "examples:\n"
     "  flashlab plot results/demo.db --kind wa-util -o wa.png\n"
@@ -107,7 +109,7 @@ int cmd_plot(int argc, char **argv)
     const char *kind_name = NULL, *out = NULL, *data = NULL;
     long long v;
     char path[512];
-    int c;
+    int c, wa_given = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -152,8 +154,9 @@ int cmd_plot(int argc, char **argv)
             break;
         case 'w':
             if ((f.wa = plot_wa_kind(optarg)) < 0)
-                return cli_usage_error("plot", "bad --wa '%s' (steady, total-steady or "
-                                       "cumulative)", optarg);
+                return cli_usage_error("plot", "bad --wa '%s' (steady, total-steady, "
+                                       "cumulative or interval)", optarg);
+            wa_given = 1;
             break;
         case 'h': print_help(); return CLI_OK;
         default: return cli_usage_error("plot", "bad option");
@@ -186,6 +189,13 @@ int cmd_plot(int argc, char **argv)
                           sizeof hint);
         return cli_usage_error("plot", "unknown plot kind '%s'%s", kind_name, hint);
     }
+    if (kind == PLOT_WA_UTIL && f.wa == PLOT_WA_INTERVAL)
+        return cli_usage_error("plot", "--wa interval is per sample: plot it with --kind "
+                               "wa-time (wa-util takes steady, total-steady or cumulative)");
+    if (kind == PLOT_WA_TIME && wa_given && f.wa != PLOT_WA_CUMULATIVE &&
+        f.wa != PLOT_WA_INTERVAL)
+        return cli_usage_error("plot", "--wa %s is one value per run: wa-time takes "
+                               "cumulative or interval", f.wa ? "total-steady" : "steady");
     if (!out && !data)
         return cli_usage_error("plot", "give -o FILE.png|.svg|.pdf and/or --data FILE");
     int fmt = out ? plot_format_from_path(out) : 0;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # `make run`: the default experiment (configs/demo.yaml) into
 # results/demo.db and its lifetime companion (configs/lifetime.yaml) into
-# results/lifetime.db, their figures, and tables of the final write
-# amplification and the lifetimes per policy and wear leveling.
+# results/lifetime.db, their figures, and tables of the steady-state and
+# cumulative write amplification at the measured utilisation and of the
+# lifetimes per policy and wear leveling.
 set -e
 FL=${FL:-./build/flashlab}
 J=${J:-2} # runs at a time: `make run J=N`
@@ -17,25 +18,28 @@ done
 # Which policy writes least at which utilisation, and does static wear
 # leveling cost extra writes?
 $FL plot results/demo.db --kind wa-util --by fs.gc_policy,fs.wear_leveling -o results/demo-wa-util.png
-# Has write amplification settled by the end of the runs, at each fill?
-$FL plot results/demo.db --kind wa-time --facet workload.fill -o results/demo-wa-time.png
-# Which policy wears the blocks most evenly, at each fill?
-$FL plot results/demo.db --kind erase-cdf --facet workload.fill -o results/demo-erase-cdf.png
+# Has the data WA settled by the end of the runs, at each utilisation?
+# (interval WA, between samples: the cumulative WA lags the steady state)
+$FL plot results/demo.db --kind wa-time --wa interval --facet workload.utilisation -o results/demo-wa-time.png
+# Which policy wears the blocks most evenly, at each utilisation?
+$FL plot results/demo.db --kind erase-cdf --facet workload.utilisation -o results/demo-erase-cdf.png
 # How much can be written before the first block wears out, per policy and
 # wear-leveling mode?
 $FL plot results/lifetime.db --kind lifetime --by fs.gc_policy,fs.wear_leveling -o results/lifetime.png
 echo
-echo "final write amplification (mean of the seeds), results/demo.db:"
+echo "write amplification per policy, wear leveling and utilisation (mean of the seeds; the final view), results/demo.db:"
+echo "  u: measured utilisation; wa_steady: data WA after the warm-up; wa_cumulative: all pages since the start; settled: runs with steady_reached"
 sqlite3 -header -column results/demo.db "
-  select json_extract(r.params, '$.fs.gc_policy') as policy,
-         json_extract(r.params, '$.fs.wear_leveling') as wear_leveling,
-         json_extract(r.params, '$.workload.fill') as fill,
-         printf('%.3f', avg(s.wa)) as wa,
-         printf('%.0f', avg(s.gc_invocations)) as victims
-  from runs r join samples s on s.run_id = r.id
-  where r.status = 'complete'
-    and s.seq = (select max(seq) from samples where run_id = r.id)
-  group by policy, wear_leveling, fill order by fill, wear_leveling, policy"
+  select gc_policy as policy,
+         json_extract(params, '$.fs.wear_leveling') as wear_leveling,
+         printf('%.3f', avg(utilisation)) as u,
+         printf('%.3f', avg(wa_steady)) as wa_steady,
+         printf('%.3f', avg(wa)) as wa_cumulative,
+         printf('%d/%d', sum(steady_reached), count(*)) as settled
+  from final
+  where status = 'complete'
+  group by policy, wear_leveling, json_extract(params, '$.workload.utilisation')
+  order by avg(utilisation), wear_leveling, policy"
 echo
 echo "host data written until the first block wore out (endurance_scale 0.0005), results/lifetime.db:"
 sqlite3 -header -column results/lifetime.db "

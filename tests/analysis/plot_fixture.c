@@ -8,7 +8,7 @@
  * Runs 1-6 of experiment "wa-sweep": greedy, fifo and cost-benefit at
  * utilisation 0.7 and 0.85 (params {"fs":{"gc_policy":P},"utilisation":U}),
  * 20 samples each (host_bytes (k+1) GiB, wa 1 + U*P/(...) rising to its
- * final value), a last erase snapshot of 256 blocks, kv stop_reason
+ * final value, wa_interval 10 + k), a last erase snapshot of 256 blocks, kv stop_reason
  * 'wear-out' on the complete ones and kv lifetime_host_bytes on greedy
  * 0.85.  Run 7 (experiment "mount"): mounts of logfs, jffs2-scan and yaffs
  * at 16 MiB..1 GiB.  "empty" writes only the schema.
@@ -26,6 +26,7 @@
 #include "results.h"
 #include "plot_steady.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +51,8 @@ static int sweep(struct results *r)
                 struct results_sample s = {
                     .seq = k, .sim_time_ns = (int64_t)(k + 1) * 500000000,
                     .host_bytes = (int64_t)(k + 1) << 30,
-                    .wa = 1 + (final - 1) * (1 - 1.0 / (k + 1))};
+                    .wa = 1 + (final - 1) * (1 - 1.0 / (k + 1)),
+                    .wa_interval = 10 + k, .wa_total_interval = NAN, .utilisation = NAN};
                 bad |= results_add_sample(r, id, &s);
             }
             uint32_t c[256];

@@ -374,7 +374,7 @@ TEST(series_never_named_by_run)
     const char *col = strstr(buf, "set key inside");
     REQUIRE(col);
     CHECK(strstr(col, "set key title 'gc_policy' . \"\\n\" . '(bands: ± 1 sd)'"));
-    CHECK(strstr(buf, "set multiplot title 'Wear: distribution of the blocks'' erase counts, "
+    CHECK(strstr(buf, "set multiplot title 'Wear: CDF of the blocks'' erase counts, "
                       "by fill (mean of seeds, band ± 1 sd)'"));
     for (int q = 0; q < NPOL; q++) {
         char entry[64];

@@ -51,7 +51,7 @@ expect 2 "bad --run" "bad run id 'x'" -- $FL plot "$DB" --kind wa-time --run x -
 expect 2 "bad --by" "bad --by key 'fs..x'" -- $FL plot "$DB" --kind wa-util --by fs..x -o "$T/a.png"
 expect 2 "bad --x" "bad --x 'bytes'" -- $FL plot "$DB" --kind wa-time --x bytes -o "$T/a.png"
 expect 2 "bad --np" "bad --np '1'" -- $FL plot "$DB" --kind wa-util --np 1 -o "$T/a.png"
-expect 2 "bad --wa" "bad --wa 'final' (steady, total-steady or cumulative)" -- $FL plot "$DB" --kind wa-util --wa final -o "$T/a.png"
+expect 2 "bad --wa" "bad --wa 'final' (steady, total-steady, cumulative or interval)" -- $FL plot "$DB" --kind wa-util --wa final -o "$T/a.png"
 expect 2 "unknown option" "Try 'flashlab plot --help'" -- $FL plot "$DB" --kind wa-util --colour red -o "$T/a.png"
 
 # ---- failures (exit 1) -------------------------------------------------------------
@@ -96,6 +96,13 @@ expect 0 "--by utilisation" "2 series" -- $FL plot "$DB" --kind lifetime --by ut
 grep -q "^0.85${TAB}2${TAB}" "$T/b.dat" && ok || bad "--by groups: $(cat "$T/b.dat")"
 expect 0 "--run" "1 series, 20 points" -- $FL plot "$DB" --kind wa-time --run 2 --x time --data "$T/t.dat"
 grep -q "^greedy${TAB}10000000000${TAB}" "$T/t.dat" && ok || bad "--x time uses sim_time_ns"
+grep -q "cumulative total WA" "$T/t.dat" && ok || bad "wa-time's default y: cumulative WA"
+# --wa interval: the samples' wa_interval (the fixture's 10 + k), said so
+expect 0 "wa-time --wa interval" "1 series, 20 points" -- $FL plot "$DB" --kind wa-time --run 2 --wa interval --data "$T/ti.dat"
+grep -q "^greedy${TAB}1073741824${TAB}10\$" "$T/ti.dat" && grep -q "^greedy${TAB}21474836480${TAB}29\$" "$T/ti.dat" && ok || bad "wa-time --wa interval: $(grep -v '^#' "$T/ti.dat" | head -2)"
+grep -q "wa_interval: data WA since the previous sample" "$T/ti.dat" && ok || bad "wa-time --wa interval table: which WA"
+expect 2 "wa-util --wa interval" "--wa interval is per sample: plot it with --kind wa-time" -- $FL plot "$DB" --kind wa-util --wa interval -o "$T/a.png"
+expect 2 "wa-time --wa steady" "--wa steady is one value per run: wa-time takes cumulative or interval" -- $FL plot "$DB" --kind wa-time --wa steady -o "$T/a.png"
 expect 0 "erase-cdf --data" "6 series" -- $FL plot "$DB" --kind erase-cdf --data "$T/c.dat"
 [ "$(grep -c "${TAB}1\$" "$T/c.dat")" -eq 6 ] && ok || bad "every CDF ends at 1"
 
@@ -168,6 +175,7 @@ fi
 
 # ---- real runs: the models of their workload, with the Np the runner recorded ----
 # (LogFS counts 31 blocks of 4 KiB and their headers in a 128 KiB segment: Np = 31)
+# (2000 ops settle no device-fill window, so the y is the cumulative WA)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 for kind in uniform hotcold; do
     cat > "$T/$kind.yaml" <<Y
@@ -178,11 +186,11 @@ stop: {ops: 2000}
 Y
     expect 0 "run $kind" "1 complete" -- $FL run "$T/$kind.yaml" -o "$T/real.db"
 done
-expect 0 "real uniform runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment uniform --data "$T/u.dat"
+expect 0 "real uniform runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --wa cumulative --experiment uniform --data "$T/u.dat"
 grep -q "^greedy model (uniform random, Np=31)${TAB}" "$T/u.dat" && grep -q "^FIFO/LRW model (uniform random)${TAB}" "$T/u.dat" &&
     ok || bad "uniform runs: the uniform models with Np=31: $(cut -f1 "$T/u.dat" | sort -u)"
 grep -q "^# workload: uniform random; device: test-64m, 64 MiB$" "$T/u.dat" && ok || bad "uniform runs: the table names workload and device: $(head -3 "$T/u.dat")"
-expect 0 "real hot/cold runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --experiment hotcold --data "$T/h.dat"
+expect 0 "real hot/cold runs: wa-util table" "" -- $FL plot "$T/real.db" --kind wa-util --wa cumulative --experiment hotcold --data "$T/h.dat"
 ! grep -q "uniform random" "$T/h.dat" && grep -q "^FIFO/LRW model (hot/cold 90/10, one log)${TAB}" "$T/h.dat" &&
     ok || bad "hot/cold runs: only the hot/cold model: $(cut -f1 "$T/h.dat" | sort -u)"
 

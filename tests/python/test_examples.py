@@ -42,7 +42,8 @@ def readme_pandas_example():
 
 class PandasExample(unittest.TestCase):
     """python/README.md's pandas.read_sql example on a results database of
-    2 policies x 2 fills x 2 seeds, made here with `flashlab run`."""
+    2 policies x 2 utilisations x 2 seeds, made here with `flashlab run`
+    long enough for every run to settle (so each has a wa_steady)."""
 
     @classmethod
     def setUpClass(cls):
@@ -52,12 +53,12 @@ class PandasExample(unittest.TestCase):
             f.write(f"""name: tiny
 device: {{file: {ROOT}/configs/devices/test-64m.yaml, blocks_per_plane: 128}}
 fs: {{reserve: 4, dirty: 64K, wear_leveling: static}}
-workload: {{kind: uniform, fill: 0.5}}
-stop: {{ops: 300}}
+workload: {{kind: uniform, utilisation: 0.5}}
+stop: {{device_fills: 4}}
 seeds: [1, 2]
 sweep:
   fs.gc_policy: [greedy, fifo]
-  workload.fill: [0.4, 0.6]
+  workload.utilisation: [0.4, 0.6]
 """)
         cls.db = os.path.join(cls.tmp.name, "demo.db")
         fl = os.environ.get("FLASHLAB_BIN") or os.path.join(ROOT, "build", "flashlab")
@@ -81,9 +82,12 @@ sweep:
         self.assertEqual(len(rows), 8)
         self.assertEqual(sorted({(r[0], r[2]) for r in rows}),
                          [("fifo", 0.4), ("fifo", 0.6), ("greedy", 0.4), ("greedy", 0.6)])
-        for policy, wl, fill, seed, wa, erases in rows:
+        for policy, wl, target, u, seed, wa_steady, wa in rows:
             self.assertIn(seed, (1, 2))
             self.assertEqual(wl, "static")
+            self.assertAlmostEqual(u, target, delta=0.01)
+            self.assertIsNotNone(wa_steady)
+            self.assertGreaterEqual(wa_steady, 1.0)
             self.assertGreaterEqual(wa, 1.0)
 
     @unittest.skipUnless(importlib.util.find_spec("pandas"), "pandas is not installed")
@@ -100,11 +104,11 @@ sweep:
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         want = []
         for policy in ("fifo", "greedy"):      # groupby's order
-            for fill in (0.4, 0.6):
+            for target in (0.4, 0.6):
                 was = [r[0] for r in con.execute(
-                    "SELECT wa FROM final WHERE gc_policy = ? AND "
-                    "json_extract(params, '$.workload.fill') = ?", (policy, fill))]
-                want.append((fill, statistics.mean(was), statistics.stdev(was), len(was)))
+                    "SELECT wa_steady FROM final WHERE gc_policy = ? AND "
+                    "json_extract(params, '$.workload.utilisation') = ?", (policy, target))]
+                want.append((target, statistics.mean(was), statistics.stdev(was), len(was)))
         con.close()
         self.assertEqual(len(got), len(want), out.stdout)
         for g, w in zip(got, want):   # printed to 3 decimals
