@@ -430,6 +430,12 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
              ro ? "readonly=1" : "");
     cli_host_clock_options(a->kind, given, mopts, sizeof mopts);
     m.fs.api = a->kind;
+    /* options this device cannot honour (max_utilisation), said in words */
+    if (fsapi_check_device(a->kind, m.dev, mopts, err, sizeof err)) {
+        rc = mfail("mount", "%s: %s", image, err);
+        nand_close(m.dev);
+        goto out;
+    }
     int lrc = a->kind->mount(m.dev, mopts, &m.fs.fs);
     if (lrc) {
         m.fs.fs = NULL;

@@ -5,7 +5,7 @@
 # fusermount3; without them every check is reported as skipped.  Every
 # mount is undone on exit, even after a failure.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=163 # reported as skipped when FUSE cannot be used
+NCHECKS=171 # reported as skipped when FUSE cannot be used
 SUITE=test_mount; . "$(dirname "$0")/mountlib.sh"
 skip_all() {
     echo "test_mount: skipping every check: $1"
@@ -72,6 +72,7 @@ expect 2 "bad --cut-after-ops" "not a number" -- $FL mount --cut-after-ops x "$T
 expect 2 "both cuts" "exclude each other" -- $FL mount --cut-after-ops 1 --cut-at-time 1s "$T/probe.img" "$T/m2"
 expect 2 "bad --cut-at-time" "not a time" -- $FL mount --cut-at-time 3h "$T/probe.img" "$T/m2"
 expect 2 "bad LogFS option value" "unknown policy 'lru'" -- $FL mount -o gc_policy=lru "$T/probe.img" "$T/m2"
+expect 1 "a max_utilisation the segments cannot run" "use at most 0.96" -- $FL mount -o max_utilisation=0.99 "$T/probe.img" "$T/m2"
 expect 1 "unknown FUSE option" "bad mount options" -- $FL mount -o no_such_option "$T/probe.img" "$T/m2"
 expect 1 "missing image" "missing.img: cannot open" -- $FL mount "$T/missing.img" "$T/m2"
 $FL sim create --device "$DEV" "$T/raw.img" >/dev/null
