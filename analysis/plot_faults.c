@@ -278,8 +278,12 @@ static void write_script(FILE *f, const char *term, const void *arg)
     fprintf(f, "%s\nset encoding utf8\nset grid ytics\nunset key\n"
             "set style fill solid 0.9 border lc rgb 'black'\n"
             "set tics font ',14'\nset title font ',18' offset 0,-0.6\n"
-            "set xtics rotate by 45 right nomirror\nset xrange [-0.6:%g]\nset yrange [0:%u]\n"
-            "%s\nset multiplot title ", term, g->xmax + 0.6,
+            "set xtics %s nomirror\nset xrange [-0.6:%g]\nset yrange [0:%u]\n"
+            "%s\nset multiplot title ", term,
+            /* many bars (several fs kinds): upright names in a smaller font, so
+             * neighbours do not overlap */
+            g->nclasses > 16 ? "rotate by 90 right font ',10'" : "rotate by 45 right",
+            g->xmax + 0.6,
             top + (g->nkinds > 1 ? top / 2 : top / 4) + 1, /* room for the groups' names */
             top <= 10 ? "set ytics 1" : "set ytics autofreq"); /* counts: whole tics */
     plot_gp_str(f, title);
