@@ -114,8 +114,12 @@ int cmd_df(int argc, char **argv)
             printf("%-11s %s (of the file data written from now on)\n", "compression:",
                    cn[compress < 4 ? compress : 0]);
         }
-        if (s.m.api->block_role) {
-            /* where the device's space went, from the roles of its blocks */
+        uint64_t cleanable = 0, managed = 0;
+        /* where the device's space went, from the roles of its blocks: a
+         * log-structured fs's breakdown (superblocks, anchor ring, segments
+         * the cleaner manages), so only for a kind that counts its
+         * cleanable space (an FTL's blocks are all the map's) */
+        if (s.m.api->block_role && !fsapi_counter(&s.m, "cleanable_bytes", &cleanable)) {
             const struct nand_config *cfg = nand_get_config(s.dev);
             uint64_t nb = nand_blocks(cfg), eb = (uint64_t)cfg->geo.page_size *
                                                  cfg->geo.pages_per_block;
@@ -135,8 +139,6 @@ int cmd_df(int argc, char **argv)
             }
             /* the cleaner may fill max_utilisation of the segments it
              * manages (cleanable_bytes; total is that share of them) */
-            uint64_t cleanable = 0, managed = 0;
-            fsapi_counter(&s.m, "cleanable_bytes", &cleanable);
             fsapi_counter(&s.m, "cleanable_segments", &managed);
             double pct = cleanable ? 100.0 * (double)sf.total_bytes / (double)cleanable : 100;
             if (managed > segs)

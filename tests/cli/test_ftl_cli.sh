@@ -23,6 +23,9 @@ done < "$T/cmds"
 expect 0 "get /disk" "" -- $FL get "$T/w/ssd.img:/disk" "$T/disk.out"
 cmp -n 300000 "$T/data.bin" "$T/disk.out" >/dev/null && ok || bad "/disk does not hold what put wrote"
 expect 0 "ls lists /disk alone" "^disk$" -- $FL ls "$T/w/ssd.img:/"
+expect 0 "df of the FTL" "^fs: *ftl$" -- $FL df "$T/w/ssd.img"
+$FL df "$T/w/ssd.img" | grep -q "where the space went" &&
+    bad "df shows a log-structured fs's breakdown for the FTL" || ok
 expect 2 "a bad option names itself" "bad option 'gc_choices=0'" -- \
     $FL mkfs --force --fs ftl -o gc_choices=0 "$T/w/ssd.img"
 expect 1 "a mkdir is refused" "" -- $FL mkdir "$T/w/ssd.img:/d"
