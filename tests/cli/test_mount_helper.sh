@@ -9,7 +9,7 @@
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 H=$(dirname "$FL")/mount.fuse.flashlab
-NCHECKS=42 # reported as skipped when this machine cannot mount
+NCHECKS=43 # reported as skipped when this machine cannot mount
 skipped=0
 MOUNTS=""
 
@@ -55,6 +55,8 @@ check "mounted as fuse.flashlab with fsname=./fs.img" \
     '[ "$(mline "$M" | cut -d" " -f1,3)" = "./fs.img fuse.flashlab" ]'
 check "noatime reaches the kernel" 'mline "$M" | grep -q ",noatime"'
 check "as root, dev and suid as on any file system" '! mline "$M" | grep -Eq "nosuid|nodev"'
+check "as root, every user may enter (allow_other), as on any file system" \
+    'mline "$M" | cut -d" " -f4 | grep -q "allow_other"'
 echo hello > "$M/a" && ok || bad "write on the mount"
 
 # ---- remount: ro and back to rw, by the kernel; the daemon keeps serving -----
