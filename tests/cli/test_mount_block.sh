@@ -9,17 +9,21 @@
 # Then the mount process is killed (-9) after a sync of ext4: once mounted
 # again, ext4 replays its journal, everything synced is there and fsck is
 # clean.  The FTL's WA (>= 1) and programs (> 0) under ext4 are read from
-# `flashlab stats`.  A kind that is not a block device is refused.
+# `flashlab stats`.  A kind that is not a block device is refused.  The
+# example of docs/ftl.md ("Linux file systems on the simulated SSD") and
+# the README's two SSD lines run as written.
 # Runs as root, in a private mount namespace where unshare(1) can make
 # one; where root, FUSE, loop devices or e2fsprogs are missing, every
 # check is reported as skipped.
 . "$(dirname "$0")/lib.sh"
 SUITE=test_mount_block
 . "$(dirname "$0")/mountlib.sh"
-NCHECKS=23
+NCHECKS=27
 LOOPS=""; EXTS=""
 block_cleanup() {
     for e in $EXTS; do grep -q " $e " /proc/mounts 2>/dev/null && umount -l "$e"; done
+    # ours, and any the docs' examples left behind (their backing file in T)
+    LOOPS="$LOOPS $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$T/" 'index($2, t) == 1 { print $1 }')"
     for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
     cleanup
 }
@@ -114,5 +118,36 @@ check "everything synced is there, byte for byte" 'sums "$E" | cmp -s - synced.s
 check "fsck.ext4 -fn after kill -9: clean" \
     'umount "$E" && { fsck.ext4 -fn "$L" >fsck.out 2>&1 || { cat fsck.out; false; }; }'
 check "take it all down" 'detach && fusermount3 -u "$M" && flock -w 30 "$I.lock" true'
+
+# ---- the docs' examples, run as written -------------------------------------
+# docs/ftl.md's block (flashlab as the program under test)
+python3 - "$SRC/docs/ftl.md" > doc.sh <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+sec = text.split("## Linux file systems on the simulated SSD", 1)[1]
+print(sec.split("```")[1].strip())
+PY
+mkdir doc && ln -s "$SRC/configs" doc/configs
+MOUNTS="$MOUNTS $T/doc/ssd"; EXTS="$EXTS $T/doc/ext4"
+check "docs/ftl.md's example runs as written ($(wc -l < doc.sh) lines)" \
+    '[ "$(wc -l < doc.sh)" -ge 8 ] &&
+     (cd doc && FLA=$FL sh -e -c "flashlab() { \"\$FLA\" \"\$@\"; }; $(cat "$T/doc.sh")") >"$T/doc.out" 2>&1 ||
+     { cat "$T/doc.out"; false; }'
+check "its stats show the FTL under ext4" 'grep -q "ftl (block device /disk)" "$T/doc.out" &&
+     grep -q "write amp\.  *[1-9]" "$T/doc.out" && ! mounted "$T/doc/ssd"'
+# the README's two lines, on an FTL image of their own
+mkdir -p readme/build && ln -s "$FL" readme/build/flashlab
+$FL sim create --device "$SRC/configs/devices/test-64m.yaml" readme/ssd.img >/dev/null
+$FL mkfs --fs ftl readme/ssd.img >/dev/null
+awk '/^## SSD/ { on = 1 } on && /^    mkdir -p ssd && build\/flashlab mount --block/ { p = 1 }
+     p && !/^    / { exit } p { sub(/^    /, ""); print }' "$SRC/README.md" > readme.sh
+MOUNTS="$MOUNTS $T/readme/ssd"
+check "README's SSD lines run as written (2 lines)" \
+    '[ "$(wc -l < readme.sh)" = 2 ] && (cd readme && sh -e ../readme.sh) >"$T/readme.out" 2>&1 ||
+     { cat "$T/readme.out"; false; }'
+L=$(losetup -j "$T/readme/ssd/disk" -O NAME -n | head -n 1); LOOPS="$LOOPS $L"
+check "... and made ext4 on a loop device over the FTL ($L)" \
+    '[ -n "$L" ] && [ "$(blkid -o value -s TYPE "$L")" = ext4 ] && detach &&
+     fusermount3 -u "$T/readme/ssd"'
 summary
 [ "$failed" -eq 0 ]
