@@ -282,8 +282,9 @@ static int check_block_kind(const char *image, const struct fsapi *kind)
 
 /* --block: mark the process an I/O flusher (PR_SET_IO_FLUSHER, Linux 5.6,
  * needs CAP_SYS_RESOURCE), as a user-space block device should: its
- * allocations then never wait on the I/O it serves itself.  Inherited by
- * the daemon and its threads.  1 when marked. */
+ * allocations then start no I/O to reclaim memory (I/O it may be the one
+ * to serve), and it is not throttled as a writer of dirty pages.
+ * Inherited by the daemon and its threads.  1 when marked. */
 static int mark_io_flusher(void)
 {
 #ifndef PR_SET_IO_FLUSHER
