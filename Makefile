@@ -60,7 +60,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install
+.PHONY: all test run bench check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so $(BUILD)/mount.fuse.flashlab
 
 # mount(8)'s helper for `mount -t fuse.flashlab` (docs/mount.md); this copy
@@ -148,6 +148,13 @@ check-integck: all
 
 deps:
 	@sh .ci/deps.sh
+
+# `make ssd-figure`, as root: one fio job on ext4, XFS and btrfs over the
+# FTL (mount --block and a loop device) and on LogFS, on the same NAND
+# preset; writes docs/img/ssd-fs-wear.csv and .png (scripts/ssd-fs-wear.sh,
+# docs/ftl.md has the numbers).  Takes minutes; not part of `make test`.
+ssd-figure: all
+	@FL=./$(BUILD)/flashlab sh scripts/ssd-fs-wear.sh docs/img/ssd-fs-wear.csv docs/img/ssd-fs-wear.png
 
 # `make check-xfstests XFSTESTS=DIR [XFSTESTS_ARGS='-g quick']`, as root:
 # xfstests' ./check from the built tree DIR on two fresh LogFS images

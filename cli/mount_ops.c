@@ -837,7 +837,12 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     return mnt_g;
 }
 
-/* ---- extended attributes (LogFS keeps user., trusted. and security.) ---- */
+/* ---- extended attributes (LogFS keeps user., trusted. and security.) ----
+ * A kind without them answers ENOSYS, which the kernel remembers (and
+ * turns into EOPNOTSUPP for the caller): otherwise it asks again for
+ * security.capability before every write, one more request each (half
+ * the requests of a loop device over the FTL's /disk). */
+#define NO_XATTRS(m, op) (!(m)->fs.api->op)
 
 static int op_setxattr(const char *path, const char *name, const char *value, size_t size,
                        int flags)
@@ -845,7 +850,7 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
     struct mnt *m = lk();
     int lflags = (flags & XATTR_CREATE ? FS_XATTR_CREATE : 0) |
                  (flags & XATTR_REPLACE ? FS_XATTR_REPLACE : 0);
-    int rc = is_stats(path) ? -ENOTSUP
+    int rc = NO_XATTRS(m, setxattr) ? -ENOSYS : is_stats(path) ? -ENOTSUP
            : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, path, name, value, size, lflags);
     return ulk(m, rc);
 }
@@ -853,21 +858,23 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
 static int op_getxattr(const char *path, const char *name, char *value, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
+    int64_t n = NO_XATTRS(m, getxattr) ? -ENOSYS
+              : is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
     return ulk(m, (int)n);
 }
 
 static int op_listxattr(const char *path, char *list, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
+    int64_t n = NO_XATTRS(m, listxattr) ? -ENOSYS
+              : is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
     return ulk(m, (int)n);
 }
 
 static int op_removexattr(const char *path, const char *name)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -ENODATA
+    int rc = NO_XATTRS(m, removexattr) ? -ENOSYS : is_stats(path) ? -ENODATA
            : m->readonly ? -EROFS : fsapi_removexattr(&m->fs, path, name);
     return ulk(m, rc);
 }

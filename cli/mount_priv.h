@@ -53,6 +53,7 @@ struct mnt {
                                      * a random cut, or a shutdown ioctl) */
     struct mnt_cut cut;
     uint32_t block_size;            /* the fs's, for st_blksize and statfs */
+    int block, io_flusher;          /* --block; marked PR_SET_IO_FLUSHER */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
     uint64_t fuse_ops, errors, eio, trace_records, trace_dropped;

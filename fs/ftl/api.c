@@ -153,6 +153,7 @@ static size_t ftl_stats(void *fs, struct fsapi_counter *out, size_t max)
         {"pages_anchor", 0},                {"pages_gc", st.pages_gc},
         {"gc_rounds", st.gc_rounds},        {"gc_time_ns", st.gc_time_ns},
         {"free_segments", st.free_blocks},  {"wl_moves", st.wl_moves},
+        {"host_bytes", st.host_bytes_written},
         {"data_raw_bytes", st.host_bytes_written},
         {"data_stored_bytes", st.host_bytes_written},
         {"host_sectors_written", st.host_sectors_written},
