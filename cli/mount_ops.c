@@ -22,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef RENAME_NOREPLACE
+#ifndef RENAME_NOREPLACE /* linux/fs.h's, which glibc 2.36 has in stdio.h */
 #define RENAME_NOREPLACE (1u << 0)
+#define RENAME_EXCHANGE (1u << 1)
+#define RENAME_WHITEOUT (1u << 2)
 #endif
 
 struct mnt *mnt_g;
@@ -354,22 +356,25 @@ static int op_unlink(const char *path)
     return ulk(m, rc);
 }
 
+/* renameat2's flags, each in one step of the fs (fsapi_rename2); the
+ * trace has no exchange, so an exchange is not recorded (nor the
+ * whiteout's node: the trace has no mknod) */
 static int op_rename(const char *from, const char *to, unsigned int flags)
 {
-    if (flags & ~RENAME_NOREPLACE)
-        return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT: not in LogFS */
+    if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
+        return -EINVAL;
+    unsigned fl = (flags & RENAME_NOREPLACE ? FS_RENAME_NOREPLACE : 0) |
+                  (flags & RENAME_EXCHANGE ? FS_RENAME_EXCHANGE : 0) |
+                  (flags & RENAME_WHITEOUT ? FS_RENAME_WHITEOUT : 0);
     struct mnt *m = lk();
-    struct fs_stat ls;
     int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : 0;
-    if (!rc && (flags & RENAME_NOREPLACE)) { /* atomic: we hold the lock */
-        rc = MNT_CALL(m, lstat, to, &ls);
-        rc = !rc ? -EEXIST : rc == -ENOENT ? 0 : rc;
-    }
     if (!rc)
-        rc = MNT_CALL(m, rename, from, to);
-    if (!rc)
+        rc = fsapi_rename2(&m->fs, from, to, fl);
+    if (!rc && (fl & FS_RENAME_WHITEOUT))
+        set_owner(m, from);
+    if (!rc && !(fl & FS_RENAME_EXCHANGE))
         mnt_trace(m, &(struct trace_rec){.op = TRACE_RENAME, .path = from, .path2 = to});
-    return ulk(m, rc);
+    return ulk(m, rc == -ENOTSUP ? -EINVAL : rc);
 }
 
 static int op_link(const char *from, const char *to)

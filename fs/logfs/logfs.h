@@ -228,6 +228,12 @@ int logfs_removexattr(logfs *fs, const char *path, const char *name);
 int logfs_rmdir(logfs *fs, const char *path);
 int logfs_unlink(logfs *fs, const char *path);
 int logfs_rename(logfs *fs, const char *from, const char *to);
+/* rename with renameat2(2)'s flags as FS_RENAME_* (fs/fstypes.h):
+ * NOREPLACE (-EEXIST), EXCHANGE (both names must exist; a directory
+ * never under itself: -EINVAL), WHITEOUT (a character device 0/0, mode
+ * 0, takes from's name).  One call is one step: a power cut leaves the
+ * names before or after it. */
+int logfs_rename2(logfs *fs, const char *from, const char *to, unsigned flags);
 int logfs_link(logfs *fs, const char *existing, const char *newpath);
 int logfs_symlink(logfs *fs, const char *target, const char *linkpath);
 /* Copies at most size bytes, no NUL; returns the length. */
