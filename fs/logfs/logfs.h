@@ -210,7 +210,9 @@ int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev);
 
 /* Extended attributes of the file path names (a final symbolic link
  * itself, as lgetxattr(2)), in the user., trusted. and security.
- * namespaces (others: -ENOTSUP); names up to 255 bytes (-ERANGE), values
+ * namespaces, and the POSIX ACLs system.posix_acl_access and _default
+ * (others: -ENOTSUP; an access ACL sets the mode and chmod rewrites it, in
+ * one commit, as fs/posixacl.h says; -EINVAL for a malformed one); names up to 255 bytes (-ERANGE), values
  * up to 65536 (-E2BIG), 1 MiB of names and values per file (-ENOSPC).
  * get and list with size 0 return the size needed; a buffer too small is
  * -ERANGE; a missing name -ENODATA.  flags: 0, LOGFS_XATTR_CREATE (-EEXIST
