@@ -156,6 +156,29 @@ static void set_owner(struct mnt *m, const char *path)
         fsapi_chown(&m->fs, path, c->uid, gid, 0);
 }
 
+/* A new inode's mode and ACLs (mount_acl.c): before it is made, mode
+ * masked by the parent's default ACL or the umask; after, the ACLs that
+ * go with it. */
+static struct mnt_acl_new *new_mode(struct mnt *m, const char *path, uint32_t *mode)
+{
+    struct mnt_acl_new *a = m->acl ? malloc(sizeof *a) : NULL;
+    char *parent = a ? parent_of(path) : NULL;
+    if (parent)
+        mnt_acl_new(m, parent, mode, a);
+    else
+        free(a), a = NULL;
+    free(parent);
+    return a;
+}
+
+static int new_made(struct mnt *m, const char *path, struct mnt_acl_new *a, int is_dir)
+{
+    set_owner(m, path);
+    int rc = a ? mnt_acl_apply(m, path, a, is_dir) : 0;
+    free(a);
+    return rc;
+}
+
 /* The LogFS flags of an open: write-only becomes read-write, because the
  * kernel may read pages of a file opened for writing. */
 static int lfs_flags(int flags)
@@ -329,9 +352,12 @@ static int op_statfs(const char *path, struct statvfs *sv)
 static int op_mkdir(const char *path, mode_t mode)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, mkdir, path, mode & 07777);
-    if (!rc) {
-        set_owner(m, path);
+    uint32_t md = mode & 07777;
+    struct mnt_acl_new *a = is_stats(path) ? NULL : new_mode(m, path, &md);
+    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, mkdir, path, md);
+    if (rc)
+        free(a);
+    else if (!(rc = new_made(m, path, a, 1))) {
         mnt_trace(m, &(struct trace_rec){.op = TRACE_MKDIR, .path = path,
                                          .mode = mode & 07777});
     }
@@ -413,18 +439,23 @@ static int op_readlink(const char *path, char *buf, size_t size)
 static int op_mknod(const char *path, mode_t mode, dev_t rdev)
 {
     struct mnt *m = lk();
+    uint32_t md = (uint32_t)mode;
+    struct mnt_acl_new *a = is_stats(path) ? NULL : new_mode(m, path, &md);
     if (!S_ISREG(mode)) {
         int rc = is_stats(path) ? -EEXIST
-               : fsapi_mknod(&m->fs, path, (uint32_t)mode, (uint64_t)rdev);
-        if (!rc)
-            set_owner(m, path);
+               : fsapi_mknod(&m->fs, path, md, (uint64_t)rdev);
+        if (rc)
+            free(a);
+        else
+            rc = new_made(m, path, a, 0);
         return ulk(m, rc);
     }
     int fd = is_stats(path) ? -EEXIST
-           : MNT_CALL(m, open, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
+           : MNT_CALL(m, open, path, O_RDWR | O_CREAT | O_EXCL, md & 07777);
     int rc = fd < 0 ? fd : MNT_CALL(m, close, fd);
-    if (!rc) {
-        set_owner(m, path);
+    if (rc)
+        free(a);
+    else if (!(rc = new_made(m, path, a, 0))) {
         mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
                                          .flags = TRACE_F_WRITE | TRACE_F_CREAT | TRACE_F_EXCL});
         trace_path(m, TRACE_CLOSE, path);
@@ -672,11 +703,25 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
+    struct fs_stat ls;
+    uint32_t md = mode & 07777;
+    /* an existing file keeps its mode and ACLs */
+    int is_new = !is_stats(path) && MNT_CALL(m, lstat, path, &ls) == -ENOENT;
+    struct mnt_acl_new *a = is_new ? new_mode(m, path, &md) : NULL;
     int fd = is_stats(path) ? -EEXIST
-           : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, mode & 07777);
+           : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, md);
+    if (fd >= 0 && is_new) {
+        int rc = new_made(m, path, a, 0);
+        a = NULL;
+        if (rc) {
+            MNT_CALL(m, close, fd);
+            MNT_CALL(m, unlink, path);
+            fd = rc;
+        }
+    }
+    free(a);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
-        set_owner(m, path);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
                                          .flags = mnt_trace_flags(fi->flags | O_CREAT)});
     }
@@ -827,7 +872,7 @@ static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info 
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-    (void)conn;
+    mnt_acl_init(mnt_g, conn);
     cfg->use_ino = 1;     /* st_ino is LogFS's inode number */
     /* unlink removes the name at once (st_nlink drops, no
      * .fuse_hiddenXXXX), the fs keeps the inode until its last close, and
@@ -842,7 +887,8 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     return mnt_g;
 }
 
-/* ---- extended attributes (LogFS keeps user., trusted. and security.) ---- */
+/* ---- extended attributes (LogFS keeps user., trusted., security. and the
+ * POSIX ACLs: mount_acl.c) ---- */
 
 static int op_setxattr(const char *path, const char *name, const char *value, size_t size,
                        int flags)
@@ -852,6 +898,8 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
                  (flags & XATTR_REPLACE ? FS_XATTR_REPLACE : 0);
     int rc = is_stats(path) ? -ENOTSUP
            : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, path, name, value, size, lflags);
+    if (!rc)
+        mnt_acl_set(m, path, name);
     return ulk(m, rc);
 }
 
