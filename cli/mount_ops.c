@@ -383,8 +383,8 @@ static int op_unlink(const char *path)
 }
 
 /* renameat2's flags, each in one step of the fs (fsapi_rename2); the
- * trace has no exchange, so an exchange is not recorded (nor the
- * whiteout's node: the trace has no mknod) */
+ * trace records an exchange as one, a whiteout as a rename (it has no
+ * mknod) */
 static int op_rename(const char *from, const char *to, unsigned int flags)
 {
     if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
@@ -398,8 +398,10 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
         rc = fsapi_rename2(&m->fs, from, to, fl);
     if (!rc && (fl & FS_RENAME_WHITEOUT))
         set_owner(m, from);
-    if (!rc && !(fl & FS_RENAME_EXCHANGE))
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_RENAME, .path = from, .path2 = to});
+    if (!rc)
+        mnt_trace(m, &(struct trace_rec){.op = fl & FS_RENAME_EXCHANGE ? TRACE_EXCHANGE
+                                                                       : TRACE_RENAME,
+                                         .path = from, .path2 = to});
     return ulk(m, rc == -ENOTSUP ? -EINVAL : rc);
 }
 
