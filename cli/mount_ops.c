@@ -359,7 +359,7 @@ static int op_mkdir(const char *path, mode_t mode)
         free(a);
     else if (!(rc = new_made(m, path, a, 1))) {
         mnt_trace(m, &(struct trace_rec){.op = TRACE_MKDIR, .path = path,
-                                         .mode = mode & 07777});
+                                         .mode = md});
     }
     return ulk(m, rc);
 }
@@ -458,7 +458,7 @@ static int op_mknod(const char *path, mode_t mode, dev_t rdev)
     if (rc)
         free(a);
     else if (!(rc = new_made(m, path, a, 0))) {
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = md & 07777,
                                          .flags = TRACE_F_WRITE | TRACE_F_CREAT | TRACE_F_EXCL});
         trace_path(m, TRACE_CLOSE, path);
     }
@@ -724,7 +724,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     free(a);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = md,
                                          .flags = mnt_trace_flags(fi->flags | O_CREAT)});
     }
     return ulk(m, fd < 0 ? fd : 0);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # flashlab mount, issue #30: POSIX ACLs through the kernel (setfacl and
-# getfacl, the acl package) and renameat2's WHITEOUT.  An access ACL sets
+# getfacl, the acl package) and renameat2's EXCHANGE (in the trace) and
+# WHITEOUT.  An access ACL sets
 # the mode (its mask is the group bits), chmod rewrites the ACL, removing
 # it leaves the mode; the kernel enforces a named user's entry; a new file
 # takes its directory's default ACL, a new directory the default ACL too,
@@ -9,8 +10,8 @@
 # tools; the checks that switch users or make whiteouts need root; what
 # cannot run is reported as skipped.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=16 # reported as skipped when FUSE or the acl tools cannot be used
-NROOT=4    # of them, the checks that need root
+NCHECKS=18 # reported as skipped when FUSE or the acl tools cannot be used
+NROOT=6    # of them, the checks that need root or python3
 SUITE=test_mount_acl; . "$(dirname "$0")/mountlib.sh"
 if [ ! -c /dev/fuse ] || ! have fusermount3 || ! have flock || ! have setfacl ||
    ! have getfacl; then
@@ -24,7 +25,7 @@ $FL sim create --device "$SRC/configs/devices/test-64m.yaml" "$IMG" >/dev/null &
     $FL mkfs "$IMG" >/dev/null || { echo "FAIL: cannot make an image"; exit 1; }
 opts=; [ $root = 1 ] && opts="-o allow_other" # other users may enter
 # shellcheck disable=SC2086
-$FL mount $opts "$IMG" "$M" || { echo "FAIL: cannot mount"; exit 1; }
+$FL mount $opts --trace "$T/ops.fst" "$IMG" "$M" || { echo "FAIL: cannot mount"; exit 1; }
 cd "$M" || exit 1
 umask 022
 acl_of() { getfacl -n -c -p -E "$1" 2>/dev/null | grep -v '^$' | tr '\n' ' '; }
@@ -61,12 +62,17 @@ if [ $root = 1 ] && have setpriv && have python3; then
     check "the kernel grants a named user's entry" '[ "$(as_nobody cat s 2>/dev/null)" = secret ]'
     setfacl -x u:65534 s
     check "... and refuses once it is gone" '! as_nobody cat s 2>/dev/null'
-    # renameat2(RENAME_WHITEOUT): a character device 0/0 takes the old name
-    echo w > w1
-    check "RENAME_WHITEOUT leaves a whiteout" 'python3 -c "import ctypes, os, sys
+    # renameat2 (x86_64 syscall 316) with flags $3: 2 EXCHANGE, 4 WHITEOUT
+    rename2() { python3 -c "import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-if libc.syscall(316, -100, b\"w1\", -100, b\"w2\", 4): sys.exit(os.strerror(ctypes.get_errno()))" &&
+if libc.syscall(316, -100, sys.argv[1].encode(), -100, sys.argv[2].encode(), int(sys.argv[3])):
+    sys.exit(os.strerror(ctypes.get_errno()))" "$@"; }
+    echo w > w1
+    check "RENAME_WHITEOUT leaves a whiteout" 'rename2 w1 w2 4 &&
         [ "$(stat -c "%F %t:%T" w1)" = "character special file 0:0" ] && [ "$(cat w2)" = w ]'
+    echo x > x1 && mkdir x2
+    check "RENAME_EXCHANGE swaps a file and a directory" \
+        'rename2 x1 x2 2 && [ -d x1 ] && [ "$(cat x2)" = x ]'
     # setting an ACL drops set-group-ID for an owner outside the group
     touch g1 g2 && chown 65534:4242 g1 g2 && chmod 2770 g1 g2
     as_nobody setfacl -m u:4243:r g1 && setfacl -m u:4243:r g2
@@ -79,6 +85,12 @@ fi
 cd "$T"
 fusermount3 -u "$M" && flock -w 60 "$IMG.lock" true
 check "fsck: the image is clean" "$FL fsck '$IMG' >/dev/null"
+if [ $root = 1 ] && have python3; then
+    check "the trace has the exchange, and the modes the umask made" \
+        'grep -q " exchange /x1 /x2\$" "$T/ops.fst" && grep -q " mkdir /plaindir 0750\$" "$T/ops.fst"'
+else
+    skip 1 "not root, or no python3"
+fi
 $FL mount "$IMG" "$M" || { echo "FAIL: cannot remount"; exit 1; }
 check "ACLs survive the unmount" \
     '[ "$(acl_of "$M/d/new")" = "user::rw- user:4242:rwx group::r-x mask::rw- other::--- " ] &&
