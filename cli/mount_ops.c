@@ -707,8 +707,9 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     struct mnt *m = lk();
     struct fs_stat ls;
     uint32_t md = mode & 07777;
-    /* an existing file keeps its mode and ACLs */
-    int is_new = !is_stats(path) && MNT_CALL(m, lstat, path, &ls) == -ENOENT;
+    /* an existing file keeps its mode and ACLs (the kernel asks CREATE
+     * for a name it found missing, which a race may have made since) */
+    int is_new = !is_stats(path) && (!m->acl || MNT_CALL(m, lstat, path, &ls) == -ENOENT);
     struct mnt_acl_new *a = is_new ? new_mode(m, path, &md) : NULL;
     int fd = is_stats(path) ? -EEXIST
            : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, md);
