@@ -89,13 +89,35 @@ static void tree(const struct fsapi_fs *m)
     put(m, "/q/g", "file g");
 }
 
-TEST(exchange_files)
+/* A fresh LogFS holding tree(), mounted in *m; NULL when it cannot be made. */
+static nand_dev *start(struct fsapi_fs *m)
 {
     nand_dev *d = mkdev();
+    *m = d ? mountfs(d) : (struct fsapi_fs){0};
+    if (d && !m->fs) {
+        nand_close(d);
+        return NULL;
+    }
+    if (d)
+        tree(m);
+    return d;
+}
+
+/* Unmount, fsck must find the LogFS image clean, close. */
+static void finish(nand_dev *d, struct fsapi_fs *m)
+{
+    CHECK_EQ_INT(m->api->unmount(m->fs), 0);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_CLEAN);
+    fsck_report_free(&r);
+    nand_close(d);
+}
+
+TEST(exchange_files)
+{
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     REQUIRE(m.api->link(m.fs, "/p/f", "/p/f2") == 0);
     uint64_t f = ino_of(&m, "/p/f"), g = ino_of(&m, "/q/g");
     uint32_t np = nlink_of(&m, "/p"), nq = nlink_of(&m, "/q");
@@ -123,17 +145,14 @@ TEST(exchange_files)
     int fd = m.api->open(m.fs, "/p/f2", O_RDONLY, 0);
     CHECK(fd >= 0 && m.api->pread(m.fs, fd, buf, sizeof buf, 0) == 6 && !strcmp(buf, "file g"));
     m.api->close(m.fs, fd);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_close(d);
+    finish(d, &m);
 }
 
 TEST(exchange_directories)
 {
-    nand_dev *d = mkdev();
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     uint64_t p = ino_of(&m, "/p"), q = ino_of(&m, "/q");
     uint32_t np = nlink_of(&m, "/p"), nq = nlink_of(&m, "/q");
     CHECK_EQ_INT(fsapi_rename2(&m, "/p/d", "/q/e", FS_RENAME_EXCHANGE), 0);
@@ -145,17 +164,14 @@ TEST(exchange_directories)
     CHECK_EQ_INT(nlink_of(&m, "/q"), nq);
     struct fs_stat st;
     CHECK(m.api->lstat(m.fs, "/p/d", &st) == 0 && (st.mode & 07777) == 0700);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_close(d);
+    finish(d, &m);
 }
 
 TEST(exchange_directory_with_file)
 {
-    nand_dev *d = mkdev();
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     uint64_t q = ino_of(&m, "/q"), dir = ino_of(&m, "/p/d"), file = ino_of(&m, "/q/g");
     uint32_t np = nlink_of(&m, "/p"), nq = nlink_of(&m, "/q");
     CHECK_EQ_INT(fsapi_rename2(&m, "/p/d", "/q/g", FS_RENAME_EXCHANGE), 0);
@@ -172,21 +188,15 @@ TEST(exchange_directory_with_file)
     CHECK_EQ_INT(nlink_of(&m, "/p"), np);
     CHECK_EQ_INT(nlink_of(&m, "/q"), nq);
     CHECK_EQ_INT(listed_type(&m, "/p", "d"), S_IFDIR);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    struct fsck_report r;
-    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_CLEAN);
-    fsck_report_free(&r);
-    nand_close(d);
+    finish(d, &m);
 }
 
 /* What Linux refuses, refused the same way, and nothing changed. */
 TEST(exchange_refused)
 {
-    nand_dev *d = mkdev();
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     uint64_t h0, h1;
     REQUIRE(wl_fs_digest(&m, &h0, NULL) == 0);
     CHECK_EQ_INT(fsapi_rename2(&m, "/p/f", "/p/missing", FS_RENAME_EXCHANGE), -ENOENT);
@@ -203,17 +213,14 @@ TEST(exchange_refused)
     CHECK_EQ_INT(logfs_rename2(m.fs, "/p/f", "/q/g", 8), -EINVAL);
     REQUIRE(wl_fs_digest(&m, &h1, NULL) == 0);
     CHECK(h0 == h1);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_close(d);
+    finish(d, &m);
 }
 
 TEST(whiteout_and_noreplace)
 {
-    nand_dev *d = mkdev();
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     uint64_t f = ino_of(&m, "/p/f"), g = ino_of(&m, "/q/g");
     CHECK_EQ_INT(fsapi_rename2(&m, "/p/f", "/q/g", FS_RENAME_NOREPLACE), -EEXIST);
     CHECK_EQ_INT(fsapi_rename2(&m, "/p/f", "/q/g", FS_RENAME_NOREPLACE | FS_RENAME_WHITEOUT),
@@ -237,11 +244,7 @@ TEST(whiteout_and_noreplace)
     CHECK_EQ_INT(nlink_of(&m, "/q"), nq + 1);
     CHECK(m.api->lstat(m.fs, "/p/d", &st) == 0 && S_ISCHR(st.mode));
     CHECK(ino_of(&m, "/q/d/x"));
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    struct fsck_report r;
-    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_CLEAN);
-    fsck_report_free(&r);
-    nand_close(d);
+    finish(d, &m);
 }
 
 /* A kind without rename2: NOREPLACE by an lstat first, EXCHANGE and
@@ -263,8 +266,8 @@ TEST(kind_without_rename2)
     CHECK_EQ_INT(ino_of(&m, "/c"), a);
     CHECK_EQ_INT(fsapi_rename2(&m, "/c", "/b", 0), 0);
     CHECK_EQ_INT(ino_of(&m, "/b"), a);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_close(d);
+    CHECK_EQ_INT(m.api->unmount(m.fs), 0);
+    nand_close(d); /* fsck reads LogFS only */
 }
 
 /* A power cut at every flash operation of one exchange and the sync that
@@ -273,11 +276,9 @@ TEST(kind_without_rename2)
  * both cases must occur. */
 static void cut_campaign(const char *from, const char *to, unsigned flags)
 {
-    nand_dev *d = mkdev();
+    struct fsapi_fs m;
+    nand_dev *d = start(&m);
     REQUIRE(d);
-    struct fsapi_fs m = mountfs(d);
-    REQUIRE(m.fs);
-    tree(&m);
     REQUIRE(m.api->sync(m.fs) == 0);
     REQUIRE(m.api->unmount(m.fs) == 0);
     nand_snapshot *start;
