@@ -6,6 +6,7 @@
 #define FLASHLAB_FTL_H
 
 #include "blk.h"
+#include "blkdev.h"
 #include "gc_policy.h"
 #include "nand.h"
 
@@ -91,7 +92,8 @@ struct ftl_plane {
     uint64_t gc_round_seed;
 };
 
-struct blk_dev {
+struct ftl_dev {
+    struct blk_dev base;      /* first: a blk_dev * points here */
     nand_dev *dev;
     struct ftl_opts o;
     struct ftl_super sb;
@@ -114,56 +116,63 @@ struct blk_dev {
 };
 
 /* slots <-> addresses */
-static inline uint32_t ftl_slot(const struct blk_dev *d, uint32_t b, uint32_t p, uint32_t s)
+static inline uint32_t ftl_slot(const struct ftl_dev *d, uint32_t b, uint32_t p, uint32_t s)
 {
     return (b * d->ppb + p) * d->spp + s;
 }
-static inline uint32_t ftl_slot_block(const struct blk_dev *d, uint32_t slot)
+static inline uint32_t ftl_slot_block(const struct ftl_dev *d, uint32_t slot)
 {
     return slot / d->spp / d->ppb;
 }
-static inline uint32_t ftl_slot_page(const struct blk_dev *d, uint32_t slot)
+static inline uint32_t ftl_slot_page(const struct ftl_dev *d, uint32_t slot)
 {
     return slot / d->spp % d->ppb;
 }
-uint32_t ftl_plane_of_block(const struct blk_dev *d, uint32_t b);
-static inline uint32_t ftl_plane_of_sector(const struct blk_dev *d, uint64_t lsn)
+uint32_t ftl_plane_of_block(const struct ftl_dev *d, uint32_t b);
+static inline uint32_t ftl_plane_of_sector(const struct ftl_dev *d, uint64_t lsn)
 {
     return (uint32_t)(lsn % d->nplanes);
 }
 
 /* ftl_alloc.c: free blocks, frontiers, pairing */
-int ftl_take_free(struct blk_dev *d, uint32_t plane, uint32_t *b);
-void ftl_put_free(struct blk_dev *d, uint32_t b);
+int ftl_take_free(struct ftl_dev *d, uint32_t plane, uint32_t *b);
+void ftl_put_free(struct ftl_dev *d, uint32_t b);
 /* make every page of b programmed so far safe from a torn paired program */
-int ftl_settle(struct blk_dev *d, uint32_t b);
+int ftl_settle(struct ftl_dev *d, uint32_t b);
 /* the next page of front (opening a block when needed): 0 or -ENOSPC */
-int ftl_front_page(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
+int ftl_front_page(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
                    uint32_t *p);
 /* program front's staged slots (padding the page); 0 or a negative errno */
-int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
+int ftl_front_commit(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
 /* add one slot (data NULL: a tombstone) to front, committing when full */
-int ftl_front_add(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
+int ftl_front_add(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
                   const void *data, int is_gc);
 /* slot's data, from a staged buffer or flash, into buf */
-int ftl_read_slot(struct blk_dev *d, uint32_t slot, void *buf);
+int ftl_read_slot(struct ftl_dev *d, uint32_t slot, void *buf);
 /* point sector lsn (| FTL_TOMB) at slot, retiring its old copy */
-void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot);
+void ftl_map(struct ftl_dev *d, uint32_t lsn, uint32_t slot);
 /* wait for the queue and fold nand errors into errno */
 int ftl_errno(int nand_rc);
 
 /* ftl_gc.c */
-int ftl_gc_plane(struct blk_dev *d, uint32_t plane);
+int ftl_gc_plane(struct ftl_dev *d, uint32_t plane);
 /* move every valid slot out of b and erase it (or retire it when bad) */
-int ftl_clean_block(struct blk_dev *d, uint32_t b, int wear_leveling);
+int ftl_clean_block(struct ftl_dev *d, uint32_t b, int wear_leveling);
 /* b failed a program or erase: move what is valid, mark it bad */
-int ftl_retire(struct blk_dev *d, uint32_t b);
+int ftl_retire(struct ftl_dev *d, uint32_t b);
 
 /* ftl_mount.c */
 int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s);
 
 
-/* ftl_io.c: free everything d holds */
-void ftl_free(struct blk_dev *d);
+/* ftl_io.c: the device's calls (blk.h's semantics); free everything d holds */
+int ftl_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+int ftl_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf);
+int ftl_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
+int ftl_flush(struct ftl_dev *d);
+void ftl_free(struct ftl_dev *d);
+
+/* ftl_dev.c: d as a blk_dev (its table of calls) */
+blk_dev *ftl_dev_init(struct ftl_dev *d);
 
 #endif

@@ -67,7 +67,7 @@ static uint32_t sector_for(const struct ftl_opts *o, const struct nand_config *c
 }
 
 /* Allocate d's tables for its device and superblock. */
-static int setup(struct blk_dev *d)
+static int setup(struct ftl_dev *d)
 {
     const struct nand_config *c = nand_get_config(d->dev);
     d->ps = c->geo.page_size;
@@ -177,7 +177,7 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
 
 /* One block's pages: every valid copy of a sector it holds competes for
  * the sector by sequence number (seqs[], copies[] per sector). */
-static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *copies,
+static int scan_block(struct ftl_dev *d, uint32_t b, uint64_t *seqs, uint32_t *copies,
                       uint64_t *esum, uint32_t *eknown)
 {
     struct ftl_block *fb = &d->blk[b];
@@ -237,7 +237,7 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
     return 0;
 }
 
-static int scan(struct blk_dev *d)
+static int scan(struct ftl_dev *d)
 {
     uint64_t *seqs = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *seqs);
     uint32_t *copies = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *copies);
@@ -279,7 +279,7 @@ static int scan(struct blk_dev *d)
 
 int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, size_t errlen)
 {
-    struct blk_dev *d = calloc(1, sizeof *d);
+    struct ftl_dev *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
     d->dev = dev;
@@ -304,6 +304,6 @@ int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, s
         ftl_free(d);
         return rc;
     }
-    *out = d;
+    *out = ftl_dev_init(d);
     return 0;
 }
