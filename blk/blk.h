@@ -49,6 +49,8 @@ struct blk_stats {
     uint64_t free_blocks;          /* free blocks now, over every plane */
     uint64_t bad_blocks;           /* factory and grown, now (FTL only) */
     uint64_t mount_pages_read;     /* pages the last mount read */
+    uint64_t cache_absorbed;       /* host sector writes that overwrote one
+                                      still in the write cache (FTL cache=) */
     /* the in-place map's own (0 on the FTL) */
     uint64_t blocks_loaded;        /* erase blocks read whole for a write */
     uint64_t pages_lost;           /* reads finding erased a page holding data */

@@ -59,6 +59,7 @@ struct ftl_opts {
     int hotcold;              /* GC writes in a frontier of their own */
     uint32_t wl_threshold;    /* static WL when erase spread exceeds it (0 off) */
     int pair_safe;            /* skip paired pages at flush and before erase */
+    uint64_t cache_bytes;     /* the write cache (ftl_cache.c), 0: none */
     uint64_t seed;
 };
 /* parse s over the values already in o (ftl_opts_default first) */
@@ -113,6 +114,7 @@ struct ftl_dev {
     blk_gc_observer gc_fn;
     void *gc_ctx;
     int in_gc;
+    struct ftl_cache *cache;  /* the write cache, NULL: none */
 };
 
 /* slots <-> addresses */
@@ -171,6 +173,15 @@ int ftl_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf
 int ftl_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
 int ftl_flush(struct ftl_dev *d);
 void ftl_free(struct ftl_dev *d);
+
+/* ftl_cache.c: the write cache in front of ftl_io.c's calls (d->cache) */
+int ftl_cache_init(struct ftl_dev *d); /* d->o.cache_bytes of it, if any */
+void ftl_cache_free(struct ftl_dev *d);
+uint64_t ftl_cache_mem_bytes(const struct ftl_dev *d);
+int ftl_cache_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+int ftl_cache_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf);
+int ftl_cache_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
+int ftl_cache_flush(struct ftl_dev *d);
 
 /* ftl_dev.c: d as a blk_dev (its table of calls) */
 blk_dev *ftl_dev_init(struct ftl_dev *d);

@@ -26,22 +26,26 @@ static uint64_t dev_sectors(const blk_dev *b)
 
 static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
 {
-    return ftl_read(ftl_of(b), first, count, buf);
+    struct ftl_dev *d = ftl_of(b);
+    return d->cache ? ftl_cache_read(d, first, count, buf) : ftl_read(d, first, count, buf);
 }
 
 static int dev_write(blk_dev *b, uint64_t first, uint32_t count, const void *buf)
 {
-    return ftl_write(ftl_of(b), first, count, buf);
+    struct ftl_dev *d = ftl_of(b);
+    return d->cache ? ftl_cache_write(d, first, count, buf) : ftl_write(d, first, count, buf);
 }
 
 static int dev_trim(blk_dev *b, uint64_t first, uint64_t count)
 {
-    return ftl_trim(ftl_of(b), first, count);
+    struct ftl_dev *d = ftl_of(b);
+    return d->cache ? ftl_cache_trim(d, first, count) : ftl_trim(d, first, count);
 }
 
 static int dev_flush(blk_dev *b)
 {
-    return ftl_flush(ftl_of(b));
+    struct ftl_dev *d = ftl_of(b);
+    return d->cache ? ftl_cache_flush(d) : ftl_flush(d);
 }
 
 static void dev_get_stats(const blk_dev *b, struct blk_stats *st)
@@ -80,7 +84,8 @@ static uint64_t dev_mem_bytes(const blk_dev *b)
     const struct ftl_dev *d = cftl_of(b);
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
-           d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob;
+           d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob +
+           ftl_cache_mem_bytes(d);
 }
 
 static const char *dev_block_role(const blk_dev *b, uint32_t k)
@@ -102,7 +107,8 @@ static int dev_write_failed(const blk_dev *b)
 static int dev_close(blk_dev *b)
 {
     struct ftl_dev *d = ftl_of(b);
-    int rc = nand_is_powered(d->dev) ? ftl_flush(d) : 0;
+    int rc = nand_is_powered(d->dev) ? dev_flush(b) : 0;
+    ftl_cache_free(d);
     ftl_free(d);
     return rc;
 }

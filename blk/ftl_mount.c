@@ -299,8 +299,11 @@ int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, s
     rc = setup(d);
     if (!rc)
         rc = scan(d);
+    if (!rc)
+        rc = ftl_cache_init(d);
     if (rc) {
         snprintf(err, errlen, "ftl: mount: %s", strerror(-rc));
+        ftl_cache_free(d);
         ftl_free(d);
         return rc;
     }

@@ -161,6 +161,7 @@ static size_t ftl_stats(void *fs, struct fsapi_counter *out, size_t max)
         {"flushes", st.flushes},            {"pages_pad", st.pages_pad},
         {"sectors_moved", st.sectors_moved}, {"erases", st.erases},
         {"grown_bad", st.grown_bad},        {"bad_blocks", st.bad_blocks},
+        {"cache_absorbed", st.cache_absorbed},
     };
     size_t n = sizeof all / sizeof all[0];
     n = n < max ? n : max;
