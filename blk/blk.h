@@ -86,6 +86,13 @@ int blk_ftl_probe(nand_dev *dev);
 int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err,
                  size_t errlen);
 
+/* What every page of an FTL device holds, for media-fault campaigns:
+ * cls[block * pages_per_block + page] an index into blk_ftl_page_classes
+ * (superblock, data: the newest copy of some sector or its trim, stale:
+ * programmed but superseded, free, bad-block).  Reads only. */
+int blk_ftl_page_map(nand_dev *dev, uint8_t *cls);
+extern const char *const blk_ftl_page_classes[];
+
 /* ---- the in-place map ---------------------------------------------------
  * Sectors are the device's pages; there is no format (each page carries
  * its CRC in its spare: docs/blockfs-baseline.md).  One erase block is

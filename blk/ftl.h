@@ -42,7 +42,8 @@ struct ftl_oob {
 uint32_t ftl_oob_bytes(uint32_t spp);
 void ftl_oob_encode(uint8_t *oob, uint32_t oob_size, uint32_t spp, const struct ftl_oob *o,
                     const void *data, uint32_t page_size);
-/* 1 when oob holds a valid FTL spare area for data (CRC over both), 0 not */
+/* 1 when oob holds a valid FTL spare area for data (CRC over both), 0 not;
+ * data NULL: the fields alone, no CRC (a page known damaged, not torn) */
 int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t page_size,
                    struct ftl_oob *o);
 void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super *s);
@@ -115,6 +116,8 @@ struct ftl_dev {
     void *gc_ctx;
     int in_gc;
     struct ftl_cache *cache;  /* the write cache, NULL: none */
+    uint8_t *damaged;         /* bit per slot: its page failed its CRC at mount
+                                 and no cut explains it (NULL: none found) */
 };
 
 /* slots <-> addresses */
@@ -183,7 +186,11 @@ int ftl_cache_write(struct ftl_dev *d, uint64_t first, uint32_t count, const voi
 int ftl_cache_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
 int ftl_cache_flush(struct ftl_dev *d);
 
-/* ftl_dev.c: d as a blk_dev (its table of calls) */
+/* ftl_dev.c: d as a blk_dev (its table of calls); a host read, -EIO for a
+ * sector whose newest copy is on a damaged page; free what ftl_io.c's
+ * ftl_free does not (the cache, the damaged pages) */
 blk_dev *ftl_dev_init(struct ftl_dev *d);
+int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+void ftl_dev_free(struct ftl_dev *d);
 
 #endif

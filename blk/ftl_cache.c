@@ -209,7 +209,7 @@ int ftl_cache_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
         uint8_t *dst = (uint8_t *)buf + (size_t)i * d->ss;
         uint32_t s = c->table[find(c, first + i)];
         if (s == NIL) {
-            rc = ftl_read(d, first + i, 1, dst);
+            rc = ftl_read_host(d, first + i, 1, dst);
             continue;
         }
         memcpy(dst, c->data + (size_t)s * d->ss, d->ss);

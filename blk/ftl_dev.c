@@ -2,6 +2,8 @@
  * ftl_dev (the I/O itself is ftl_io.c's). */
 #include "ftl.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct ftl_dev *ftl_of(blk_dev *b)
@@ -24,10 +26,20 @@ static uint64_t dev_sectors(const blk_dev *b)
     return cftl_of(b)->sb.sectors;
 }
 
+int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
+{
+    for (uint32_t i = 0; d->damaged && i < count && first + i < d->sb.sectors; i++) {
+        uint32_t slot = d->l2p[first + i];
+        if (slot != FTL_NONE && !(slot & FTL_TOMB) && (d->damaged[slot / 8] >> (slot % 8) & 1))
+            return -EIO;
+    }
+    return ftl_read(d, first, count, buf);
+}
+
 static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
 {
     struct ftl_dev *d = ftl_of(b);
-    return d->cache ? ftl_cache_read(d, first, count, buf) : ftl_read(d, first, count, buf);
+    return d->cache ? ftl_cache_read(d, first, count, buf) : ftl_read_host(d, first, count, buf);
 }
 
 static int dev_write(blk_dev *b, uint64_t first, uint32_t count, const void *buf)
@@ -83,6 +95,7 @@ static uint64_t dev_mem_bytes(const blk_dev *b)
 {
     const struct ftl_dev *d = cftl_of(b);
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
+           (d->damaged ? (d->nslots + 7) / 8 : 0) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
            d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob +
            ftl_cache_mem_bytes(d);
@@ -108,9 +121,15 @@ static int dev_close(blk_dev *b)
 {
     struct ftl_dev *d = ftl_of(b);
     int rc = nand_is_powered(d->dev) ? dev_flush(b) : 0;
-    ftl_cache_free(d);
-    ftl_free(d);
+    ftl_dev_free(d);
     return rc;
+}
+
+void ftl_dev_free(struct ftl_dev *d)
+{
+    ftl_cache_free(d);
+    free(d->damaged);
+    ftl_free(d);
 }
 
 static const struct blk_ops ftl_ops = {

@@ -205,4 +205,5 @@ const struct fsapi fsapi_ftl = {
     .statfs = ftlfs_statfs, .mem_bytes = ftl_mem, .mount_work = ftl_mount_work,
     .stats = ftl_stats, .set_gc_observer = ftl_gc_observer, .block_role = ftl_block_role,
     .latency = ftl_latency, .reset_latency = ftl_reset_latency,
+    .page_map = blk_ftl_page_map, .page_classes = blk_ftl_page_classes,
 };
