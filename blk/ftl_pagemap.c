@@ -15,7 +15,7 @@ int blk_ftl_page_map(nand_dev *dev, uint8_t *cls)
 {
     char err[256];
     blk_dev *bd;
-    int rc = blk_ftl_open(dev, NULL, &bd, err, sizeof err);
+    int rc = blk_ftl_open(dev, "cache=0", &bd, err, sizeof err); /* no RAM for a cache */
     if (rc)
         return rc;
     struct ftl_dev *d = (struct ftl_dev *)bd;

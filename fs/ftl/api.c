@@ -194,7 +194,7 @@ const struct fsapi fsapi_ftl = {
     .name = "ftl",
     .summary = "page-mapped FTL on the flash (no file system): one file, /disk, the "
                "logical space; punch is TRIM, fsync a flush",
-    .features = FSAPI_F_ONE_FILE,
+    .features = FSAPI_F_ONE_FILE | FSAPI_F_FAULT_SAFE,
     .check_options = ftl_check, .option_help = blk_ftl_option_help, .mkfs = ftl_mkfs,
     .probe = blk_ftl_probe, .mount = ftl_mount, .unmount = ftl_unmount, .sync = ftl_sync,
     .open = ftlfs_open, .close = ftlfs_close, .pread = ftl_pread, .pwrite = ftl_pwrite,
