@@ -199,6 +199,7 @@ struct dmg_list {
         struct ftl_oob o;
     } *v;
     size_t n, cap;
+    uint32_t *bad;            /* scratch: one block's failing pages */
 };
 
 /* A page that fails its read or CRC is torn when a cut can explain it: it
@@ -264,7 +265,7 @@ static int scan_block(struct ftl_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
 {
     struct ftl_block *fb = &d->blk[b];
     int known = 0, blank_all = 1;
-    uint32_t bad[d->ppb], nbad = 0;
+    uint32_t *bad = dl->bad, nbad = 0;
     int64_t last = -1;
     for (uint32_t p = 0; p < d->ppb; p++) {
         int rc = nand_read(d->dev, b, p, NULL, d->obuf, NULL);
@@ -322,8 +323,8 @@ static int scan(struct ftl_dev *d)
     uint32_t *copies = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *copies);
     uint64_t esum = 0;
     uint32_t eknown = 0;
-    struct dmg_list dl = {0};
-    int rc = seqs && copies ? 0 : -ENOMEM;
+    struct dmg_list dl = {.bad = malloc(d->ppb * sizeof *dl.bad)};
+    int rc = seqs && copies && dl.bad ? 0 : -ENOMEM;
     for (uint32_t b = 0; b < d->nblocks && !rc; b++) {
         int bad = b == d->super_block ? 0 : nand_is_bad(d->dev, b);
         if (bad < 0)
@@ -342,6 +343,7 @@ static int scan(struct ftl_dev *d)
     if (!rc)
         rc = take_damaged(d, &dl, seqs, copies);
     free(dl.v);
+    free(dl.bad);
     for (uint64_t s = 0; !rc && s < d->sb.sectors; s++)
         if (d->l2p[s] != FTL_NONE) {
             d->blk[ftl_slot_block(d, d->l2p[s] & ~FTL_TOMB)].valid++;
