@@ -118,6 +118,8 @@ struct ftl_dev {
     struct ftl_cache *cache;  /* the write cache, NULL: none */
     uint8_t *damaged;         /* bit per slot: its page failed its CRC at mount
                                  and no cut explains it (NULL: none found) */
+    uint32_t *damaged_erases; /* per block: its erase count then (an erase
+                                 since voids the block's bits) */
 };
 
 /* slots <-> addresses */

@@ -29,8 +29,11 @@ static uint64_t dev_sectors(const blk_dev *b)
 int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
 {
     for (uint32_t i = 0; d->damaged && i < count && first + i < d->sb.sectors; i++) {
-        uint32_t slot = d->l2p[first + i];
-        if (slot != FTL_NONE && !(slot & FTL_TOMB) && (d->damaged[slot / 8] >> (slot % 8) & 1))
+        uint32_t slot = d->l2p[first + i], b;
+        if (slot == FTL_NONE || (slot & FTL_TOMB) || !(d->damaged[slot / 8] >> (slot % 8) & 1))
+            continue;
+        b = ftl_slot_block(d, slot);
+        if (d->blk[b].erases == d->damaged_erases[b]) /* not erased since */
             return -EIO;
     }
     return ftl_read(d, first, count, buf);
@@ -95,7 +98,7 @@ static uint64_t dev_mem_bytes(const blk_dev *b)
 {
     const struct ftl_dev *d = cftl_of(b);
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
-           (d->damaged ? (d->nslots + 7) / 8 : 0) +
+           (d->damaged ? (d->nslots + 7) / 8 + d->nblocks * sizeof(uint32_t) : 0) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
            d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob +
            ftl_cache_mem_bytes(d);
@@ -129,6 +132,7 @@ void ftl_dev_free(struct ftl_dev *d)
 {
     ftl_cache_free(d);
     free(d->damaged);
+    free(d->damaged_erases);
     ftl_free(d);
 }
 

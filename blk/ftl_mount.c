@@ -247,8 +247,10 @@ static int take_damaged(struct ftl_dev *d, const struct dmg_list *dl, uint64_t *
         const struct dmg *g = &dl->v[i];
         if (g->o.seq >= d->seq)
             continue;
-        if (!d->damaged && !(d->damaged = calloc((d->nslots + 7) / 8, 1)))
+        if (!d->damaged && (!(d->damaged = calloc((d->nslots + 7) / 8, 1)) ||
+                            !(d->damaged_erases = calloc(d->nblocks, sizeof *d->damaged_erases))))
             return -ENOMEM;
+        d->damaged_erases[g->b] = d->blk[g->b].erases;
         take_page(d, g->b, g->p, &g->o, seqs, copies);
         for (uint32_t s = 0; s < d->spp; s++) {
             uint32_t slot = ftl_slot(d, g->b, g->p, s);

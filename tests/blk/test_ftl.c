@@ -367,6 +367,73 @@ TEST(model_write_cache)
     CHECK(st.cache_absorbed > 0);
 }
 
+/* A page damaged after it was written (ECC passes, the CRC does not): its
+ * sector reads -EIO after a mount, the others their content; once every
+ * sector has been written again (GC erasing the damaged block and using
+ * it anew), everything reads back, across a remount too. */
+TEST(damaged_page_reads_eio)
+{
+    nand_dev *n = mkdev(4096, 1, 0, 8);
+    REQUIRE(n);
+    char err[256];
+    REQUIRE(blk_ftl_format(n, "op=0.25", err, sizeof err) == 0);
+    blk_dev *d = mount(n, "gc_policy=greedy");
+    REQUIRE(d);
+    uint64_t L = blk_sectors(d);
+    uint32_t *ver = calloc(L, sizeof *ver);
+    uint8_t buf[4096];
+    for (uint64_t s = 0; s < L; s++) {
+        content(buf, 4096, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    REQUIRE(blk_close(d) == 0);
+    /* page 3 of the first full data block */
+    const struct nand_config *c = nand_get_config(n);
+    uint32_t victim = UINT32_MAX;
+    for (uint32_t b = 1; b < nand_blocks(c) && victim == UINT32_MAX; b++) {
+        struct nand_block_info bi;
+        if (!nand_block_info(n, b, &bi) && bi.pages_programmed == c->geo.pages_per_block)
+            victim = b;
+    }
+    REQUIRE(victim != UINT32_MAX);
+    struct nand_corrupt k = {.mode = NAND_CORRUPT_SILENT, .block = victim, .page = 3, .bits = 8,
+                             .seed = 1};
+    REQUIRE(nand_corrupt(n, &k, err, sizeof err) == 0);
+    REQUIRE((d = mount(n, "gc_policy=greedy")));
+    int eio = 0, wrong = 0;
+    for (uint64_t s = 0; s < L; s++) {
+        int rc = blk_read(d, s, 1, buf);
+        eio += rc == -EIO;
+        wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
+    }
+    CHECK_EQ_INT(eio, 1); /* one sector a page */
+    CHECK_EQ_INT(wrong, 0);
+    uint64_t rs = 21;
+    for (uint64_t i = 0; i < 6 * L; i++) {
+        uint64_t s = i < L ? i : fx_next(&rs) % L;
+        content(buf, 4096, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    struct blk_stats st;
+    blk_get_stats(d, &st);
+    CHECK(st.erases > nand_blocks(c)); /* every block erased again, the victim too */
+    for (int pass = 0; pass < 2; pass++) {
+        eio = wrong = 0;
+        for (uint64_t s = 0; s < L; s++) {
+            int rc = blk_read(d, s, 1, buf);
+            eio += rc != 0;
+            wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
+        }
+        CHECK_EQ_INT(eio, 0);
+        CHECK_EQ_INT(wrong, 0);
+        REQUIRE(blk_close(d) == 0);
+        REQUIRE((d = mount(n, NULL)));
+    }
+    blk_close(d);
+    free(ver);
+    nand_close(n);
+}
+
 TEST(format_errors)
 {
     nand_dev *n = mkdev(2048, 1, 0, 1);
@@ -401,6 +468,7 @@ int main(int argc, char **argv)
     RUN(power_cut_write_cache);
     RUN(write_cache_absorbs);
     RUN(model_write_cache);
+    RUN(damaged_page_reads_eio);
     RUN(format_errors);
     return test_summary(argv[0]);
 }
