@@ -116,10 +116,10 @@ struct ftl_dev {
     void *gc_ctx;
     int in_gc;
     struct ftl_cache *cache;  /* the write cache, NULL: none */
-    uint8_t *damaged;         /* bit per slot: its page failed its CRC at mount
-                                 and no cut explains it (NULL: none found) */
-    uint32_t *damaged_erases; /* per block: its erase count then (an erase
-                                 since voids the block's bits) */
+    uint8_t *damaged;         /* bit per sector: its newest copy was on a page
+                                 that failed its CRC at mount and no cut
+                                 explains (NULL: none found); the host's next
+                                 write or trim of the sector clears it */
 };
 
 /* slots <-> addresses */

@@ -28,15 +28,17 @@ static uint64_t dev_sectors(const blk_dev *b)
 
 int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
 {
-    for (uint32_t i = 0; d->damaged && i < count && first + i < d->sb.sectors; i++) {
-        uint32_t slot = d->l2p[first + i], b;
-        if (slot == FTL_NONE || (slot & FTL_TOMB) || !(d->damaged[slot / 8] >> (slot % 8) & 1))
-            continue;
-        b = ftl_slot_block(d, slot);
-        if (d->blk[b].erases == d->damaged_erases[b]) /* not erased since */
+    for (uint64_t s = first; d->damaged && s - first < count && s < d->sb.sectors; s++)
+        if (d->damaged[s / 8] >> (s % 8) & 1)
             return -EIO;
-    }
     return ftl_read(d, first, count, buf);
+}
+
+/* The host writes or trims sectors: they are no longer damaged. */
+static void undamage(struct ftl_dev *d, uint64_t first, uint64_t count)
+{
+    for (uint64_t s = first; d->damaged && s - first < count && s < d->sb.sectors; s++)
+        d->damaged[s / 8] &= (uint8_t)~(1u << (s % 8));
 }
 
 static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
@@ -48,13 +50,19 @@ static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
 static int dev_write(blk_dev *b, uint64_t first, uint32_t count, const void *buf)
 {
     struct ftl_dev *d = ftl_of(b);
-    return d->cache ? ftl_cache_write(d, first, count, buf) : ftl_write(d, first, count, buf);
+    int rc = d->cache ? ftl_cache_write(d, first, count, buf) : ftl_write(d, first, count, buf);
+    if (!rc)
+        undamage(d, first, count);
+    return rc;
 }
 
 static int dev_trim(blk_dev *b, uint64_t first, uint64_t count)
 {
     struct ftl_dev *d = ftl_of(b);
-    return d->cache ? ftl_cache_trim(d, first, count) : ftl_trim(d, first, count);
+    int rc = d->cache ? ftl_cache_trim(d, first, count) : ftl_trim(d, first, count);
+    if (!rc)
+        undamage(d, first, count);
+    return rc;
 }
 
 static int dev_flush(blk_dev *b)
@@ -98,7 +106,7 @@ static uint64_t dev_mem_bytes(const blk_dev *b)
 {
     const struct ftl_dev *d = cftl_of(b);
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
-           (d->damaged ? (d->nslots + 7) / 8 + d->nblocks * sizeof(uint32_t) : 0) +
+           (d->damaged ? (d->sb.sectors + 7) / 8 : 0) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
            d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob +
            ftl_cache_mem_bytes(d);
@@ -132,7 +140,6 @@ void ftl_dev_free(struct ftl_dev *d)
 {
     ftl_cache_free(d);
     free(d->damaged);
-    free(d->damaged_erases);
     ftl_free(d);
 }
 

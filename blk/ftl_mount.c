@@ -247,14 +247,18 @@ static int take_damaged(struct ftl_dev *d, const struct dmg_list *dl, uint64_t *
         const struct dmg *g = &dl->v[i];
         if (g->o.seq >= d->seq)
             continue;
-        if (!d->damaged && (!(d->damaged = calloc((d->nslots + 7) / 8, 1)) ||
-                            !(d->damaged_erases = calloc(d->nblocks, sizeof *d->damaged_erases))))
+        if (!d->damaged && !(d->damaged = calloc((d->sb.sectors + 7) / 8, 1)))
             return -ENOMEM;
-        d->damaged_erases[g->b] = d->blk[g->b].erases;
         take_page(d, g->b, g->p, &g->o, seqs, copies);
-        for (uint32_t s = 0; s < d->spp; s++) {
-            uint32_t slot = ftl_slot(d, g->b, g->p, s);
-            d->damaged[slot / 8] |= (uint8_t)(1u << (slot % 8));
+    }
+    /* a sector whose newest copy is on a damaged page (data, not a trim) */
+    for (size_t i = 0; i < dl->n; i++) {
+        const struct dmg *g = &dl->v[i];
+        for (uint32_t s = 0; g->o.seq < d->seq && s < d->spp; s++) {
+            uint32_t lsn = g->o.lsn[s], slot = ftl_slot(d, g->b, g->p, s);
+            if (lsn != FTL_NONE && !(lsn & FTL_TOMB) && lsn < d->sb.sectors &&
+                d->l2p[lsn] == slot)
+                d->damaged[lsn / 8] |= (uint8_t)(1u << (lsn % 8));
         }
     }
     return 0;

@@ -368,9 +368,10 @@ TEST(model_write_cache)
 }
 
 /* A page damaged after it was written (ECC passes, the CRC does not): its
- * sector reads -EIO after a mount, the others their content; once every
- * sector has been written again (GC erasing the damaged block and using
- * it anew), everything reads back, across a remount too. */
+ * sector reads -EIO after a mount, the others their content; it still
+ * does after GC moved it (every other sector written again, blocks
+ * erased and used anew), until the host writes it; then everything reads
+ * back, across a remount too. */
 TEST(damaged_page_reads_eio)
 {
     nand_dev *n = mkdev(4096, 1, 0, 8);
@@ -401,22 +402,31 @@ TEST(damaged_page_reads_eio)
     REQUIRE(nand_corrupt(n, &k, err, sizeof err) == 0);
     REQUIRE((d = mount(n, "gc_policy=greedy")));
     int eio = 0, wrong = 0;
+    uint64_t dmg = L;
     for (uint64_t s = 0; s < L; s++) {
         int rc = blk_read(d, s, 1, buf);
         eio += rc == -EIO;
+        dmg = rc == -EIO ? s : dmg;
         wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
     }
     CHECK_EQ_INT(eio, 1); /* one sector a page */
     CHECK_EQ_INT(wrong, 0);
+    REQUIRE(dmg < L);
     uint64_t rs = 21;
     for (uint64_t i = 0; i < 6 * L; i++) {
         uint64_t s = i < L ? i : fx_next(&rs) % L;
+        if (s == dmg)
+            continue;
         content(buf, 4096, s, ++ver[s]);
         REQUIRE(blk_write(d, s, 1, buf) == 0);
     }
     struct blk_stats st;
     blk_get_stats(d, &st);
-    CHECK(st.erases > nand_blocks(c)); /* every block erased again, the victim too */
+    CHECK(st.erases > nand_blocks(c)); /* blocks erased again, the victim too */
+    CHECK(st.sectors_moved > 0);
+    CHECK(blk_read(d, dmg, 1, buf) == -EIO); /* moved by GC, still damaged */
+    content(buf, 4096, dmg, ++ver[dmg]);
+    REQUIRE(blk_write(d, dmg, 1, buf) == 0);
     for (int pass = 0; pass < 2; pass++) {
         eio = wrong = 0;
         for (uint64_t s = 0; s < L; s++) {
