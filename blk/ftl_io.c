@@ -1,6 +1,6 @@
 /*
- * ftl_io.c -- the block device's calls on the FTL: read, write and trim
- * of sectors, flush, statistics.  A sector lives in plane sector mod
+ * ftl_io.c -- the FTL's I/O: read, write and trim of sectors, flush
+ * (ftl_dev.c makes them a blk_dev's calls).  A sector lives in plane sector mod
  * planes, so consecutive sectors stripe over the dies and planes; the
  * pages of one call are queued (nand_submit) and waited for at its end.
  */
