@@ -20,6 +20,10 @@
  *
  *   MQSIM=/tmp/MQSim/MQSim MQSIM_XML=DIR bench_ftl_mqsim [--quick]
  *
+ * FTL_CACHE=SIZE (e.g. 256M, MQSim's job's data cache) gives flashlab's
+ * FTL a write cache of that size (option cache=; off by default); the
+ * share of host writes it absorbed is printed.
+ *
  * --quick (FLASHLAB_BENCH_QUICK=1): a tenth of the requests, flashlab only.
  * Rows go to results/bench.csv as ftl_mqsim_ws<P>_<what>.
  */
@@ -43,10 +47,10 @@ static const struct job jobs[] = {{50, 2953648}, {100, 1725531}};
 
 struct res {
     double wa, erases_per_write, req_per_s;
-    uint64_t requests;
+    uint64_t requests, absorbed;
 };
 
-static int run_flashlab(const struct job *j, uint64_t n, struct res *r)
+static int run_flashlab(const struct job *j, uint64_t n, const char *cache, struct res *r)
 {
     struct nand_config c;
     char err[512];
@@ -60,9 +64,12 @@ static int run_flashlab(const struct job *j, uint64_t n, struct res *r)
         return -1;
     const struct fsapi *A = fsapi_find("ftl");
     void *fs;
+    char mopts[64] = "";
+    if (cache)
+        snprintf(mopts, sizeof mopts, "cache=%s", cache);
     if (A->mkfs(d, "op=0.07,sector=8K,gc_policy=d-choices,gc_choices=8,gc_threshold=0.05,"
                    "pair_safe=0") ||
-        A->mount(d, NULL, &fs)) {
+        A->mount(d, mopts, &fs)) {
         nand_close(d);
         return -1;
     }
@@ -83,6 +90,9 @@ static int run_flashlab(const struct job *j, uint64_t n, struct res *r)
     }
     double t1 = wall();
     nand_get_stats(d, &b);
+    struct fsapi_counter cv[FSAPI_COUNTERS_MAX];
+    size_t ncv = A->stats(fs, cv, FSAPI_COUNTERS_MAX);
+    r->absorbed = fsapi_counter_value(cv, ncv, "cache_absorbed");
     A->close(fs, fd);
     A->unmount(fs);
     nand_close(d);
@@ -158,6 +168,7 @@ int main(int argc, char **argv)
     int quick = (argc > 1 && !strcmp(argv[1], "--quick")) ||
                 (getenv("FLASHLAB_BENCH_QUICK") && *getenv("FLASHLAB_BENCH_QUICK"));
     const char *bin = getenv("MQSIM"), *xml = getenv("MQSIM_XML");
+    const char *cache = getenv("FTL_CACHE") && *getenv("FTL_CACHE") ? getenv("FTL_CACHE") : NULL;
     printf("FTL vs MQSim: MQSim's job (8 GiB MLC, 8 KiB mapping unit, op 0.07, RGA d=8 per "
            "plane at 5%%), from empty%s\n", quick ? " (quick: a tenth of the requests)" : "");
     printf("%-4s %-9s %10s %8s %14s %12s\n", "ws", "sim", "requests", "WA", "erases/write",
@@ -166,16 +177,19 @@ int main(int argc, char **argv)
         const struct job *j = &jobs[k];
         struct res f, m;
         uint64_t n = quick ? j->mqsim_requests / 10 : j->mqsim_requests;
-        if (run_flashlab(j, n, &f)) {
+        if (run_flashlab(j, n, cache, &f)) {
             fprintf(stderr, "bench_ftl_mqsim: flashlab failed at working set %d%%\n", j->ws_pct);
             return 1;
         }
         printf("%3d%% %-9s %10" PRIu64 " %8.3f %14.6f %12.0f\n", j->ws_pct, "flashlab",
                f.requests, f.wa, f.erases_per_write, f.req_per_s);
+        if (cache)
+            printf("     flashlab's cache=%s absorbed %.2f %% of the writes\n", cache,
+                   100.0 * (double)f.absorbed / (double)f.requests);
         char name[64];
-        snprintf(name, sizeof name, "ftl_mqsim_ws%d_wa", j->ws_pct);
+        snprintf(name, sizeof name, "ftl_mqsim%s_ws%d_wa", cache ? "_cache" : "", j->ws_pct);
         record(name, f.wa, "ratio");
-        snprintf(name, sizeof name, "ftl_mqsim_ws%d_req_per_s", j->ws_pct);
+        snprintf(name, sizeof name, "ftl_mqsim%s_ws%d_req_per_s", cache ? "_cache" : "", j->ws_pct);
         record(name, f.req_per_s, "req/s");
         if (quick || !bin || !xml)
             continue;
