@@ -431,11 +431,13 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
             return -ENOSPC;
     }
     uint64_t pend = fs->cache.dirty_bytes + new_bytes;
-    /* max_utilisation caps u, whose live bytes are objects: count the
-     * header each pending block will carry (unset, the old bound counts
-     * blocks alone, as it always did) */
+    /* max_utilisation caps u, whose live bytes are objects: what the
+     * dirty blocks add over the objects they replace (an overwrite adds
+     * nothing), and the new bytes as whole objects.  Unset, the old bound
+     * counts every dirty block as new, as it always did. */
     if (fs->max_util_ppm)
-        pend += (pend + fs->g.block_size - 1) / fs->g.block_size * LFS_OBJ_HDR;
+        pend = fs->cache.dirty_growth + (new_bytes + fs->g.block_size - 1) /
+                                            fs->g.block_size * (fs->g.block_size + LFS_OBJ_HDR);
     if (fs->an.live_bytes + pend > lfs_capacity(fs))
         return -ENOSPC;
     return 0;

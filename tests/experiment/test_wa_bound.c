@@ -99,9 +99,9 @@ static void measure(struct results *db, const char *bpp, int fills, struct point
            pt->u, pt->target, pt->wa_steady, pt->lo, pt->hi, n, np);
 }
 
-/* max_utilisation 0.95, or 0.96 for u 0.95 itself: the bound counts the
- * next commit's dirty blocks as new live data, so a run needs it above
- * its u by the dirty limit's share (docs/validation.md) */
+/* max_utilisation 0.95, or 0.96 for u 0.95 itself: workload.utilisation
+ * lands up to 0.0005 above its target, which a cap at the target itself
+ * refuses (docs/validation.md) */
 static void check_points(const char *bpp, int fills, const double *targets, size_t n)
 {
     struct results *db;
