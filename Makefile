@@ -38,8 +38,10 @@ ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
 LIBS    := $(PKG_LIBS) -lz -llzo2 -lm  # zlib, lzo: JFFS2 node compression
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Checks only the test builds afford: LogFS recomputes every payload CRC it
-# reuses (fs/logfs/area.c) and aborts on a mismatch.
-CHECKS  := -DLFS_CRC_CHECK
+# reuses (fs/logfs/area.c), and counts the segments each of the cleaner's
+# tight commits opens against their bound (fs/logfs/gcroom.c); either
+# aborts on a mismatch.
+CHECKS  := -DLFS_CRC_CHECK -DLFS_GCROOM_CHECK
 # The library exports only what its public headers declare: they wrap their
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
 LIB_VIS := -fvisibility=hidden
