@@ -62,7 +62,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
+.PHONY: all test run bench bench-steady-mqsim check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so $(BUILD)/mount.fuse.flashlab
 
 # mount(8)'s helper for `mount -t fuse.flashlab` (docs/mount.md); this copy
@@ -120,6 +120,12 @@ run: deps
 bench: $(BENCHES)
 	@mkdir -p results
 	@for b in $(BENCHES); do FLASHLAB_BENCH_QUICK='$(QUICK)' $$b || exit 1; done
+
+# `make bench-steady-mqsim MQSIM=BINARY MQSIM_XML=DIR [ROUNDS=3]`: LogFS at
+# steady state (bench_steady, variant off) and MQSim on its job alternately,
+# medians and ratios (scripts/steady-vs-mqsim.sh, docs/performance.md).
+bench-steady-mqsim: $(BUILD)/bench/bench_steady
+	@MQSIM='$(MQSIM)' MQSIM_XML='$(MQSIM_XML)' ROUNDS='$(ROUNDS)' sh scripts/steady-vs-mqsim.sh $<
 
 check-long: all $(TESTS)
 	@FLASHLAB_LONG=1 BUILD=$(BUILD) T='$(T)' sh tests/run.sh $(TESTS)
