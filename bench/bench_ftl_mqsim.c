@@ -78,16 +78,19 @@ static double cpu_children(void)
  * of the last request to it (want[u], 0 never written), the rest zeros. */
 static int verify(const struct fsapi *A, void *fs, int fd, const uint8_t *want, uint64_t units)
 {
-    static uint8_t sec[8192];
+    static uint8_t sec[8192], exp[8192];
     for (uint64_t u = 0; u < units; u++) {
         if (A->pread(fs, fd, sec, sizeof sec, u * 8192) != (int64_t)sizeof sec)
             return -1;
-        for (size_t i = 0; i < sizeof sec; i++)
-            if (sec[i] != (i < 4096 ? want[u] : 0)) {
-                fprintf(stderr, "bench_ftl_mqsim: unit %" PRIu64 " byte %zu reads %u, not %u\n",
-                        u, i, sec[i], i < 4096 ? want[u] : 0);
-                return -1;
-            }
+        memset(exp, want[u], 4096);
+        if (memcmp(sec, exp, sizeof sec)) {
+            size_t i = 0;
+            while (sec[i] == exp[i])
+                i++;
+            fprintf(stderr, "bench_ftl_mqsim: unit %" PRIu64 " byte %zu reads %u, not %u\n", u,
+                    i, sec[i], exp[i]);
+            return -1;
+        }
     }
     return 0;
 }
@@ -239,6 +242,7 @@ static void print_load(void)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* rows as they come, also into a file */
     int quick = getenv("FLASHLAB_BENCH_QUICK") && *getenv("FLASHLAB_BENCH_QUICK");
     int rounds = getenv("ROUNDS") && *getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : 3, only = 0;
     for (int i = 1; i < argc; i++) {

@@ -137,7 +137,7 @@ uint64_t blk_mem_bytes(const blk_dev *d)
 {
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
-           d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob;
+           d->nplanes * (sizeof *d->plane + 2ull * (d->ps + d->oob)) + d->ps + d->oob;
 }
 
 const char *blk_block_role(const blk_dev *d, uint32_t b)
