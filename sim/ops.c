@@ -253,6 +253,28 @@ static uint32_t segs_prefix(const struct seg *segs, int nseg)
     return at;
 }
 
+/* Slot p of block b now holds a program's result: count it. */
+static void mark_programmed(nand_dev *dev, nand_block_t b, nand_page_t p, struct slot *sl,
+                            const struct sched *s)
+{
+    sl->nprog++;
+    sl->prog_time = s->done;
+    if (p + 1 > dev->bs[b].next_page)
+        dev->bs[b].next_page = p + 1;
+}
+
+/* The program took (its slot holds the stored page): account and end it. */
+static int program_took(nand_dev *dev, uint32_t bytes, struct inflight *fl,
+                        const struct sched *s, int queued, struct nand_result *res)
+{
+    dev->st.programs++;
+    dev->st.bytes_written += bytes;
+    if (fl)
+        sim_inflight_done(dev, fl, bytes, NAND_OK);
+    finish_op(dev, s, queued, res);
+    return NAND_OK;
+}
+
 static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                       const struct seg *segs, int nseg, int queued,
                       struct nand_result *res)
@@ -297,17 +319,9 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         struct pbuf *whole = sim_pbuf_from(dev, segs[0].buf);
         if (!whole)
             return NAND_E_NOMEM;
-        sl->nprog++;
-        sl->prog_time = s.done;
-        if (p + 1 > dev->bs[b].next_page)
-            dev->bs[b].next_page = p + 1;
+        mark_programmed(dev, b, p, sl, &s);
         sl->pg = sim_pbuf_share(dev, whole);
-        dev->st.programs++;
-        dev->st.bytes_written += bytes;
-        if (fl)
-            sim_inflight_done(dev, fl, bytes, NAND_OK);
-        finish_op(dev, &s, queued, res);
-        return NAND_OK;
+        return program_took(dev, bytes, fl, &s, queued, res);
     }
     struct pbuf *pg = sim_pbuf_new_uninit(dev);
     if (!pg)
@@ -329,10 +343,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         else
             memcpy(dst, segs[i].buf, segs[i].len);
     }
-    sl->nprog++;
-    sl->prog_time = s.done;
-    if (p + 1 > dev->bs[b].next_page)
-        dev->bs[b].next_page = p + 1;
+    mark_programmed(dev, b, p, sl, &s);
 
     int upper;
     nand_page_t lower = sim_page_pair_lower(dev, p, &upper);
@@ -357,12 +368,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     }
     sim_pbuf_unref(dev, sl->pg);
     sl->pg = sim_pbuf_intern(dev, pg);
-    dev->st.programs++;
-    dev->st.bytes_written += bytes;
-    if (fl)
-        sim_inflight_done(dev, fl, bytes, NAND_OK);
-    finish_op(dev, &s, queued, res);
-    return NAND_OK;
+    return program_took(dev, bytes, fl, &s, queued, res);
 }
 
 int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,

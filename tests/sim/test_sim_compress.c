@@ -428,6 +428,36 @@ static void twin_config(struct nand_config *c, int mlc, int dedup, uint64_t seed
     c->seed = seed;
 }
 
+/* Fill the pool, make the twins (compress as given for each), run ops
+ * random operations on both in lockstep, power both on and compare them
+ * whole: 0, or -1 when a device could not be made. */
+static int lockstep(struct twin *t, int mlc, int dedup, uint64_t seed, const int compress[2],
+                    long ops)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < POOL; i++)
+        fill(pool[i], PB, &s, i % 2 ? C_JFFS : C_RUNS);
+    struct nand_config c;
+    for (int k = 0; k < 2; k++) {
+        twin_config(&c, mlc, dedup, seed);
+        c.compress = compress[k];
+        t->d[k] = fx_create(&c);
+    }
+    if (!t->d[0] || !t->d[1])
+        return -1;
+    for (long i = 0; i < ops && !t->fails; i++) {
+        one_op(t, &s);
+        if (i % 500 == 499)
+            same_device(t);
+    }
+    for (int k = 0; k < 2; k++) {
+        nand_cut_disarm(t->d[k]);
+        nand_power_on(t->d[k]);
+    }
+    same_device(t);
+    return 0;
+}
+
 TEST(differential_compress_on_and_off)
 {
     int rounds = test_long() ? 6 : 1;
@@ -437,27 +467,8 @@ TEST(differential_compress_on_and_off)
         for (int mlc = 0; mlc <= 1; mlc++) {
             for (int dedup = 0; dedup <= 1; dedup++) {
                 uint64_t seed = 1000 + (uint64_t)round * 10 + (uint64_t)mlc * 2 + (uint64_t)dedup;
-                uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
-                for (int i = 0; i < POOL; i++)
-                    fill(pool[i], PB, &s, i % 2 ? C_JFFS : C_RUNS);
-                struct nand_config c;
                 struct twin t = {0};
-                for (int k = 0; k < 2; k++) {
-                    twin_config(&c, mlc, dedup, seed);
-                    c.compress = k;
-                    t.d[k] = fx_create(&c);
-                }
-                REQUIRE(t.d[0] && t.d[1]);
-                for (long i = 0; i < ops && !t.fails; i++) {
-                    one_op(&t, &s);
-                    if (i % 500 == 499)
-                        same_device(&t);
-                }
-                for (int k = 0; k < 2; k++) {
-                    nand_cut_disarm(t.d[k]);
-                    nand_power_on(t.d[k]);
-                }
-                same_device(&t);
+                REQUIRE(lockstep(&t, mlc, dedup, seed, (const int[2]){0, 1}, ops) == 0);
                 struct nand_stats s0, s1;
                 nand_get_stats(t.d[0], &s0);
                 nand_get_stats(t.d[1], &s1);
@@ -497,27 +508,8 @@ TEST(differential_one_buffer_and_two)
     for (int compress = 0; compress <= 1; compress++)
         for (int dedup = 0; dedup <= 1; dedup++) {
             uint64_t seed = 2000 + (uint64_t)compress * 2 + (uint64_t)dedup;
-            uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
-            for (int i = 0; i < POOL; i++)
-                fill(pool[i], PB, &s, i % 2 ? C_JFFS : C_RUNS);
-            struct nand_config c;
             struct twin t = {.split = 1};
-            for (int k = 0; k < 2; k++) {
-                twin_config(&c, 1, dedup, seed);
-                c.compress = compress;
-                t.d[k] = fx_create(&c);
-            }
-            REQUIRE(t.d[0] && t.d[1]);
-            for (long i = 0; i < ops && !t.fails; i++) {
-                one_op(&t, &s);
-                if (i % 500 == 499)
-                    same_device(&t);
-            }
-            for (int k = 0; k < 2; k++) {
-                nand_cut_disarm(t.d[k]);
-                nand_power_on(t.d[k]);
-            }
-            same_device(&t);
+            REQUIRE(lockstep(&t, 1, dedup, seed, (const int[2]){compress, compress}, ops) == 0);
             struct nand_stats s0, s1;
             nand_get_stats(t.d[0], &s0);
             nand_get_stats(t.d[1], &s1);
