@@ -14,8 +14,9 @@
  * unit is read back and compared (not timed).
  *
  * For each working set the two simulators run alternately, flashlab then
- * MQSim, ROUNDS times each (the machine's other load moves single runs by
- * tens of percent; alternating spreads it over both), and the medians
+ * MQSim, ROUNDS times each (3 by default; 1 when flashlab runs alone: the
+ * machine's other load moves single runs by tens of percent, alternating
+ * spreads it over both), and the medians
  * compare: requests per wall-second and per CPU-second, whole-run WA
  * (programs x page size / host bytes), erases per host write.  Each
  * flashlab run also prints its fingerprint (programs, erases, reads, bits
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #define ROUNDS_MAX 15
 
@@ -214,6 +216,19 @@ static int run_mqsim(const char *bin, const char *xmldir, const struct job *j, s
     return 0;
 }
 
+/* 1 when dir holds MQSim's two job files */
+static int mqsim_xml_ok(const char *dir)
+{
+    char path[512];
+    const char *files[] = {"ssd-8g-mlc.xml", "workload-random-4k.xml"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (access(path, R_OK))
+            return 0;
+    }
+    return 1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -244,7 +259,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows as they come, also into a file */
     int quick = getenv("FLASHLAB_BENCH_QUICK") && *getenv("FLASHLAB_BENCH_QUICK");
-    int rounds = getenv("ROUNDS") && *getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : 3, only = 0;
+    int rounds = getenv("ROUNDS") && *getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : -1, only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
@@ -257,12 +272,23 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (rounds < 1 || rounds > ROUNDS_MAX) {
-        fprintf(stderr, "bench_ftl_mqsim: --rounds %d: 1 to %d\n", rounds, ROUNDS_MAX);
-        return 2;
-    }
     const char *bin = getenv("MQSIM"), *xml = getenv("MQSIM_XML");
     int mq = !quick && bin && *bin && xml && *xml;
+    char why[600] = "set MQSIM to its binary and MQSIM_XML to its job files' folder";
+    if (quick)
+        snprintf(why, sizeof why, "--quick runs flashlab alone");
+    else if (mq && access(bin, X_OK))
+        mq = 0, snprintf(why, sizeof why, "MQSIM=%s is not an executable file", bin);
+    else if (mq && !mqsim_xml_ok(xml))
+        mq = 0, snprintf(why, sizeof why,
+                         "MQSIM_XML=%s lacks ssd-8g-mlc.xml or workload-random-4k.xml", xml);
+    if (rounds == -1) /* by default 3 to alternate with MQSim, 1 alone */
+        rounds = mq ? 3 : 1;
+    if (rounds < 1 || rounds > ROUNDS_MAX) {
+        fprintf(stderr, "bench_ftl_mqsim: rounds %d (ROUNDS or --rounds): 1 to %d\n", rounds,
+                ROUNDS_MAX);
+        return 2;
+    }
     if (quick)
         rounds = 1;
     printf("FTL vs MQSim: MQSim's job (8 GiB MLC, 8 KiB mapping unit, op 0.07, RGA d=8 per "
@@ -270,9 +296,7 @@ int main(int argc, char **argv)
            quick ? " (quick: a tenth of the requests)" : "", rounds, rounds > 1 ? "s" : "",
            mq ? ", alternating" : "");
     if (!mq)
-        printf("(MQSim not run: %s)\n",
-               quick ? "--quick runs flashlab alone"
-                     : "set MQSIM to its binary and MQSIM_XML to its job files' folder");
+        printf("(MQSim not run: %s)\n", why);
     printf("%-4s %-9s %5s %10s %8s %14s %12s %12s\n", "ws", "sim", "round", "requests", "WA",
            "erases/write", "requests/s", "req/cpu-s");
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
