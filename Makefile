@@ -38,8 +38,10 @@ ALL_CFLAGS := $(CSTD) $(WARN) $(PKG_CFLAGS) -MMD -MP -fPIC $(CFLAGS) \
 LIBS    := $(PKG_LIBS) -lz -llzo2 -lm  # zlib, lzo: JFFS2 node compression
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Checks only the test builds afford: LogFS recomputes every payload CRC it
-# reuses (fs/logfs/area.c) and aborts on a mismatch.
-CHECKS  := -DLFS_CRC_CHECK
+# reuses (fs/logfs/area.c), and counts the segments each of the cleaner's
+# tight commits opens against their bound (fs/logfs/gcroom.c); either
+# aborts on a mismatch.
+CHECKS  := -DLFS_CRC_CHECK -DLFS_GCROOM_CHECK
 # The library exports only what its public headers declare: they wrap their
 # declarations in `#pragma GCC visibility push(default)` (docs/api.md).
 LIB_VIS := -fvisibility=hidden
@@ -60,7 +62,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench bench-ftl check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install
+.PHONY: all test run bench bench-ftl check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so $(BUILD)/mount.fuse.flashlab
 
 # mount(8)'s helper for `mount -t fuse.flashlab` (docs/mount.md); this copy
@@ -156,6 +158,13 @@ check-integck: all
 
 deps:
 	@sh .ci/deps.sh
+
+# `make ssd-figure`, as root: one fio job on ext4, XFS and btrfs over the
+# FTL (mount --block and a loop device) and on LogFS, on the same NAND
+# preset; writes docs/img/ssd-fs-wear.csv and .png (scripts/ssd-fs-wear.sh,
+# docs/ftl.md has the numbers).  Takes minutes; not part of `make test`.
+ssd-figure: all
+	@FL=./$(BUILD)/flashlab sh scripts/ssd-fs-wear.sh docs/img/ssd-fs-wear.csv docs/img/ssd-fs-wear.png
 
 # `make check-xfstests XFSTESTS=DIR [XFSTESTS_ARGS='-g quick']`, as root:
 # xfstests' ./check from the built tree DIR on two fresh LogFS images

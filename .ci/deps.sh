@@ -4,7 +4,7 @@ set -e
 PKGS="build-essential clang pkg-config libsqlite3-dev sqlite3 libyaml-dev
 gnuplot-nox libfuse3-dev fuse3 valgrind parallel git fio stress-ng
 libclang-rt-14-dev python3 slurm-wlm munge mtd-utils zlib1g-dev liblzo2-dev
-attr bindfs python3-wheel python3-venv"
+attr acl bindfs python3-wheel python3-venv e2fsprogs xfsprogs btrfs-progs"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -6,6 +6,7 @@
 #define FLASHLAB_FTL_H
 
 #include "blk.h"
+#include "blkdev.h"
 #include "gc_policy.h"
 #include "nand.h"
 
@@ -41,7 +42,8 @@ struct ftl_oob {
 uint32_t ftl_oob_bytes(uint32_t spp);
 void ftl_oob_encode(uint8_t *oob, uint32_t oob_size, uint32_t spp, const struct ftl_oob *o,
                     const void *data, uint32_t page_size);
-/* 1 when oob holds a valid FTL spare area for data (CRC over both), 0 not */
+/* 1 when oob holds a valid FTL spare area for data (CRC over both), 0 not;
+ * data NULL: the fields alone, no CRC (a page known damaged, not torn) */
 int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t page_size,
                    struct ftl_oob *o);
 void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super *s);
@@ -58,6 +60,7 @@ struct ftl_opts {
     int hotcold;              /* GC writes in a frontier of their own */
     uint32_t wl_threshold;    /* static WL when erase spread exceeds it (0 off) */
     int pair_safe;            /* skip paired pages at flush and before erase */
+    uint64_t cache_bytes;     /* the write cache (ftl_cache.c), 0: none */
     uint64_t seed;
 };
 /* parse s over the values already in o (ftl_opts_default first) */
@@ -91,7 +94,8 @@ struct ftl_plane {
     uint64_t gc_round_seed;
 };
 
-struct blk_dev {
+struct ftl_dev {
+    struct blk_dev base;      /* first: a blk_dev * points here */
     nand_dev *dev;
     struct ftl_opts o;
     struct ftl_super sb;
@@ -111,59 +115,84 @@ struct blk_dev {
     blk_gc_observer gc_fn;
     void *gc_ctx;
     int in_gc;
+    struct ftl_cache *cache;  /* the write cache, NULL: none */
+    uint8_t *damaged;         /* bit per sector: its newest copy was on a page
+                                 that failed its CRC at mount and no cut
+                                 explains (NULL: none found); the host's next
+                                 write or trim of the sector clears it */
 };
 
 /* slots <-> addresses */
-static inline uint32_t ftl_slot(const struct blk_dev *d, uint32_t b, uint32_t p, uint32_t s)
+static inline uint32_t ftl_slot(const struct ftl_dev *d, uint32_t b, uint32_t p, uint32_t s)
 {
     return (b * d->ppb + p) * d->spp + s;
 }
-static inline uint32_t ftl_slot_block(const struct blk_dev *d, uint32_t slot)
+static inline uint32_t ftl_slot_block(const struct ftl_dev *d, uint32_t slot)
 {
     return slot / d->spp / d->ppb;
 }
-static inline uint32_t ftl_slot_page(const struct blk_dev *d, uint32_t slot)
+static inline uint32_t ftl_slot_page(const struct ftl_dev *d, uint32_t slot)
 {
     return slot / d->spp % d->ppb;
 }
-uint32_t ftl_plane_of_block(const struct blk_dev *d, uint32_t b);
-static inline uint32_t ftl_plane_of_sector(const struct blk_dev *d, uint64_t lsn)
+uint32_t ftl_plane_of_block(const struct ftl_dev *d, uint32_t b);
+static inline uint32_t ftl_plane_of_sector(const struct ftl_dev *d, uint64_t lsn)
 {
     return (uint32_t)(lsn % d->nplanes);
 }
 
 /* ftl_alloc.c: free blocks, frontiers, pairing */
-int ftl_take_free(struct blk_dev *d, uint32_t plane, uint32_t *b);
-void ftl_put_free(struct blk_dev *d, uint32_t b);
+int ftl_take_free(struct ftl_dev *d, uint32_t plane, uint32_t *b);
+void ftl_put_free(struct ftl_dev *d, uint32_t b);
 /* make every page of b programmed so far safe from a torn paired program */
-int ftl_settle(struct blk_dev *d, uint32_t b);
+int ftl_settle(struct ftl_dev *d, uint32_t b);
 /* the next page of front (opening a block when needed): 0 or -ENOSPC */
-int ftl_front_page(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
+int ftl_front_page(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
                    uint32_t *p);
 /* program front's staged slots (padding the page); 0 or a negative errno */
-int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
+int ftl_front_commit(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
 /* add one slot (data NULL: a tombstone) to front, committing when full */
-int ftl_front_add(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
+int ftl_front_add(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
                   const void *data, int is_gc);
 /* slot's data, from a staged buffer or flash, into buf */
-int ftl_read_slot(struct blk_dev *d, uint32_t slot, void *buf);
+int ftl_read_slot(struct ftl_dev *d, uint32_t slot, void *buf);
 /* point sector lsn (| FTL_TOMB) at slot, retiring its old copy */
-void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot);
+void ftl_map(struct ftl_dev *d, uint32_t lsn, uint32_t slot);
 /* wait for the queue and fold nand errors into errno */
 int ftl_errno(int nand_rc);
 
 /* ftl_gc.c */
-int ftl_gc_plane(struct blk_dev *d, uint32_t plane);
+int ftl_gc_plane(struct ftl_dev *d, uint32_t plane);
 /* move every valid slot out of b and erase it (or retire it when bad) */
-int ftl_clean_block(struct blk_dev *d, uint32_t b, int wear_leveling);
+int ftl_clean_block(struct ftl_dev *d, uint32_t b, int wear_leveling);
 /* b failed a program or erase: move what is valid, mark it bad */
-int ftl_retire(struct blk_dev *d, uint32_t b);
+int ftl_retire(struct ftl_dev *d, uint32_t b);
 
 /* ftl_mount.c */
 int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s);
 
 
-/* ftl_io.c: free everything d holds */
-void ftl_free(struct blk_dev *d);
+/* ftl_io.c: the device's calls (blk.h's semantics); free everything d holds */
+int ftl_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+int ftl_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf);
+int ftl_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
+int ftl_flush(struct ftl_dev *d);
+void ftl_free(struct ftl_dev *d);
+
+/* ftl_cache.c: the write cache in front of ftl_io.c's calls (d->cache) */
+int ftl_cache_init(struct ftl_dev *d); /* d->o.cache_bytes of it, if any */
+void ftl_cache_free(struct ftl_dev *d);
+uint64_t ftl_cache_mem_bytes(const struct ftl_dev *d);
+int ftl_cache_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+int ftl_cache_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf);
+int ftl_cache_trim(struct ftl_dev *d, uint64_t first, uint64_t count);
+int ftl_cache_flush(struct ftl_dev *d);
+
+/* ftl_dev.c: d as a blk_dev (its table of calls); a host read, -EIO for a
+ * sector whose newest copy is on a damaged page; free what ftl_io.c's
+ * ftl_free does not (the cache, the damaged pages) */
+blk_dev *ftl_dev_init(struct ftl_dev *d);
+int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf);
+void ftl_dev_free(struct ftl_dev *d);
 
 #endif

@@ -20,13 +20,13 @@ int ftl_errno(int nand_rc)
     }
 }
 
-uint32_t ftl_plane_of_block(const struct blk_dev *d, uint32_t b)
+uint32_t ftl_plane_of_block(const struct ftl_dev *d, uint32_t b)
 {
     uint32_t die = b / (d->ppd * d->bpp);
     return die * d->ppd + b % d->ppd;
 }
 
-void ftl_put_free(struct blk_dev *d, uint32_t b)
+void ftl_put_free(struct ftl_dev *d, uint32_t b)
 {
     struct ftl_plane *pl = &d->plane[ftl_plane_of_block(d, b)];
     d->blk[b].state = FTL_B_FREE;
@@ -36,7 +36,7 @@ void ftl_put_free(struct blk_dev *d, uint32_t b)
 /* The least-erased free block of plane, erased (a block left free by a
  * mount may still hold stale pages).  A block whose erase fails is
  * retired and the next one tried. */
-int ftl_take_free(struct blk_dev *d, uint32_t plane, uint32_t *out)
+int ftl_take_free(struct ftl_dev *d, uint32_t plane, uint32_t *out)
 {
     struct ftl_plane *pl = &d->plane[plane];
     while (pl->nfree) {
@@ -75,7 +75,7 @@ int ftl_take_free(struct blk_dev *d, uint32_t plane, uint32_t *out)
  * odd; an upper page's torn program damages page p - D.  Skipping to the
  * next lower group with no programmed partner leaves every programmed
  * lower page with its upper page either programmed or never to be. */
-int ftl_settle(struct blk_dev *d, uint32_t b)
+int ftl_settle(struct ftl_dev *d, uint32_t b)
 {
     uint32_t dist = nand_get_config(d->dev)->pair_distance;
     struct ftl_block *fb = &d->blk[b];
@@ -93,7 +93,7 @@ int ftl_settle(struct blk_dev *d, uint32_t b)
     return 0;
 }
 
-int ftl_front_page(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
+int ftl_front_page(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t *b,
                    uint32_t *p)
 {
     if (f->block >= 0 && d->blk[f->block].wp >= d->ppb) {
@@ -112,7 +112,7 @@ int ftl_front_page(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint3
     return 0;
 }
 
-void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot)
+void ftl_map(struct ftl_dev *d, uint32_t lsn, uint32_t slot)
 {
     uint32_t sec = lsn & ~FTL_TOMB, old = d->l2p[sec];
     if (old != FTL_NONE) {
@@ -129,7 +129,7 @@ void ftl_map(struct blk_dev *d, uint32_t lsn, uint32_t slot)
 
 /* The staged page could not go to page p of block b: close b, open a
  * fresh block and point the staged sectors at its next page. */
-static int restage(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t b,
+static int restage(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t b,
                    uint32_t p)
 {
     d->blk[b].wp = d->ppb;
@@ -155,7 +155,7 @@ static int restage(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint3
  * programs the page again in a fresh one; a page the mount took for
  * erased and was not (a program torn before any bit moved) closes its
  * block, which GC erases later. */
-int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int is_gc)
+int ftl_front_commit(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, int is_gc)
 {
     if (!f->staged)
         return 0;
@@ -192,7 +192,7 @@ int ftl_front_commit(struct blk_dev *d, uint32_t plane, struct ftl_front *f, int
     }
 }
 
-int ftl_front_add(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
+int ftl_front_add(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
                   const void *data, int is_gc)
 {
     uint32_t b, p;
@@ -211,7 +211,7 @@ int ftl_front_add(struct blk_dev *d, uint32_t plane, struct ftl_front *f, uint32
     return 0;
 }
 
-int ftl_read_slot(struct blk_dev *d, uint32_t slot, void *buf)
+int ftl_read_slot(struct ftl_dev *d, uint32_t slot, void *buf)
 {
     uint32_t b = ftl_slot_block(d, slot), p = ftl_slot_page(d, slot), s = slot % d->spp;
     struct ftl_plane *pl = &d->plane[ftl_plane_of_block(d, b)];

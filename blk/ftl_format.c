@@ -61,7 +61,7 @@ int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t 
 {
     if (oob[1] != FTL_OOB_VERSION || oob[2] != spp || oob[3] != 0)
         return 0;
-    if (get32(oob + FTL_OOB_FIXED + 4 * spp) != oob_crc(oob, spp, data, page_size))
+    if (data && get32(oob + FTL_OOB_FIXED + 4 * spp) != oob_crc(oob, spp, data, page_size))
         return 0;
     o->erases = get32(oob + 4);
     o->seq = get64(oob + 8);

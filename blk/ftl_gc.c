@@ -14,7 +14,7 @@
 
 /* Move every valid slot of b out, then erase b (or mark it bad when
  * retire is set or the erase fails). */
-static int clean(struct blk_dev *d, uint32_t b, int retire)
+static int clean(struct ftl_dev *d, uint32_t b, int retire)
 {
     uint32_t plane = ftl_plane_of_block(d, b);
     struct ftl_plane *pl = &d->plane[plane];
@@ -94,13 +94,13 @@ static int clean(struct blk_dev *d, uint32_t b, int retire)
     return 0;
 }
 
-int ftl_retire(struct blk_dev *d, uint32_t b)
+int ftl_retire(struct ftl_dev *d, uint32_t b)
 {
     d->blk[b].state = FTL_B_CLOSED;
     return clean(d, b, 1);
 }
 
-static void report(struct blk_dev *d, uint32_t b, uint32_t live, uint64_t t0, int wl)
+static void report(struct ftl_dev *d, uint32_t b, uint32_t live, uint64_t t0, int wl)
 {
     uint64_t t1 = nand_now(d->dev);
     d->st.gc_time_ns += t1 - t0;
@@ -110,7 +110,7 @@ static void report(struct blk_dev *d, uint32_t b, uint32_t live, uint64_t t0, in
     }
 }
 
-int ftl_clean_block(struct blk_dev *d, uint32_t b, int wl)
+int ftl_clean_block(struct ftl_dev *d, uint32_t b, int wl)
 {
     uint64_t t0 = nand_now(d->dev);
     uint32_t live = d->blk[b].valid;
@@ -123,7 +123,7 @@ int ftl_clean_block(struct blk_dev *d, uint32_t b, int wl)
 }
 
 /* The victim of one round among the plane's closed blocks, or -1. */
-static int64_t pick(struct blk_dev *d, uint32_t plane, struct gc_seg *c, int allow_wl, int *wl)
+static int64_t pick(struct ftl_dev *d, uint32_t plane, struct gc_seg *c, int allow_wl, int *wl)
 {
     size_t n = 0;
     uint32_t emin = UINT32_MAX, emax = 0;
@@ -150,7 +150,7 @@ static int64_t pick(struct blk_dev *d, uint32_t plane, struct gc_seg *c, int all
     return c[d->o.policy->pick(&ctx, c, n)].id;
 }
 
-int ftl_gc_plane(struct blk_dev *d, uint32_t plane)
+int ftl_gc_plane(struct ftl_dev *d, uint32_t plane)
 {
     struct ftl_plane *pl = &d->plane[plane];
     if (d->in_gc)

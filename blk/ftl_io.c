@@ -1,6 +1,6 @@
 /*
- * ftl_io.c -- the block device's calls on the FTL: read, write and trim
- * of sectors, flush, statistics.  A sector lives in plane sector mod
+ * ftl_io.c -- the FTL's I/O: read, write and trim of sectors, flush
+ * (ftl_dev.c makes them a blk_dev's calls).  A sector lives in plane sector mod
  * planes, so consecutive sectors stripe over the dies and planes; the
  * pages of one call are queued (nand_submit) and waited for at its end.
  */
@@ -10,23 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t blk_sector_size(const blk_dev *d)
-{
-    return d->ss;
-}
-
-uint64_t blk_sectors(const blk_dev *d)
-{
-    return d->sb.sectors;
-}
-
-static int range_ok(const blk_dev *d, uint64_t first, uint64_t count)
+static int range_ok(const struct ftl_dev *d, uint64_t first, uint64_t count)
 {
     return first <= d->sb.sectors && count <= d->sb.sectors - first;
 }
 
 /* the end of a call: the queue drained, a cut turned into -EIO */
-static int done(blk_dev *d, int rc)
+static int done(struct ftl_dev *d, int rc)
 {
     nand_wait(d->dev);
     if (!rc && !nand_is_powered(d->dev))
@@ -34,7 +24,7 @@ static int done(blk_dev *d, int rc)
     return rc;
 }
 
-int blk_read(blk_dev *d, uint64_t first, uint32_t count, void *buf)
+int ftl_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
 {
     if (!range_ok(d, first, count))
         return -EINVAL;
@@ -52,7 +42,7 @@ int blk_read(blk_dev *d, uint64_t first, uint32_t count, void *buf)
 }
 
 /* GC first when the plane is short of free blocks, then one slot */
-static int put(blk_dev *d, uint64_t lsn, const void *data)
+static int put(struct ftl_dev *d, uint64_t lsn, const void *data)
 {
     uint32_t plane = ftl_plane_of_sector(d, lsn);
     struct ftl_plane *pl = &d->plane[plane];
@@ -64,7 +54,7 @@ static int put(blk_dev *d, uint64_t lsn, const void *data)
     return rc;
 }
 
-int blk_write(blk_dev *d, uint64_t first, uint32_t count, const void *buf)
+int ftl_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf)
 {
     if (!range_ok(d, first, count))
         return -EINVAL;
@@ -78,7 +68,7 @@ int blk_write(blk_dev *d, uint64_t first, uint32_t count, const void *buf)
 
 /* A trimmed sector gets a tombstone: a slot with no data, kept while an
  * older copy of the sector may still be on flash (docs/ftl.md). */
-int blk_trim(blk_dev *d, uint64_t first, uint64_t count)
+int ftl_trim(struct ftl_dev *d, uint64_t first, uint64_t count)
 {
     if (!range_ok(d, first, count))
         return -EINVAL;
@@ -92,7 +82,7 @@ int blk_trim(blk_dev *d, uint64_t first, uint64_t count)
     return done(d, rc);
 }
 
-int blk_flush(blk_dev *d)
+int ftl_flush(struct ftl_dev *d)
 {
     int rc = 0;
     for (uint32_t p = 0; p < d->nplanes && !rc; p++)
@@ -105,50 +95,7 @@ int blk_flush(blk_dev *d)
     return rc;
 }
 
-void blk_get_stats(const blk_dev *d, struct blk_stats *st)
-{
-    *st = d->st;
-    st->free_blocks = st->bad_blocks = 0;
-    for (uint32_t p = 0; p < d->nplanes; p++)
-        st->free_blocks += d->plane[p].nfree;
-    for (uint32_t b = 0; b < d->nblocks; b++)
-        st->bad_blocks += d->blk[b].state == FTL_B_BAD;
-}
-
-void blk_reset_stats(blk_dev *d)
-{
-    uint64_t mount = d->st.mount_pages_read;
-    memset(&d->st, 0, sizeof d->st);
-    d->st.mount_pages_read = mount;
-}
-
-void blk_set_gc_observer(blk_dev *d, blk_gc_observer fn, void *ctx)
-{
-    d->gc_fn = fn;
-    d->gc_ctx = ctx;
-}
-
-const char *blk_gc_policy(const blk_dev *d)
-{
-    return d->o.policy->name;
-}
-
-uint64_t blk_mem_bytes(const blk_dev *d)
-{
-    return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
-           d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
-           d->nplanes * (sizeof *d->plane + 2ull * (d->ps + d->oob)) + d->ps + d->oob;
-}
-
-const char *blk_block_role(const blk_dev *d, uint32_t b)
-{
-    if (b >= d->nblocks)
-        return NULL;
-    static const char *const roles[] = {"free", "data", "data", "bad", "superblock"};
-    return roles[d->blk[b].state];
-}
-
-void ftl_free(struct blk_dev *d)
+void ftl_free(struct ftl_dev *d)
 {
     if (!d)
         return;
@@ -165,11 +112,4 @@ void ftl_free(struct blk_dev *d)
     free(d->pbuf);
     free(d->obuf);
     free(d);
-}
-
-int blk_close(blk_dev *d)
-{
-    int rc = nand_is_powered(d->dev) ? blk_flush(d) : 0;
-    ftl_free(d);
-    return rc;
 }

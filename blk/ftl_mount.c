@@ -67,7 +67,7 @@ static uint32_t sector_for(const struct ftl_opts *o, const struct nand_config *c
 }
 
 /* Allocate d's tables for its device and superblock. */
-static int setup(struct blk_dev *d)
+static int setup(struct ftl_dev *d)
 {
     const struct nand_config *c = nand_get_config(d->dev);
     d->ps = c->geo.page_size;
@@ -175,13 +175,104 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
     return 0;
 }
 
+/* Page p of block b (with o decoded) competes for its sectors. */
+static void take_page(struct ftl_dev *d, uint32_t b, uint32_t p, const struct ftl_oob *o,
+                      uint64_t *seqs, uint32_t *copies)
+{
+    for (uint32_t s = 0; s < d->spp; s++) {
+        uint32_t lsn = o->lsn[s], sec = lsn & ~FTL_TOMB, slot = ftl_slot(d, b, p, s);
+        if (lsn == FTL_NONE || sec >= d->sb.sectors)
+            continue;
+        d->p2l[slot] = lsn;
+        copies[sec] += copies[sec] != UINT32_MAX;
+        if (d->l2p[sec] == FTL_NONE || o->seq > seqs[sec]) {
+            seqs[sec] = o->seq;
+            d->l2p[sec] = slot | (lsn & FTL_TOMB);
+        }
+    }
+}
+
+/* Pages that failed their read or CRC and that no cut explains. */
+struct dmg_list {
+    struct dmg {
+        uint32_t b, p;
+        struct ftl_oob o;
+    } *v;
+    size_t n, cap;
+    uint32_t *bad;            /* scratch: one block's failing pages */
+};
+
+/* A page that fails its read or CRC is torn when a cut can explain it: it
+ * is the block's last programmed page, or the lower page that last page
+ * pairs with (a cut tears only the page being programmed, and pages go in
+ * order; after a mount nothing is appended to a block).  Any other such
+ * page was damaged after it was written -- when its spare's fields still
+ * read and agree with the block's good pages (its erase count; a cut
+ * during an erase leaves pages that do not): kept in dl for scan(). */
+static int note_damaged(struct ftl_dev *d, uint32_t b, const uint32_t *bad, uint32_t nbad,
+                        int64_t last, int known, struct dmg_list *dl)
+{
+    const struct nand_config *c = nand_get_config(d->dev);
+    nand_page_t lower = 0;
+    int paired = last >= 0 && nand_page_is_upper(c, (nand_page_t)last, &lower);
+    for (uint32_t i = 0; known && i < nbad; i++) {
+        uint32_t p = bad[i];
+        struct ftl_oob o;
+        if ((int64_t)p == last || (paired && p == lower))
+            continue;
+        nand_read(d->dev, b, p, NULL, d->obuf, NULL);
+        if (!ftl_oob_decode(d->obuf, d->spp, NULL, d->ps, &o) || o.erases != d->blk[b].erases)
+            continue;
+        if (dl->n == dl->cap) {
+            size_t cap = dl->cap ? 2 * dl->cap : 16;
+            struct dmg *v = realloc(dl->v, cap * sizeof *v);
+            if (!v)
+                return -ENOMEM;
+            dl->v = v;
+            dl->cap = cap;
+        }
+        dl->v[dl->n++] = (struct dmg){b, p, o};
+    }
+    return 0;
+}
+
+/* The damaged pages whose sequence number is one the device issued: their
+ * sectors stay mapped to them and are marked damaged, so that a read says
+ * -EIO instead of going back to an older copy or handing out bytes that
+ * pass ECC but not the page's CRC. */
+static int take_damaged(struct ftl_dev *d, const struct dmg_list *dl, uint64_t *seqs,
+                        uint32_t *copies)
+{
+    for (size_t i = 0; i < dl->n; i++) {
+        const struct dmg *g = &dl->v[i];
+        if (g->o.seq >= d->seq)
+            continue;
+        if (!d->damaged && !(d->damaged = calloc((d->sb.sectors + 7) / 8, 1)))
+            return -ENOMEM;
+        take_page(d, g->b, g->p, &g->o, seqs, copies);
+    }
+    /* a sector whose newest copy is on a damaged page (data, not a trim) */
+    for (size_t i = 0; i < dl->n; i++) {
+        const struct dmg *g = &dl->v[i];
+        for (uint32_t s = 0; g->o.seq < d->seq && s < d->spp; s++) {
+            uint32_t lsn = g->o.lsn[s], slot = ftl_slot(d, g->b, g->p, s);
+            if (lsn != FTL_NONE && !(lsn & FTL_TOMB) && lsn < d->sb.sectors &&
+                d->l2p[lsn] == slot)
+                d->damaged[lsn / 8] |= (uint8_t)(1u << (lsn % 8));
+        }
+    }
+    return 0;
+}
+
 /* One block's pages: every valid copy of a sector it holds competes for
  * the sector by sequence number (seqs[], copies[] per sector). */
-static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *copies,
-                      uint64_t *esum, uint32_t *eknown)
+static int scan_block(struct ftl_dev *d, uint32_t b, uint64_t *seqs, uint32_t *copies,
+                      uint64_t *esum, uint32_t *eknown, struct dmg_list *dl)
 {
     struct ftl_block *fb = &d->blk[b];
     int known = 0, blank_all = 1;
+    uint32_t *bad = dl->bad, nbad = 0;
+    int64_t last = -1;
     for (uint32_t p = 0; p < d->ppb; p++) {
         int rc = nand_read(d->dev, b, p, NULL, d->obuf, NULL);
         d->st.mount_pages_read++;
@@ -193,10 +284,13 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
         if (blank)
             continue;
         blank_all = 0;
+        last = p;
         struct ftl_oob o;
         if (rc || nand_read(d->dev, b, p, d->pbuf, d->obuf, NULL) ||
-            !ftl_oob_decode(d->obuf, d->spp, d->pbuf, d->ps, &o))
-            continue; /* torn or unreadable: as if never written */
+            !ftl_oob_decode(d->obuf, d->spp, d->pbuf, d->ps, &o)) {
+            bad[nbad++] = p; /* torn (as if never written) or damaged: below */
+            continue;
+        }
         if (o.seq >= d->seq)
             d->seq = o.seq + 1;
         if (o.seq > fb->stamp)
@@ -207,18 +301,10 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
             *esum += o.erases;
             ++*eknown;
         }
-        for (uint32_t s = 0; s < d->spp; s++) {
-            uint32_t lsn = o.lsn[s], sec = lsn & ~FTL_TOMB, slot = ftl_slot(d, b, p, s);
-            if (lsn == FTL_NONE || sec >= d->sb.sectors)
-                continue;
-            d->p2l[slot] = lsn;
-            copies[sec] += copies[sec] != UINT32_MAX;
-            if (d->l2p[sec] == FTL_NONE || o.seq > seqs[sec]) {
-                seqs[sec] = o.seq;
-                d->l2p[sec] = slot | (lsn & FTL_TOMB);
-            }
-        }
+        take_page(d, b, p, &o, seqs, copies);
     }
+    if (note_damaged(d, b, bad, nbad, last, known, dl))
+        return -ENOMEM;
     /* never appended to after a mount: erased (again) when next taken,
      * unless every spare area and page 0's data read erased (then no page
      * was programmed: pages go in order, so page 0 would be) */
@@ -237,24 +323,33 @@ static int scan_block(struct blk_dev *d, uint32_t b, uint64_t *seqs, uint32_t *c
     return 0;
 }
 
-static int scan(struct blk_dev *d)
+static int scan(struct ftl_dev *d)
 {
     uint64_t *seqs = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *seqs);
     uint32_t *copies = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *copies);
     uint64_t esum = 0;
     uint32_t eknown = 0;
-    int rc = seqs && copies ? 0 : -ENOMEM;
+    struct dmg_list dl = {.bad = malloc(d->ppb * sizeof *dl.bad)};
+    int rc = seqs && copies && dl.bad ? 0 : -ENOMEM;
     for (uint32_t b = 0; b < d->nblocks && !rc; b++) {
         int bad = b == d->super_block ? 0 : nand_is_bad(d->dev, b);
         if (bad < 0)
             rc = -EIO;
         else if (b == d->super_block)
             d->blk[b].state = FTL_B_SUPER;
-        else if (bad)
+        else if (bad) {
+            /* a grown bad block's pages still read: what it holds counts */
+            struct nand_block_info bi;
             d->blk[b].state = FTL_B_BAD;
-        else
-            rc = scan_block(d, b, seqs, copies, &esum, &eknown);
+            if (!nand_block_info(d->dev, b, &bi) && bi.pages_programmed)
+                rc = scan_block(d, b, seqs, copies, &esum, &eknown, &dl);
+        } else
+            rc = scan_block(d, b, seqs, copies, &esum, &eknown, &dl);
     }
+    if (!rc)
+        rc = take_damaged(d, &dl, seqs, copies);
+    free(dl.v);
+    free(dl.bad);
     for (uint64_t s = 0; !rc && s < d->sb.sectors; s++)
         if (d->l2p[s] != FTL_NONE) {
             d->blk[ftl_slot_block(d, d->l2p[s] & ~FTL_TOMB)].valid++;
@@ -279,7 +374,7 @@ static int scan(struct blk_dev *d)
 
 int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, size_t errlen)
 {
-    struct blk_dev *d = calloc(1, sizeof *d);
+    struct ftl_dev *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
     d->dev = dev;
@@ -299,11 +394,13 @@ int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, s
     rc = setup(d);
     if (!rc)
         rc = scan(d);
+    if (!rc)
+        rc = ftl_cache_init(d);
     if (rc) {
         snprintf(err, errlen, "ftl: mount: %s", strerror(-rc));
-        ftl_free(d);
+        ftl_dev_free(d);
         return rc;
     }
-    *out = d;
+    *out = ftl_dev_init(d);
     return 0;
 }

@@ -24,6 +24,8 @@ static const char *const keys[][2] = {
     {"pair_safe", "1: on paired-page parts, skip pages at flush and before an erase so a "
                   "torn program cannot reach flushed data (1)"},
     {"seed", "seed of the GC policy's random choices (1)"},
+    {"cache", "write cache in RAM, K, M or G: overwrites there never reach flash; a "
+              "flush writes it back, a power cut loses it (0: none)"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -136,6 +138,8 @@ static int one(const char *k, size_t kl, const char *v, size_t vl, struct ftl_op
             o->pair_safe = (int)u;
         else if (is_key(k, kl, "seed"))
             o->seed = u;
+        else if (is_key(k, kl, "cache"))
+            o->cache_bytes = u;
         else
             return -1;
     }

@@ -23,19 +23,20 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
 static const char mount_help[] =
-    "usage: flashlab mount [--fs KIND] [-f] [-d] [-o OPTION[,OPTION...]]\n"
+    "usage: flashlab mount [--fs KIND] [--block] [-f] [-d] [-o OPTION[,OPTION...]]\n"
     "                      [--trace FILE] [--cut-after-ops N | --cut-at-time T]\n"
     "                      [--save-after-cut] IMAGE MOUNTPOINT\n"
     "\n"
     "Mount the file system on IMAGE at MOUNTPOINT through FUSE, and go to the\n"
     "background once it is mounted (-f: stay in the foreground; -d: FUSE\n"
     "debug output, implies -f).  Any kind is served (logfs, jffs2-scan,\n"
-    "jffs2-summary, blockfs), found by its marks or named by --fs KIND; what\n"
+    "jffs2-summary, blockfs, ftl), found by its marks or named by --fs KIND; what\n"
     "a kind lacks (chmod on the baselines) fails with ENOTSUP.  The rest of\n"
     "this text is about LogFS.  Unmount with `fusermount3 -u MOUNTPOINT`\n"
     "(or SIGINT/SIGTERM): LogFS commits and IMAGE is saved (atomically, a\n"
@@ -71,6 +72,14 @@ static const char mount_help[] =
     "with LogFS, NAND and latency counters; `flashlab stats MOUNTPOINT`\n"
     "prints it.\n"
     "\n"
+    "  --block             serve a block device: IMAGE must hold a kind whose\n"
+    "                      namespace is one file (ftl), exposed as\n"
+    "                      MOUNTPOINT/disk for losetup (--direct-io=on works);\n"
+    "                      fallocate(PUNCH_HOLE) on it (a loop device's\n"
+    "                      discard) is TRIM, fsync (its flush) the FTL's flush\n"
+    "                      plus IMAGE.journal; the process is marked an I/O\n"
+    "                      flusher where allowed (docs/ftl.md: page cache,\n"
+    "                      O_DIRECT, flushes, deadlock under memory pressure)\n"
     "  --trace FILE        record every operation that reached LogFS (and\n"
     "                      reads) as an fs-op trace (docs/traces.md)\n"
     "  --cut-after-ops N   cut the power after N more flash programs/erases\n"
@@ -91,7 +100,9 @@ static const char mount_help[] =
     "  mkdir -p /tmp/mnt && flashlab mount fs.img /tmp/mnt\n"
     "  flashlab mount --fs jffs2-summary jffs2.img /tmp/mnt\n"
     "  flashlab mount -o gc_policy=cost-benefit --trace rec.fstrace fs.img /tmp/mnt\n"
-    "  fusermount3 -u /tmp/mnt      # unmount: commits and saves fs.img\n";
+    "  fusermount3 -u /tmp/mnt      # unmount: commits and saves fs.img\n"
+    "  flashlab mkfs --fs ftl ssd.img && flashlab mount --block ssd.img /tmp/mnt\n"
+    "  losetup --direct-io=on -f --show /tmp/mnt/disk   # then mkfs.ext4 /dev/loopN\n";
 
 static const char stats_help[] =
     "usage: flashlab stats [--all | --json] MOUNTPOINT [KEY...]\n"
@@ -155,6 +166,7 @@ struct margs {
     char *fuse_opts, *fs_opts;  /* comma-separated: FUSE's -o, the fs's */
     size_t raw_len, fuse_len, fs_len;
     int foreground, debug, save_after_cut;
+    int block;                  /* --block: a one-file kind, for a loop device */
     int readonly;               /* ro or readonly=1: the kernel mount is read-only */
     int fs_readonly;            /* readonly=1: the fs too (ro alone leaves it writable) */
     int own_fsname;             /* -o fsname= given (mount.fuse.flashlab: SOURCE) */
@@ -250,6 +262,39 @@ static int probe_kind(const char *image, const struct fsapi **kind)
         return mfail("mount", "%s: no file system found (run flashlab mkfs, or give --fs)",
                      image);
     return CLI_OK;
+}
+
+/* --block: only a kind whose namespace is one file is a block device. */
+static int check_block_kind(const char *image, const struct fsapi *kind)
+{
+    if (kind->features & FSAPI_F_ONE_FILE)
+        return CLI_OK;
+    char names[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; fsapi_at(i); i++)
+        if (fsapi_at(i)->features & FSAPI_F_ONE_FILE && len < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                    fsapi_at(i)->name);
+    return mfail("mount", "%s: --block needs a block kind (one file, /disk: %s), and this "
+                 "image holds %s (format one with flashlab mkfs --fs ftl)", image, names,
+                 kind->name);
+}
+
+/* --block: mark the process an I/O flusher (PR_SET_IO_FLUSHER, Linux 5.6,
+ * needs CAP_SYS_RESOURCE), as a user-space block device should: its
+ * allocations then start no I/O to reclaim memory (I/O it may be the one
+ * to serve), and it is not throttled as a writer of dirty pages.
+ * Inherited by the daemon and its threads.  1 when marked. */
+static int mark_io_flusher(void)
+{
+#ifndef PR_SET_IO_FLUSHER
+#define PR_SET_IO_FLUSHER 57
+#endif
+    if (!prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
+        return 1;
+    mlog("warning: cannot mark the process an I/O flusher (%s): a loop device over "
+         "MOUNTPOINT/disk may deadlock under memory pressure (docs/ftl.md)", strerror(errno));
+    return 0;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -475,6 +520,8 @@ static int run_mount(struct margs *a, const char *image_arg, const char *mp_arg)
     if (a->cut_time_set)
         nand_cut_at_time(m.dev, m.t0 + a->cut_time);
 
+    m.block = a->block;
+    m.io_flusher = a->block && mark_io_flusher();
     mnt_g = &m;
     if (fuse_mount(f, mp)) {
         rc = mfail("mount", "%s: cannot mount here (see the message above)", mp);
@@ -533,7 +580,7 @@ out:
 
 int cmd_mount(int argc, char **argv)
 {
-    enum { O_TRACE = 1000, O_CUT_OPS, O_CUT_TIME, O_SAVE_CUT, O_FS };
+    enum { O_TRACE = 1000, O_CUT_OPS, O_CUT_TIME, O_SAVE_CUT, O_FS, O_BLOCK };
     static const struct option opts[] = {
         {"fs", required_argument, 0, O_FS},
         {"foreground", no_argument, 0, 'f'},
@@ -542,6 +589,7 @@ int cmd_mount(int argc, char **argv)
         {"cut-after-ops", required_argument, 0, O_CUT_OPS},
         {"cut-at-time", required_argument, 0, O_CUT_TIME},
         {"save-after-cut", no_argument, 0, O_SAVE_CUT},
+        {"block", no_argument, 0, O_BLOCK},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     struct margs a = {0};
@@ -569,6 +617,7 @@ int cmd_mount(int argc, char **argv)
             a.cut_time_set = 1;
             break;
         case O_SAVE_CUT: a.save_after_cut = 1; break;
+        case O_BLOCK: a.block = 1; break;
         case 'h': fputs(mount_help, stdout); rc = -1; break;
         default: rc = cli_usage_error("mount", "bad option"); break;
         }
@@ -585,6 +634,8 @@ int cmd_mount(int argc, char **argv)
         rc = cli_usage_error("mount", "expected IMAGE and MOUNTPOINT");
     if (!rc && !a.kind)
         rc = probe_kind(argv[optind], &a.kind);
+    if (!rc && a.block)
+        rc = check_block_kind(argv[optind], a.kind);
     if (!rc && a.raw_opts)
         rc = split_opts(&a, a.raw_opts);
     if (!rc)

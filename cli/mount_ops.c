@@ -22,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef RENAME_NOREPLACE
+#ifndef RENAME_NOREPLACE /* linux/fs.h's, which glibc 2.36 has in stdio.h */
 #define RENAME_NOREPLACE (1u << 0)
+#define RENAME_EXCHANGE (1u << 1)
+#define RENAME_WHITEOUT (1u << 2)
 #endif
 
 struct mnt *mnt_g;
@@ -152,6 +154,29 @@ static void set_owner(struct mnt *m, const char *path)
     free(parent);
     if (ls.uid != c->uid || ls.gid != gid)
         fsapi_chown(&m->fs, path, c->uid, gid, 0);
+}
+
+/* A new inode's mode and ACLs (mount_acl.c): before it is made, mode
+ * masked by the parent's default ACL or the umask; after, the ACLs that
+ * go with it. */
+static struct mnt_acl_new *new_mode(struct mnt *m, const char *path, uint32_t *mode)
+{
+    struct mnt_acl_new *a = m->acl ? malloc(sizeof *a) : NULL;
+    char *parent = a ? parent_of(path) : NULL;
+    if (parent)
+        mnt_acl_new(m, parent, mode, a);
+    else
+        free(a), a = NULL;
+    free(parent);
+    return a;
+}
+
+static int new_made(struct mnt *m, const char *path, struct mnt_acl_new *a, int is_dir)
+{
+    set_owner(m, path);
+    int rc = a ? mnt_acl_apply(m, path, a, is_dir) : 0;
+    free(a);
+    return rc;
 }
 
 /* The LogFS flags of an open: write-only becomes read-write, because the
@@ -327,11 +352,14 @@ static int op_statfs(const char *path, struct statvfs *sv)
 static int op_mkdir(const char *path, mode_t mode)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, mkdir, path, mode & 07777);
-    if (!rc) {
-        set_owner(m, path);
+    uint32_t md = mode & 07777;
+    struct mnt_acl_new *a = is_stats(path) ? NULL : new_mode(m, path, &md);
+    int rc = is_stats(path) ? -EEXIST : MNT_CALL(m, mkdir, path, md);
+    if (rc)
+        free(a);
+    else if (!(rc = new_made(m, path, a, 1))) {
         mnt_trace(m, &(struct trace_rec){.op = TRACE_MKDIR, .path = path,
-                                         .mode = mode & 07777});
+                                         .mode = md});
     }
     return ulk(m, rc);
 }
@@ -354,22 +382,27 @@ static int op_unlink(const char *path)
     return ulk(m, rc);
 }
 
+/* renameat2's flags, each in one step of the fs (fsapi_rename2); the
+ * trace records an exchange as one, a whiteout as a rename (it has no
+ * mknod) */
 static int op_rename(const char *from, const char *to, unsigned int flags)
 {
-    if (flags & ~RENAME_NOREPLACE)
-        return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT: not in LogFS */
+    if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
+        return -EINVAL;
+    unsigned fl = (flags & RENAME_NOREPLACE ? FS_RENAME_NOREPLACE : 0) |
+                  (flags & RENAME_EXCHANGE ? FS_RENAME_EXCHANGE : 0) |
+                  (flags & RENAME_WHITEOUT ? FS_RENAME_WHITEOUT : 0);
     struct mnt *m = lk();
-    struct fs_stat ls;
     int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : 0;
-    if (!rc && (flags & RENAME_NOREPLACE)) { /* atomic: we hold the lock */
-        rc = MNT_CALL(m, lstat, to, &ls);
-        rc = !rc ? -EEXIST : rc == -ENOENT ? 0 : rc;
-    }
     if (!rc)
-        rc = MNT_CALL(m, rename, from, to);
+        rc = fsapi_rename2(&m->fs, from, to, fl);
+    if (!rc && (fl & FS_RENAME_WHITEOUT))
+        set_owner(m, from);
     if (!rc)
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_RENAME, .path = from, .path2 = to});
-    return ulk(m, rc);
+        mnt_trace(m, &(struct trace_rec){.op = fl & FS_RENAME_EXCHANGE ? TRACE_EXCHANGE
+                                                                       : TRACE_RENAME,
+                                         .path = from, .path2 = to});
+    return ulk(m, rc == -ENOTSUP ? -EINVAL : rc);
 }
 
 static int op_link(const char *from, const char *to)
@@ -408,19 +441,24 @@ static int op_readlink(const char *path, char *buf, size_t size)
 static int op_mknod(const char *path, mode_t mode, dev_t rdev)
 {
     struct mnt *m = lk();
+    uint32_t md = (uint32_t)mode;
+    struct mnt_acl_new *a = is_stats(path) ? NULL : new_mode(m, path, &md);
     if (!S_ISREG(mode)) {
         int rc = is_stats(path) ? -EEXIST
-               : fsapi_mknod(&m->fs, path, (uint32_t)mode, (uint64_t)rdev);
-        if (!rc)
-            set_owner(m, path);
+               : fsapi_mknod(&m->fs, path, md, (uint64_t)rdev);
+        if (rc)
+            free(a);
+        else
+            rc = new_made(m, path, a, 0);
         return ulk(m, rc);
     }
     int fd = is_stats(path) ? -EEXIST
-           : MNT_CALL(m, open, path, O_RDWR | O_CREAT | O_EXCL, mode & 07777);
+           : MNT_CALL(m, open, path, O_RDWR | O_CREAT | O_EXCL, md & 07777);
     int rc = fd < 0 ? fd : MNT_CALL(m, close, fd);
-    if (!rc) {
-        set_owner(m, path);
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+    if (rc)
+        free(a);
+    else if (!(rc = new_made(m, path, a, 0))) {
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = md & 07777,
                                          .flags = TRACE_F_WRITE | TRACE_F_CREAT | TRACE_F_EXCL});
         trace_path(m, TRACE_CLOSE, path);
     }
@@ -667,12 +705,27 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
+    struct fs_stat ls;
+    uint32_t md = mode & 07777;
+    /* an existing file keeps its mode and ACLs (the kernel asks CREATE
+     * for a name it found missing, which a race may have made since) */
+    int is_new = !is_stats(path) && (!m->acl || MNT_CALL(m, lstat, path, &ls) == -ENOENT);
+    struct mnt_acl_new *a = is_new ? new_mode(m, path, &md) : NULL;
     int fd = is_stats(path) ? -EEXIST
-           : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, mode & 07777);
+           : MNT_CALL(m, open, path, lfs_flags(fi->flags) | O_CREAT, md);
+    if (fd >= 0 && is_new) {
+        int rc = new_made(m, path, a, 0);
+        a = NULL;
+        if (rc) {
+            MNT_CALL(m, close, fd);
+            MNT_CALL(m, unlink, path);
+            fd = rc;
+        }
+    }
+    free(a);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
-        set_owner(m, path);
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = mode & 07777,
+        mnt_trace(m, &(struct trace_rec){.op = TRACE_CREATE, .path = path, .mode = md,
                                          .flags = mnt_trace_flags(fi->flags | O_CREAT)});
     }
     return ulk(m, fd < 0 ? fd : 0);
@@ -822,7 +875,7 @@ static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info 
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-    (void)conn;
+    mnt_acl_init(mnt_g, conn);
     cfg->use_ino = 1;     /* st_ino is LogFS's inode number */
     /* unlink removes the name at once (st_nlink drops, no
      * .fuse_hiddenXXXX), the fs keeps the inode until its last close, and
@@ -837,7 +890,13 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     return mnt_g;
 }
 
-/* ---- extended attributes (LogFS keeps user., trusted. and security.) ---- */
+/* ---- extended attributes (LogFS keeps user., trusted., security. and the
+ * POSIX ACLs: mount_acl.c) ----
+ * A kind without them answers ENOSYS, which the kernel remembers (and
+ * turns into EOPNOTSUPP for the caller): otherwise it asks again for
+ * security.capability before every write, one more request each (half
+ * the requests of a loop device over the FTL's /disk). */
+#define NO_XATTRS(m, op) (!(m)->fs.api->op)
 
 static int op_setxattr(const char *path, const char *name, const char *value, size_t size,
                        int flags)
@@ -845,29 +904,33 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
     struct mnt *m = lk();
     int lflags = (flags & XATTR_CREATE ? FS_XATTR_CREATE : 0) |
                  (flags & XATTR_REPLACE ? FS_XATTR_REPLACE : 0);
-    int rc = is_stats(path) ? -ENOTSUP
+    int rc = NO_XATTRS(m, setxattr) ? -ENOSYS : is_stats(path) ? -ENOTSUP
            : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, path, name, value, size, lflags);
+    if (!rc)
+        mnt_acl_set(m, path, name);
     return ulk(m, rc);
 }
 
 static int op_getxattr(const char *path, const char *name, char *value, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
+    int64_t n = NO_XATTRS(m, getxattr) ? -ENOSYS
+              : is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
     return ulk(m, (int)n);
 }
 
 static int op_listxattr(const char *path, char *list, size_t size)
 {
     struct mnt *m = lk();
-    int64_t n = is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
+    int64_t n = NO_XATTRS(m, listxattr) ? -ENOSYS
+              : is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
     return ulk(m, (int)n);
 }
 
 static int op_removexattr(const char *path, const char *name)
 {
     struct mnt *m = lk();
-    int rc = is_stats(path) ? -ENODATA
+    int rc = NO_XATTRS(m, removexattr) ? -ENOSYS : is_stats(path) ? -ENODATA
            : m->readonly ? -EROFS : fsapi_removexattr(&m->fs, path, name);
     return ulk(m, rc);
 }

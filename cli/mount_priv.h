@@ -53,6 +53,7 @@ struct mnt {
                                      * a random cut, or a shutdown ioctl) */
     struct mnt_cut cut;
     uint32_t block_size;            /* the fs's, for st_blksize and statfs */
+    int block, io_flusher;          /* --block; marked PR_SET_IO_FLUSHER */
     FILE *trace;                    /* --trace, or NULL */
     /* counters, under lock */
     uint64_t fuse_ops, errors, eio, trace_records, trace_dropped;
@@ -60,6 +61,7 @@ struct mnt {
      * held it: how much a second request at a time could gain */
     uint64_t lock_wait_ns, lock_held_ns, held_since;
     int trace_failed;
+    int acl;                        /* POSIX ACLs on (mount_acl.c) */
 };
 
 extern struct mnt *mnt_g;
@@ -95,6 +97,22 @@ int mnt_cut_check(const struct mnt_cut *c, char *err, size_t errlen);
 /* Draw the cut point from the seed and dev's age, and arm it (no-op
  * without powercut=random). */
 void mnt_cut_arm(struct mnt_cut *c, nand_dev *dev);
+
+/* POSIX ACLs (mount_acl.c; caller holds lock).  init: ask the kernel for
+ * them when the kind keeps xattrs (sets m->acl).  A new file under parent:
+ * *mode masked by parent's default ACL or else the caller's umask, and
+ * what apply then stores on it (its access ACL; a directory's default
+ * ACL).  set: after an access ACL was set on path, drop its set-group-ID
+ * bit when the caller is outside its group and not root. */
+#define MNT_ACL_MAX 4096 /* bytes: 511 entries, more than setfacl writes */
+struct mnt_acl_new {
+    uint8_t dflt[MNT_ACL_MAX], access[MNT_ACL_MAX];
+    size_t dflt_len, access_len;
+};
+void mnt_acl_init(struct mnt *m, struct fuse_conn_info *conn);
+void mnt_acl_new(struct mnt *m, const char *parent, uint32_t *mode, struct mnt_acl_new *a);
+int mnt_acl_apply(struct mnt *m, const char *path, const struct mnt_acl_new *a, int is_dir);
+void mnt_acl_set(struct mnt *m, const char *path, const char *name);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);

@@ -68,6 +68,8 @@ char *mnt_stats_text(struct mnt *m, size_t *len)
     U("powered", nand_is_powered(m->dev));
     U("readonly", m->readonly || m->started_ro);
     U("fs_readonly", m->readonly);
+    U("block", m->block);
+    U("io_flusher", m->io_flusher);
     if (m->cut.random) { /* what reproduces the cut: seed and age */
         put(&b, "powercut random\n");
         U("powercut.seed", m->cut.seed);

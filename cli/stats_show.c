@@ -86,9 +86,88 @@ static void accel(FILE *out, const char *text)
     fputc('\n', out);
 }
 
-static void summary(FILE *out, const char *mp, const char *text)
+/* A block kind (the FTL) counts host sectors; its pages_data are the
+ * host's pages only, GC's apart in pages_gc. */
+static int is_block_kind(const char *text)
+{
+    return !isnan(num(text, "fs.host_sectors_written"));
+}
+
+/* Flash bytes programmed since the mount: every page the fs programmed. */
+static double flash_bytes(const char *text)
+{
+    double extra = is_block_kind(text) ? num(text, "fs.pages_gc")
+                                       : num(text, "fs.pages_meta") + num(text, "fs.pages_anchor");
+    return (num(text, "fs.pages_data") + extra) * num(text, "nand.page_size");
+}
+
+static void latency_line(FILE *out, const char *text, const char *sync_name)
+{
+    char b1[64], b2[64], b3[64];
+    fprintf(out, "  latency         write p99 %s, read p99 %s, %s p99 %s\n",
+            dur(num(text, "latency.write.p99_ns"), b1, sizeof b1),
+            dur(num(text, "latency.read.p99_ns"), b2, sizeof b2), sync_name,
+            dur(num(text, "latency.sync.p99_ns"), b3, sizeof b3));
+}
+
+static void tail_lines(FILE *out, const char *mp, const char *text)
+{
+    fprintf(out, "  wear            erases per block min %.0f, mean %.2f, max %.0f "
+            "(%.0f good blocks, %.0f bad)\n", num(text, "wear.erases_min"),
+            num(text, "wear.erases_mean"), num(text, "wear.erases_max"),
+            num(text, "wear.good_blocks"), num(text, "wear.bad_blocks"));
+    accel(out, text);
+    double corr = num(text, "nand.bits_corrected"), unc = num(text, "nand.uncorrectable_reads");
+    fprintf(out, "  flash health    %.0f bits corrected by ECC, %.0f uncorrectable reads, "
+            "%.0f program and %.0f erase failures%s\n", corr, unc,
+            num(text, "nand.program_fails"), num(text, "nand.erase_fails"),
+            num(text, "powered") == 0 ? "; POWER CUT" : "");
+    fprintf(out, "(every counter: flashlab stats --all %s)\n", mp);
+}
+
+/* The FTL's summary: host sectors in, pages programmed, GC, flushes. */
+static void block_summary(FILE *out, const char *mp, const char *text)
 {
     char b1[512], b2[64], b3[64];
+    double ps = num(text, "nand.page_size"), host = num(text, "fs.host_bytes_mount");
+    double flash = flash_bytes(text);
+    fprintf(out, "%s: %s (block device /disk) on %s, mounted for %s of simulated time%s\n", mp,
+            str(text, "fs_kind", b3, sizeof b3), str(text, "image", b1, sizeof b1),
+            dur(num(text, "mounted_ns"), b2, sizeof b2),
+            num(text, "readonly") == 1 ? " (read-only)" : "");
+    fprintf(out, "since the mount:\n");
+    fprintf(out, "  host writes     %.2f MiB; %.0f sectors trimmed, %.0f flushes\n", mib(host),
+            num(text, "fs.host_sectors_trimmed"), num(text, "fs.flushes"));
+    fprintf(out, "  flash writes    %.2f MiB (%.0f pages: %.0f for the host, %.0f by GC; "
+            "%.0f skipped)\n", mib(flash), flash / ps, num(text, "fs.pages_data"),
+            num(text, "fs.pages_gc"), num(text, "fs.pages_pad"));
+    if (host > 0)
+        fprintf(out, "  write amp.      %.3f (flash programs x page / host bytes)\n",
+                flash / host);
+    else
+        fprintf(out, "  write amp.      - (no host writes yet)\n");
+    fprintf(out, "  erases          %.0f (FTL), %.0f (device)\n", num(text, "fs.erases"),
+            num(text, "nand.erases"));
+    fprintf(out, "  GC              %.0f rounds, %.0f sectors moved in %s simulated; %.0f by "
+            "wear leveling\n", num(text, "fs.gc_rounds"), num(text, "fs.sectors_moved"),
+            dur(num(text, "fs.gc_time_ns"), b2, sizeof b2), num(text, "fs.wl_moves"));
+    latency_line(out, text, "flush");
+    fprintf(out, "  requests        %.0f FUSE operations, %.0f errors (%.0f EIO)\n",
+            num(text, "mount.fuse_ops"), num(text, "mount.errors"), num(text, "mount.eio"));
+    fprintf(out, "now:\n");
+    fprintf(out, "  space           %.2f MiB logical, %.0f free blocks, %.0f bad\n",
+            mib(num(text, "space.total_bytes")), num(text, "fs.free_segments"),
+            num(text, "fs.bad_blocks"));
+    tail_lines(out, mp, text);
+}
+
+static void summary(FILE *out, const char *mp, const char *text)
+{
+    if (is_block_kind(text)) {
+        block_summary(out, mp, text);
+        return;
+    }
+    char b1[512], b2[64];
     double ps = num(text, "nand.page_size");
     double host = num(text, "fs.host_bytes_mount");
     double pd = num(text, "fs.pages_data"), pm = num(text, "fs.pages_meta");
@@ -117,10 +196,7 @@ static void summary(FILE *out, const char *mp, const char *text)
             "simulated; %.0f by wear leveling\n", rounds, num(text, "fs.gc_objects"),
             mib(num(text, "fs.gc_bytes")), dur(num(text, "fs.gc_time_ns"), b2, sizeof b2),
             num(text, "fs.wl_moves"));
-    fprintf(out, "  latency         write p99 %s, read p99 %s, sync p99 %s\n",
-            dur(num(text, "latency.write.p99_ns"), b1, sizeof b1),
-            dur(num(text, "latency.read.p99_ns"), b2, sizeof b2),
-            dur(num(text, "latency.sync.p99_ns"), b3, sizeof b3));
+    latency_line(out, text, "sync");
     fprintf(out, "  requests        %.0f FUSE operations, %.0f errors (%.0f EIO), %.0f commits "
             "in all\n", num(text, "mount.fuse_ops"), num(text, "mount.errors"),
             num(text, "mount.eio"), num(text, "fs.commits"));
@@ -128,17 +204,7 @@ static void summary(FILE *out, const char *mp, const char *text)
     fprintf(out, "  space           %.2f MiB free of %.2f MiB, %.0f files, %.0f free segments\n",
             mib(num(text, "space.free_bytes")), mib(num(text, "space.total_bytes")),
             num(text, "space.files"), num(text, "fs.free_segments"));
-    fprintf(out, "  wear            erases per block min %.0f, mean %.2f, max %.0f "
-            "(%.0f good blocks, %.0f bad)\n", num(text, "wear.erases_min"),
-            num(text, "wear.erases_mean"), num(text, "wear.erases_max"),
-            num(text, "wear.good_blocks"), num(text, "wear.bad_blocks"));
-    accel(out, text);
-    double corr = num(text, "nand.bits_corrected"), unc = num(text, "nand.uncorrectable_reads");
-    fprintf(out, "  flash health    %.0f bits corrected by ECC, %.0f uncorrectable reads, "
-            "%.0f program and %.0f erase failures%s\n", corr, unc,
-            num(text, "nand.program_fails"), num(text, "nand.erase_fails"),
-            num(text, "powered") == 0 ? "; POWER CUT" : "");
-    fprintf(out, "(every counter: flashlab stats --all %s)\n", mp);
+    tail_lines(out, mp, text);
 }
 
 /* text's keys as one JSON object: numbers as numbers, the rest as
@@ -182,9 +248,7 @@ static void json(FILE *out, const char *text)
         }
         l += n + (l[n] == '\n');
     }
-    double ps = num(text, "nand.page_size"), host = num(text, "fs.host_bytes_mount");
-    double flash = (num(text, "fs.pages_data") + num(text, "fs.pages_meta") +
-                    num(text, "fs.pages_anchor")) * ps;
+    double host = num(text, "fs.host_bytes_mount"), flash = flash_bytes(text);
     if (host > 0 && !isnan(flash))
         fprintf(out, "%s\"wa\": %.6f", first ? "" : ", ", flash / host);
     else

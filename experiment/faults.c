@@ -108,17 +108,20 @@ static const char *errno_name(int rc)
     }
 }
 
-/* It keeps working: a new file written and synced, the fs unmounted and
+/* It keeps working: a new file written and synced (on a kind whose
+ * namespace is one file: its first 256 KiB), the fs unmounted and
  * mounted again, and the file there (a grown bad block is only hit by a
  * write).  Unmounts m.  0, or the first error (-EROFS: the fs had said it
  * was read-only). */
 static int probe(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m)
 {
-    static const char path[] = "/.faults-probe";
     static uint8_t buf[65536];
     const struct fsapi *api = m->fs.api;
+    int one_file = (api->features & FSAPI_F_ONE_FILE) != 0;
+    const char *path = one_file ? "/disk" : "/.faults-probe";
     memset(buf, 0x5a, sizeof buf);
-    int rc = 0, fd = api->open(m->fs.fs, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int rc = 0, fd = api->open(m->fs.fs, path, one_file ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC,
+                               0644);
     if (fd < 0)
         rc = fd;
     for (int i = 0; !rc && i < 4; i++) {
@@ -140,8 +143,17 @@ static int probe(const struct exp_run *r, nand_dev *dev, struct exp_mounted *m)
     if ((rc = exp_run_mount(r, dev, m)))
         return rc;
     rc = api->stat(m->fs.fs, path, &st);
-    if (!rc && st.size != 4 * sizeof buf)
+    if (!rc && (one_file ? st.size < 4 * sizeof buf : st.size != 4 * sizeof buf))
         rc = -EIO;
+    /* the bytes too, where the file is the device */
+    int fd2 = rc || !one_file ? -1 : api->open(m->fs.fs, path, O_RDONLY, 0);
+    static uint8_t got[65536];
+    for (int i = 0; fd2 >= 0 && !rc && i < 4; i++) {
+        int64_t n = api->pread(m->fs.fs, fd2, got, sizeof got, (uint64_t)i * sizeof got);
+        rc = n < 0 ? (int)n : n != (int64_t)sizeof got || memcmp(got, buf, sizeof got) ? -EIO : 0;
+    }
+    if (fd2 >= 0)
+        api->close(m->fs.fs, fd2);
     exp_run_unmount(m);
     return rc;
 }

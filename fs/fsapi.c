@@ -75,6 +75,20 @@ double fsapi_cpu_ns(const struct fsapi_cpu_model *m, const struct fsapi_mount_wo
            m->ns_per_node * (double)w->nodes_indexed;
 }
 
+int fsapi_rename2(const struct fsapi_fs *m, const char *from, const char *to, unsigned flags)
+{
+    const unsigned all_flags = FS_RENAME_NOREPLACE | FS_RENAME_EXCHANGE | FS_RENAME_WHITEOUT;
+    if ((flags & ~all_flags) || ((flags & FS_RENAME_EXCHANGE) && flags != FS_RENAME_EXCHANGE))
+        return -EINVAL;
+    if (m->api->rename2)
+        return m->api->rename2(m->fs, from, to, flags);
+    if (flags & ~FS_RENAME_NOREPLACE)
+        return -ENOTSUP;
+    struct fs_stat st;
+    int rc = flags ? m->api->lstat(m->fs, to, &st) : -ENOENT;
+    return !rc ? -EEXIST : rc != -ENOENT ? rc : m->api->rename(m->fs, from, to);
+}
+
 int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev)
 {
     return m->api->mknod ? m->api->mknod(m->fs, path, mode, rdev) : -ENOTSUP;

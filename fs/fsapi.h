@@ -149,6 +149,10 @@ struct fsapi {
      * against its segment size): 0, or -EINVAL with a sentence in err;
      * mkfs and mount refuse what this refuses, without the sentence */
     int (*check_device)(nand_dev *dev, const char *options, char *err, size_t errlen);
+    /* rename with FS_RENAME_* flags, each in one step (a power cut
+     * leaves the names before or after, never between); a kind without
+     * it has rename alone: call fsapi_rename2 */
+    int (*rename2)(void *fs, const char *from, const char *to, unsigned flags);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount
@@ -200,6 +204,12 @@ int fsapi_utimens(const struct fsapi_fs *m, const char *path, int64_t atime, int
 /* truncate a path (a kind without the hook: open O_WRONLY, ftruncate,
  * close) */
 int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);
+/* rename with FS_RENAME_* flags: the kind's rename2, or for a kind
+ * without one its rename, NOREPLACE by an lstat first (the kinds are
+ * single-threaded: nothing comes between); -EINVAL for flags not in
+ * FS_RENAME_*, EXCHANGE with another flag; -ENOTSUP for EXCHANGE or
+ * WHITEOUT on a kind without rename2. */
+int fsapi_rename2(const struct fsapi_fs *m, const char *from, const char *to, unsigned flags);
 int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev);
 int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
                        void *value, uint64_t size);

@@ -34,6 +34,14 @@ typedef int (*fs_dir_fn)(void *ctx, const char *name, uint64_t ino, uint32_t typ
 #define FS_XATTR_CREATE 1
 #define FS_XATTR_REPLACE 2
 
+/* rename2's flags (renameat2(2)'s, in our own names): NOREPLACE gives
+ * -EEXIST when `to` exists; EXCHANGE swaps two existing names in one
+ * step; WHITEOUT leaves a whiteout (a character device 0/0, as overlayfs
+ * reads it) where `from` was.  EXCHANGE excludes the other two. */
+#define FS_RENAME_NOREPLACE 1u
+#define FS_RENAME_EXCHANGE 2u
+#define FS_RENAME_WHITEOUT 4u
+
 /* Host-operation latency in simulated time, per kind of call, since mount
  * or the last reset; percentiles within 1/16 of the true value. */
 enum {

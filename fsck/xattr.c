@@ -73,14 +73,20 @@ void fk_check_xattr_names(struct fk *k)
     }
 }
 
+/* FORMAT.md 13a's namespaces, and of system.* the two POSIX ACLs (fsck
+ * sees no fs/ header: fs/posixacl.h names them for the file systems) */
 static int known_prefix(const uint8_t *name, size_t len)
 {
     static const char *const pre[] = {"user.", "trusted.", "security."};
+    static const char *const whole[] = {"system.posix_acl_access", "system.posix_acl_default"};
     for (unsigned i = 0; i < 3; i++) {
         size_t l = strlen(pre[i]);
         if (len > l && !memcmp(name, pre[i], l))
             return 1;
     }
+    for (unsigned i = 0; i < 2; i++)
+        if (len == strlen(whole[i]) && !memcmp(name, whole[i], len))
+            return 1;
     return 0;
 }
 
@@ -127,7 +133,7 @@ void fk_check_xattr_list(struct fk *k, const struct fk_ient *ie,
         if (!known_prefix(name, nl) || memchr(name, 0, nl))
             fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE,
                    (int64_t)ino, "attribute inode %" PRIu64 ": name %s has no "
-                   "user., trusted. or security. prefix, or holds a NUL", ino,
+                   "user., trusted. or security. prefix nor is a POSIX ACL, or holds a NUL", ino,
                    shown);
         if (prev) {
             int c = name_cmp(prev, prev_len, name, nl);

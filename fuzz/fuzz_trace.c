@@ -58,7 +58,7 @@ static void tr_check_rec(const struct trace_reader *r, const struct trace_rec *r
             fuzz_fail(TR, "fs-op record with disk %u", rec->disk);
         int wants_path = rec->op != TRACE_SYNC;
         int wants_path2 = rec->op == TRACE_RENAME || rec->op == TRACE_LINK ||
-                          rec->op == TRACE_SYMLINK;
+                          rec->op == TRACE_SYMLINK || rec->op == TRACE_EXCHANGE;
         if (wants_path && (!rec->path || !rec->path[0]))
             fuzz_fail(TR, "fs-op %s without a path", trace_op_name(rec->op));
         if (wants_path2 && (!rec->path2 || !rec->path2[0]))

@@ -319,6 +319,18 @@ int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *h
         int rc = x->api->rename(x->fs, op->path, op->path2);
         return rc ? rc : rekey(x, op->path, op->path2);
     }
+    case TRACE_EXCHANGE: {
+        if (!op->path2)
+            return -EINVAL;
+        int rc = fsapi_rename2(&(struct fsapi_fs){x->api, x->fs}, op->path, op->path2,
+                               FS_RENAME_EXCHANGE);
+        /* open files follow their names: through a name neither has */
+        static const char tmp[] = "\x01exchange";
+        return rc                                       ? rc
+               : (rc = rekey(x, op->path, tmp))         ? rc
+               : (rc = rekey(x, op->path2, op->path))   ? rc
+                                                        : rekey(x, tmp, op->path2);
+    }
     case TRACE_LINK:
         return op->path2 ? x->api->link(x->fs, op->path, op->path2) : -EINVAL;
     case TRACE_SYMLINK:

@@ -6,10 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bf_parse(const char *options)
+/* blockfs's own keys checked, the block device's let through */
+static int bf_parse_own(const char *options)
 {
     struct bf_opts o;
-    return bf_parse_opts(options, &o);
+    return bf_parse_opts(options, &o, 1);
+}
+static int bf_parse_strict(const char *options)
+{
+    struct bf_opts o;
+    return bf_parse_opts(options, &o, 0);
 }
 static const char *bf_option_help(unsigned i, const char **help)
 {
@@ -17,12 +23,21 @@ static const char *bf_option_help(unsigned i, const char **help)
         {"block_size", "fs block in bytes, K or M (4096; mkfs)"},
         {"inodes", "inode table entries (1024; mkfs)"},
         {"cache", "1: keep erase blocks in a write-back buffer, 0: write through (1)"},
+        {"dev", "the block device: inplace (the naive in-place map) or ftl (the "
+                "page-mapped FTL, which takes its own options here too) (inplace; mkfs)"},
     };
     return fs_opts_help(keys, sizeof keys / sizeof keys[0], i, help);
 }
+/* blockfs's keys, then the FTL's with dev=ftl; any other key is named */
 static int bf_check(const char *options, char *err, size_t errlen)
 {
-    return fs_opts_check("blockfs", options, bf_parse, bf_option_help, err, errlen);
+    struct bf_opts o;
+    int rc = fs_opts_check("blockfs", options, bf_parse_own, bf_option_help, err, errlen);
+    if (rc || bf_parse_opts(options, &o, 1))
+        return rc;
+    if (o.dev == BF_DEV_FTL)
+        return blk_ftl_check_options(o.dev_opts, err, errlen);
+    return fs_opts_check("blockfs", options, bf_parse_strict, bf_option_help, err, errlen);
 }
 
 /* blockfs's mark: its superblock (magic, version and this device's

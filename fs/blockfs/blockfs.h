@@ -1,21 +1,24 @@
 /*
  * blockfs.h -- a naive in-place block file system on raw NAND (issue 8):
- * the baseline the LWN article warns about.  A fixed map of fs blocks to
- * flash pages, an ext2-lite layout (superblock, inode table, free-block
- * bitmap, data), and every fs-block write done as read-modify-erase-write
- * of the whole erase block holding it.  No wear leveling, no journal, no
- * bad-block handling.  docs/blockfs-baseline.md describes the layout and
+ * the baseline the LWN article warns about.  An ext2-lite layout
+ * (superblock, inode table, free-block bitmap, data) on a block device of
+ * blk/blk.h: by default the in-place map, where every fs-block write is a
+ * read-modify-erase-write of the whole erase block holding it (no wear
+ * leveling, no journal, no bad-block handling); or, with dev=ftl, the
+ * page-mapped FTL.  docs/blockfs-baseline.md describes the layout and
  * what a power cut loses.
  *
  * Semantics are fs/logfs/logfs.h's through the fsapi table (negative errno, the
  * same stat structs).  Options: block_size (mkfs), inodes (mkfs), cache
  * (0: every block write is an immediate erase-block write-back; 1, the
  * default: one erase block is held dirty in RAM until another is touched
- * or sync/fsync/unmount).
+ * or sync/fsync/unmount), dev (inplace or ftl; mkfs, found again at
+ * mount) and, with dev=ftl, the FTL's own options.
  */
 #ifndef FLASHLAB_BLOCKFS_H
 #define FLASHLAB_BLOCKFS_H
 
+#include "blk.h"
 #include "fsapi.h"
 #include "fscommon.h"
 
@@ -61,7 +64,6 @@ extern const char *const bf_page_classes[];
 #define BF_NAME_MAX 255u
 _Static_assert(BF_NAME_MAX == FS_NAME_MAX, "the shared walk bounds names");
 #define BF_ROOT 1u
-#define BF_OOB_BYTES 8u   /* 0xFF (bad-block byte), 'B', 'F', flag, crc32 */
 #define BF_MAX_LINKS 65000u
 
 /* On flash in host byte order (little-endian everywhere flashlab runs). */
@@ -94,11 +96,11 @@ struct bf_dirent {
 };
 _Static_assert(sizeof(struct bf_dirent) == 264, "dirent is 264 bytes");
 
-enum { BF_PG_OK, BF_PG_ERASED, BF_PG_CORRUPT };
-
 struct blockfs {
     nand_dev *dev;
-    uint32_t ps, ppb, oob;         /* device page size, pages per eb, spare */
+    blk_dev *bd;                   /* the block device under the fs */
+    uint32_t ps, ppb;              /* device sector, sectors per erase block */
+    uint64_t nebs;                 /* erase blocks the device spans */
     struct bf_super sb;
     uint32_t bs, ppfb, bpe;        /* fs block, its pages, fs blocks per eb */
     uint32_t nblocks, data_start;  /* fs blocks; first data block */
@@ -112,35 +114,33 @@ struct blockfs {
     uint32_t bscan;                /* no free block below this */
     uint32_t *opens;               /* open fds per inode */
     struct fs_fdtab fds;
-    /* the erase-block buffer: one erase block, held dirty when caching */
-    int use_cache;
-    int64_t ceb;
-    uint8_t *cdata, *cstate;
-    int cdirty;
-    uint8_t *oobbuf;
     uint8_t *scratch;              /* one fs block (superblock writes) */
-    int failed;                    /* a flash write failed: no more writes */
-    struct blockfs_stats st;
-    uint64_t crc_bytes;
+    int cache;                     /* 0: flush after every block write */
+    uint64_t block_writes;         /* fs-block writes since mount */
     struct fsapi_mount_work work;
 };
 
+enum { BF_DEV_ANY, BF_DEV_INPLACE, BF_DEV_FTL };
 struct bf_opts {
     uint32_t block_size, inodes;
     int cache;
+    int dev;                       /* BF_DEV_*: ANY = inplace, at mount the
+                                      FTL when no blockfs is found on it */
+    char dev_opts[256];            /* the keys blockfs does not know */
 };
-int bf_parse_opts(const char *s, struct bf_opts *o);
-int bf_layout(const struct nand_config *cfg, uint32_t bs, uint32_t inodes,
+/* foreign: accept (and collect) keys blockfs does not know */
+int bf_parse_opts(const char *s, struct bf_opts *o, int foreign);
+int bf_layout(uint32_t ps, uint32_t ppb, uint64_t nebs, uint32_t bs, uint32_t inodes,
               struct bf_super *sb);
 void bf_geometry(struct blockfs *fs); /* derived fields from fs->sb */
 int64_t bf_now(struct blockfs *fs);
 
-/* erase-block buffer (ebuf.c) */
-int bf_read_page(struct blockfs *fs, uint32_t eb, uint32_t pg, uint8_t *data);
+/* the block device (blkio.c): o->dev's, BF_DEV_ANY the in-place map */
+int bf_dev_open(nand_dev *dev, const struct bf_opts *o, int mkfs, struct blockfs *fs);
+int bf_failed(const struct blockfs *fs); /* a write-back failed: no more writes */
 int bf_read_block(struct blockfs *fs, uint32_t blk, void *buf);
 int bf_write_block(struct blockfs *fs, uint32_t blk, const void *buf);
 int bf_cache_flush(struct blockfs *fs);
-void bf_cache_drop(struct blockfs *fs);
 
 /* metadata in RAM (meta.c) */
 int bf_valid_block(const struct blockfs *fs, uint32_t b);

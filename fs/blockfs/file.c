@@ -74,7 +74,7 @@ int64_t bf_pwrite(void *vfs, int fd, const void *buf, uint64_t len, uint64_t off
     int rc = fs_fd_check(&fs->fds, fd, FS_FD_WRITE, &f);
     if (rc)
         return rc;
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     int64_t n = bf_file_pwrite(fs, f->ino, buf, len, off);
     rc = bf_op_end(fs, 0);
@@ -90,7 +90,7 @@ int bf_ftruncate(void *vfs, int fd, uint64_t size)
         return rc;
     if (S_ISDIR(fs->itab[f->ino].mode))
         return -EISDIR;
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     return bf_op_end(fs, bf_file_truncate(fs, f->ino, size));
 }
@@ -102,7 +102,7 @@ int bf_punch(void *vfs, int fd, uint64_t off, uint64_t len)
     int rc = fs_fd_check(&fs->fds, fd, FS_FD_WRITE, &f);
     if (rc)
         return rc;
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     return bf_op_end(fs, bf_file_punch(fs, f->ino, off, len));
 }

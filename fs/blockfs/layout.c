@@ -20,9 +20,9 @@ static int parse_num(const char *v, size_t n, uint64_t *out)
         return -EINVAL;
     if (i < n) {
         char s = v[i++];
-        x <<= s == 'K' || s == 'k' ? 10 : s == 'M' || s == 'm' ? 20 : 64;
         if (s != 'K' && s != 'k' && s != 'M' && s != 'm')
             return -EINVAL;
+        x <<= s == 'K' || s == 'k' ? 10 : 20;
     }
     if (i != n || x > UINT32_MAX)
         return -EINVAL;
@@ -30,12 +30,28 @@ static int parse_num(const char *v, size_t n, uint64_t *out)
     return 0;
 }
 
-/* "key=value,...": block_size, inodes, cache; unknown keys are errors. */
-int bf_parse_opts(const char *s, struct bf_opts *o)
+/* Append the item s[0..n) to o->dev_opts: -EINVAL when it does not fit. */
+static int add_foreign(struct bf_opts *o, const char *s, size_t n)
+{
+    size_t len = strlen(o->dev_opts);
+    if (len + n + 2 > sizeof o->dev_opts)
+        return -EINVAL;
+    if (len)
+        o->dev_opts[len++] = ',';
+    memcpy(o->dev_opts + len, s, n);
+    o->dev_opts[len + n] = '\0';
+    return 0;
+}
+
+/* "key=value,...": block_size, inodes, cache, dev; any other key is an
+ * error, or with foreign, the block device's (collected in dev_opts). */
+int bf_parse_opts(const char *s, struct bf_opts *o, int foreign)
 {
     o->block_size = 4096;
     o->inodes = 1024;
     o->cache = 1;
+    o->dev = BF_DEV_ANY;
+    o->dev_opts[0] = '\0';
     while (s && *s) {
         const char *end = strchr(s, ',');
         size_t n = end ? (size_t)(end - s) : strlen(s);
@@ -44,16 +60,24 @@ int bf_parse_opts(const char *s, struct bf_opts *o)
             if (!eq)
                 return -EINVAL;
             size_t kl = (size_t)(eq - s), vl = n - kl - 1;
-            uint64_t v;
-            if (parse_num(eq + 1, vl, &v))
-                return -EINVAL;
-            if (kl == 10 && !memcmp(s, "block_size", 10))
+            uint64_t v = 0;
+            int num = !parse_num(eq + 1, vl, &v);
+            if (kl == 3 && !memcmp(s, "dev", 3)) {
+                if (vl == 7 && !memcmp(eq + 1, "inplace", 7))
+                    o->dev = BF_DEV_INPLACE;
+                else if (vl == 3 && !memcmp(eq + 1, "ftl", 3))
+                    o->dev = BF_DEV_FTL;
+                else
+                    return -EINVAL;
+            } else if (kl == 10 && !memcmp(s, "block_size", 10) && num)
                 o->block_size = (uint32_t)v;
-            else if (kl == 6 && !memcmp(s, "inodes", 6))
+            else if (kl == 6 && !memcmp(s, "inodes", 6) && num)
                 o->inodes = (uint32_t)v;
-            else if (kl == 5 && !memcmp(s, "cache", 5) && v <= 1)
+            else if (kl == 5 && !memcmp(s, "cache", 5) && num && v <= 1)
                 o->cache = (int)v;
-            else
+            else if (!foreign || (kl == 10 && !memcmp(s, "block_size", 10)) ||
+                     (kl == 6 && !memcmp(s, "inodes", 6)) || (kl == 5 && !memcmp(s, "cache", 5)) ||
+                     add_foreign(o, s, n))
                 return -EINVAL;
         }
         s = end ? end + 1 : s + n;
@@ -69,14 +93,13 @@ static uint32_t div_up(uint64_t a, uint64_t b)
 /* Superblock alone in erase block 0, then the inode table, the bitmap and
  * the data, each region starting on an erase-block boundary so that the
  * wear of metadata and data can be told apart. */
-int bf_layout(const struct nand_config *cfg, uint32_t bs, uint32_t inodes,
+int bf_layout(uint32_t ps, uint32_t ppb, uint64_t nebs, uint32_t bs, uint32_t inodes,
               struct bf_super *sb)
 {
-    uint32_t ps = cfg->geo.page_size, ppb = cfg->geo.pages_per_block;
-    uint64_t ebsize = (uint64_t)ps * ppb, nebs = nand_blocks(cfg);
+    uint64_t ebsize = (uint64_t)ps * ppb;
     if (bs < 512 || bs > 65536 || (bs & (bs - 1)) || bs % ps || ebsize % bs)
         return -EINVAL;
-    if (inodes < 2 || inodes > (1u << 20) || cfg->geo.oob_size < BF_OOB_BYTES)
+    if (inodes < 2 || inodes > (1u << 20))
         return -EINVAL;
     uint32_t bpe = (uint32_t)(ebsize / bs);
     if (nebs * bpe > UINT32_MAX / 2 || sizeof(struct bf_super) > ps)
@@ -131,29 +154,26 @@ int64_t bf_now(struct blockfs *fs)
 int bf_mkfs(nand_dev *dev, const char *options)
 {
     struct bf_opts o;
-    int rc = bf_parse_opts(options, &o);
+    int rc = bf_parse_opts(options, &o, 1);
     if (rc)
         return rc;
     struct blockfs *fs = calloc(1, sizeof *fs);
     if (!fs)
         return -ENOMEM;
-    const struct nand_config *cfg = nand_get_config(dev);
-    fs->dev = dev;
-    fs->ps = cfg->geo.page_size;
-    fs->ppb = cfg->geo.pages_per_block;
-    fs->oob = cfg->geo.oob_size;
-    fs->use_cache = 1;
-    fs->ceb = -1;
-    if ((rc = bf_layout(cfg, o.block_size, o.inodes, &fs->sb))) {
+    o.cache = 1;
+    fs->cache = 1;
+    if ((rc = bf_dev_open(dev, &o, 1, fs))) {
+        free(fs);
+        return rc;
+    }
+    if ((rc = bf_layout(fs->ps, fs->ppb, fs->nebs, o.block_size, o.inodes, &fs->sb))) {
+        blk_close(fs->bd);
         free(fs);
         return rc;
     }
     bf_geometry(fs);
-    fs->cdata = malloc((size_t)fs->ps * fs->ppb);
-    fs->cstate = malloc(fs->ppb);
-    fs->oobbuf = malloc(fs->oob);
     uint8_t *buf = calloc(1, fs->bs);
-    rc = fs->cdata && fs->cstate && fs->oobbuf && buf ? 0 : -ENOMEM;
+    rc = buf ? 0 : -ENOMEM;
     if (!rc) {
         memcpy(buf, &fs->sb, sizeof fs->sb);
         rc = bf_write_block(fs, 0, buf);
@@ -170,14 +190,16 @@ int bf_mkfs(nand_dev *dev, const char *options)
         }
         rc = bf_write_block(fs, fs->inode_start + i, buf);
     }
-    /* factory-bad erase blocks: metadata there is fatal, data blocks
-     * there are marked used for ever (the only bad-block handling) */
+    /* factory-bad erase blocks under the in-place map: metadata there is
+     * fatal, data blocks there are marked used for ever (the only
+     * bad-block handling; the FTL hides its bad blocks) */
     uint8_t *bad = calloc(fs->sb.n_ebs, 1);
     rc = rc ? rc : bad ? 0 : -ENOMEM;
-    for (uint32_t eb = 1; !rc && eb < fs->sb.n_ebs; eb++) {
-        int r = nand_is_bad(dev, eb);
-        bad[eb] = r != 0;
-        if (r < 0 || (r && eb < fs->sb.data_eb))
+    int raw = !strcmp(blk_kind(fs->bd), "inplace");
+    for (uint32_t eb = 1; raw && !rc && eb < fs->sb.n_ebs; eb++) {
+        const char *role = blk_block_role(fs->bd, eb);
+        bad[eb] = !role || !strcmp(role, "bad");
+        if (!role || (bad[eb] && eb < fs->sb.data_eb))
             rc = -EIO;
     }
     for (uint32_t i = 0; !rc && i < fs->bitmap_blocks; i++) {
@@ -191,10 +213,8 @@ int bf_mkfs(nand_dev *dev, const char *options)
     free(bad);
     if (!rc)
         rc = bf_cache_flush(fs);
+    int crc = blk_close(fs->bd);
     free(buf);
-    free(fs->cdata);
-    free(fs->cstate);
-    free(fs->oobbuf);
     free(fs);
-    return rc;
+    return rc ? rc : crc;
 }

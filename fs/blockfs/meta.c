@@ -105,7 +105,7 @@ int bf_release(struct blockfs *fs, uint32_t ino)
 int bf_meta_flush(struct blockfs *fs)
 {
     int rc = 0;
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     if (fs->sbdirty) {
         /* block 0: the superblock, then zeros */

@@ -20,9 +20,6 @@ static void fs_free(struct blockfs *fs)
     free(fs->bdirty);
     free(fs->opens);
     fs_fdtab_free(&fs->fds);
-    free(fs->cdata);
-    free(fs->cstate);
-    free(fs->oobbuf);
     free(fs->scratch);
     free(fs);
 }
@@ -60,7 +57,7 @@ static int load(struct blockfs *fs)
     uint8_t *page = malloc(fs->ps);
     if (!page)
         return -ENOMEM;
-    int rc = bf_read_page(fs, 0, 0, page);
+    int rc = blk_read(fs->bd, 0, 1, page);
     if (!rc) {
         memcpy(&fs->sb, page, sizeof fs->sb);
         if (memcmp(fs->sb.magic, BF_MAGIC, 8) || fs->sb.version != BF_VERSION)
@@ -70,8 +67,7 @@ static int load(struct blockfs *fs)
     if (rc)
         return rc;
     struct bf_super want;
-    const struct nand_config *cfg = nand_get_config(fs->dev);
-    rc = bf_layout(cfg, fs->sb.block_size, fs->sb.inodes, &want);
+    rc = bf_layout(fs->ps, fs->ppb, fs->nebs, fs->sb.block_size, fs->sb.inodes, &want);
     if (rc || want.n_ebs != fs->sb.n_ebs || want.page_size != fs->sb.page_size ||
         want.pages_per_block != fs->sb.pages_per_block || want.data_eb != fs->sb.data_eb ||
         fs->sb.root != BF_ROOT)
@@ -111,25 +107,34 @@ static int load(struct blockfs *fs)
 int bf_mount(nand_dev *dev, const char *options, void **out)
 {
     struct bf_opts o;
-    int rc = bf_parse_opts(options, &o); /* block_size, inodes: mkfs only */
+    int rc = bf_parse_opts(options, &o, 1); /* block_size, inodes: mkfs only */
     if (rc)
         return rc;
-    const struct nand_config *cfg = nand_get_config(dev);
     struct blockfs *fs = calloc(1, sizeof *fs);
     if (!fs)
         return -ENOMEM;
-    fs->dev = dev;
-    fs->ps = cfg->geo.page_size;
-    fs->ppb = cfg->geo.pages_per_block;
-    fs->oob = cfg->geo.oob_size;
-    fs->use_cache = o.cache;
-    fs->ceb = -1;
-    fs->cdata = malloc((size_t)fs->ps * fs->ppb);
-    fs->cstate = malloc(fs->ppb);
-    fs->oobbuf = malloc(fs->oob > BF_OOB_BYTES ? fs->oob : BF_OOB_BYTES);
-    rc = fs->cdata && fs->cstate && fs->oobbuf ? load(fs) : -ENOMEM;
-    fs->work.bytes_checksummed = fs->crc_bytes;
-    memset(&fs->st, 0, sizeof fs->st);
+    fs->cache = o.cache;
+    if ((rc = bf_dev_open(dev, &o, 0, fs))) {
+        free(fs);
+        return rc;
+    }
+    rc = load(fs);
+    if (rc && o.dev == BF_DEV_ANY && blk_ftl_probe(dev) == 1) {
+        /* no blockfs on the raw pages, but an FTL: blockfs on it? (probed
+         * only now, so that a mount on the in-place map reads as before) */
+        blk_close(fs->bd);
+        o.dev = BF_DEV_FTL;
+        rc = bf_dev_open(dev, &o, 0, fs);
+        if (rc) {
+            free(fs);
+            return rc;
+        }
+        rc = load(fs);
+    }
+    struct blk_stats st;
+    blk_get_stats(fs->bd, &st);
+    fs->work.bytes_checksummed = st.bytes_checksummed;
+    blk_reset_stats(fs->bd);
     /* crash leftovers: inodes with no name (unlinked while open) */
     for (uint32_t i = BF_ROOT + 1; !rc && i < fs->sb.inodes; i++)
         if (fs->itab[i].mode && !fs->itab[i].nlink)
@@ -137,6 +142,7 @@ int bf_mount(nand_dev *dev, const char *options, void **out)
     if (!rc)
         rc = bf_op_end(fs, 0);
     if (rc) {
+        blk_close(fs->bd);
         fs_free(fs);
         return rc;
     }
@@ -156,7 +162,9 @@ int bf_unmount(void *vfs)
     struct blockfs *fs = vfs;
     for (int fd = fs_fd_next(&fs->fds, 0); fd >= 0; fd = fs_fd_next(&fs->fds, fd + 1))
         bf_close(fs, fd);
-    int rc = fs->failed ? -EIO : bf_sync(fs);
+    int rc = bf_failed(fs) ? -EIO : bf_sync(fs);
+    int crc = blk_close(fs->bd);
+    rc = rc ? rc : crc;
     fs_free(fs);
     return rc;
 }
@@ -167,7 +175,7 @@ uint64_t bf_mem_bytes(void *vfs)
     return sizeof *fs + (uint64_t)fs->inode_blocks * fs->bs +
            (uint64_t)fs->bitmap_blocks * fs->bs + fs->inode_blocks + fs->bitmap_blocks +
            (uint64_t)fs->sb.inodes * sizeof *fs->opens + fs_fdtab_bytes(&fs->fds) +
-           (uint64_t)fs->ps * fs->ppb + fs->ppb + fs->oob + fs->bs;
+           blk_mem_bytes(fs->bd) + fs->bs;
 }
 
 void bf_mount_work(void *vfs, struct fsapi_mount_work *w)
@@ -192,7 +200,14 @@ void blockfs_get_layout(void *vfs, struct blockfs_layout *l)
 
 void blockfs_get_stats(void *vfs, struct blockfs_stats *st)
 {
-    *st = ((struct blockfs *)vfs)->st;
+    struct blockfs *fs = vfs;
+    struct blk_stats b;
+    blk_get_stats(fs->bd, &b);
+    st->write_backs = b.erases;
+    st->eb_loads = b.blocks_loaded;
+    st->block_writes = fs->block_writes;
+    st->pages_lost = b.pages_lost;
+    st->pages_corrupt = b.pages_corrupt;
 }
 
 const char *blockfs_block_role(void *vfs, uint32_t eb)

@@ -175,7 +175,7 @@ int bf_rename(void *vfs, const char *from, const char *to)
         if (S_ISDIR(vm) && fs->itab[t.ino].size)
             return -ENOTEMPTY;
     }
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     if (t.ino) { /* take over the victim's slot: no new space needed */
         uint32_t victim = t.ino;

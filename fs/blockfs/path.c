@@ -96,7 +96,7 @@ int bf_create(struct blockfs *fs, struct bf_path *r, uint32_t mode, uint32_t *ou
 {
     if (!r->len)
         return -EEXIST;
-    if (fs->failed)
+    if (bf_failed(fs))
         return -EIO;
     uint32_t ino;
     int rc = bf_ialloc(fs, mode, &ino);

@@ -153,6 +153,7 @@ static size_t ftl_stats(void *fs, struct fsapi_counter *out, size_t max)
         {"pages_anchor", 0},                {"pages_gc", st.pages_gc},
         {"gc_rounds", st.gc_rounds},        {"gc_time_ns", st.gc_time_ns},
         {"free_segments", st.free_blocks},  {"wl_moves", st.wl_moves},
+        {"host_bytes", st.host_bytes_written},
         {"data_raw_bytes", st.host_bytes_written},
         {"data_stored_bytes", st.host_bytes_written},
         {"host_sectors_written", st.host_sectors_written},
@@ -161,6 +162,7 @@ static size_t ftl_stats(void *fs, struct fsapi_counter *out, size_t max)
         {"flushes", st.flushes},            {"pages_pad", st.pages_pad},
         {"sectors_moved", st.sectors_moved}, {"erases", st.erases},
         {"grown_bad", st.grown_bad},        {"bad_blocks", st.bad_blocks},
+        {"cache_absorbed", st.cache_absorbed},
     };
     size_t n = sizeof all / sizeof all[0];
     n = n < max ? n : max;
@@ -193,7 +195,7 @@ const struct fsapi fsapi_ftl = {
     .name = "ftl",
     .summary = "page-mapped FTL on the flash (no file system): one file, /disk, the "
                "logical space; punch is TRIM, fsync a flush",
-    .features = FSAPI_F_ONE_FILE,
+    .features = FSAPI_F_ONE_FILE | FSAPI_F_FAULT_SAFE,
     .check_options = ftl_check, .option_help = blk_ftl_option_help, .mkfs = ftl_mkfs,
     .probe = blk_ftl_probe, .mount = ftl_mount, .unmount = ftl_unmount, .sync = ftl_sync,
     .open = ftlfs_open, .close = ftlfs_close, .pread = ftl_pread, .pwrite = ftl_pwrite,
@@ -204,4 +206,5 @@ const struct fsapi fsapi_ftl = {
     .statfs = ftlfs_statfs, .mem_bytes = ftl_mem, .mount_work = ftl_mount_work,
     .stats = ftl_stats, .set_gc_observer = ftl_gc_observer, .block_role = ftl_block_role,
     .latency = ftl_latency, .reset_latency = ftl_reset_latency,
+    .page_map = blk_ftl_page_map, .page_classes = blk_ftl_page_classes,
 };

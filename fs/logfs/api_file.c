@@ -321,8 +321,11 @@ static int change_attrs(struct logfs *fs, const char *path, const struct attr_ch
     struct lfs_inode *in;
     int rc = path_inode(fs, path, !c->nofollow, 1, &in);
     if (!rc) {
-        if (c->set_mode)
+        if (c->set_mode) {
             in->mode = (in->mode & S_IFMT) | (c->mode & 07777);
+            if ((rc = lfs_acl_chmod(fs, in))) /* in the same commit */
+                return rc;
+        }
         if (c->set_owner) {
             in->uid = c->uid;
             in->gid = c->gid;

@@ -1,13 +1,12 @@
-/* api_ns.c -- the namespace: mkdir, rmdir, unlink, rename, link, symlink,
- * readlink, readdir, statfs. */
+/* api_ns.c -- the namespace: mkdir, rmdir, unlink, link, symlink,
+ * readlink, readdir, statfs (rename: api_rename.c). */
 #include "ops.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-/* Take one link away from in (named name in dir). */
-static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
+int lfs_drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
                      size_t len, struct lfs_inode *in)
 {
     int rc = lfs_dir_remove(fs, dir, name, len);
@@ -28,8 +27,8 @@ static int drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name,
     return lfs_inode_release(fs, in);
 }
 
-static int resolve_existing(struct logfs *fs, const char *path, int follow,
-                            struct lfs_path *r, struct lfs_inode **in)
+int lfs_resolve_existing(struct logfs *fs, const char *path, int follow,
+                         struct lfs_path *r, struct lfs_inode **in)
 {
     int rc = lfs_resolve(fs, path, follow, r);
     if (!rc && !r->ino)
@@ -71,7 +70,7 @@ int logfs_rmdir(logfs *fs, const char *path)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, path, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, path, 0, &r, &in);
     if (!rc && !S_ISDIR(in->mode))
         rc = -ENOTDIR;
     if (!rc && !r.len)
@@ -79,7 +78,7 @@ int logfs_rmdir(logfs *fs, const char *path)
     if (!rc && in->size)
         rc = -ENOTEMPTY;
     if (!rc)
-        rc = drop_link(fs, r.dir, r.name, r.len, in);
+        rc = lfs_drop_link(fs, r.dir, r.name, r.len, in);
     return (int)lfs_op_end(fs, rc);
 }
 
@@ -88,11 +87,11 @@ int logfs_unlink(logfs *fs, const char *path)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, path, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, path, 0, &r, &in);
     if (!rc && S_ISDIR(in->mode))
         rc = -EISDIR;
     if (!rc)
-        rc = drop_link(fs, r.dir, r.name, r.len, in);
+        rc = lfs_drop_link(fs, r.dir, r.name, r.len, in);
     return (int)lfs_op_end(fs, rc);
 }
 
@@ -101,7 +100,7 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r, t;
     struct lfs_inode *in;
-    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, existing, 0, &r, &in);
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, existing, 0, &r, &in);
     if (!rc && S_ISDIR(in->mode))
         rc = -EPERM;
     if (!rc)
@@ -146,61 +145,11 @@ int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size)
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = resolve_existing(fs, path, 0, &r, &in);
+    int rc = lfs_resolve_existing(fs, path, 0, &r, &in);
     if (!rc && !S_ISLNK(in->mode))
         rc = -EINVAL;
     int64_t n = rc ? rc : lfs_file_pread(fs, in, buf, size < in->size ? size : in->size, 0);
     return lfs_op_end_ro(fs, n);
-}
-
-static int rename_body(struct logfs *fs, const char *from, const char *to)
-{
-    struct lfs_path s, t;
-    struct lfs_inode *in, *victim = NULL;
-    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : resolve_existing(fs, from, 0, &s, &in);
-    if (!rc && !s.len)
-        rc = -EBUSY;
-    int under = 0;
-    if (!rc)
-        rc = lfs_resolve_under(fs, to, &t, in->ino, &under);
-    if (!rc && !t.len)
-        rc = -EBUSY;
-    if (rc || t.ino == in->ino)
-        return rc; /* same file: nothing to do */
-    if (S_ISDIR(in->mode) && under)
-        rc = -EINVAL; /* a directory into itself */
-    if (!rc && t.ino && !(rc = lfs_inode_get(fs, t.ino, &victim))) {
-        if (S_ISDIR(in->mode) && !S_ISDIR(victim->mode))
-            rc = -ENOTDIR;
-        else if (!S_ISDIR(in->mode) && S_ISDIR(victim->mode))
-            rc = -EISDIR;
-        else if (S_ISDIR(victim->mode) && victim->size)
-            rc = -ENOTEMPTY;
-    }
-    /* all checks done: the rest lands in one commit */
-    if (!rc && victim)
-        rc = drop_link(fs, t.dir, t.name, t.len, victim);
-    if (!rc)
-        rc = lfs_dir_remove(fs, s.dir, s.name, s.len);
-    if (!rc)
-        rc = lfs_dir_add(fs, t.dir, t.name, t.len, in->ino, lfs_dtype_of(in->mode));
-    if (!rc) {
-        int64_t now = lfs_now(fs);
-        s.dir->mtime = s.dir->ctime = t.dir->mtime = t.dir->ctime = in->ctime = now;
-        if (S_ISDIR(in->mode) && s.dir != t.dir) {
-            s.dir->nlink--;
-            t.dir->nlink++;
-        }
-        lfs_inode_dirty(fs, in);
-        lfs_inode_dirty(fs, s.dir);
-    }
-    return rc;
-}
-
-int logfs_rename(logfs *fs, const char *from, const char *to)
-{
-    lfs_op_begin(fs, LOGFS_OP_META);
-    return (int)lfs_op_end(fs, rename_body(fs, from, to));
 }
 
 struct readdir_ctx {
@@ -222,7 +171,7 @@ int logfs_readdir(logfs *fs, const char *path, uint64_t *cookie,
     lfs_op_begin(fs, LOGFS_OP_META);
     struct lfs_path r;
     struct lfs_inode *in;
-    int rc = resolve_existing(fs, path, 1, &r, &in);
+    int rc = lfs_resolve_existing(fs, path, 1, &r, &in);
     if (!rc && !S_ISDIR(in->mode))
         rc = -ENOTDIR;
     struct readdir_ctx c = {fn, ctx};

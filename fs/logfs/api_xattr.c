@@ -2,6 +2,7 @@
  * file a path names (a final symbolic link itself, as lgetxattr does).
  * The list format is docs/FORMAT.md 13a; xattr.c keeps it on flash. */
 #include "ops.h"
+#include "posixacl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -53,13 +54,17 @@ static int find(const uint8_t *buf, uint32_t len, const char *name, uint32_t nle
     return 0;
 }
 
-/* The namespaces kept (FORMAT.md 13a); system.* (ACLs) is not. */
+/* The namespaces kept (FORMAT.md 13a); of system.*, the two POSIX ACLs. */
 static int name_check(const char *name, uint32_t *nlen)
 {
     static const char *const ns[] = {"user.", "trusted.", "security."};
     size_t n = strlen(name);
     if (n > LFS_NAME_MAX_BYTES)
         return -ERANGE;
+    if (fs_acl_name(name)) {
+        *nlen = (uint32_t)n;
+        return 0;
+    }
     for (unsigned i = 0; i < sizeof ns / sizeof ns[0]; i++)
         if (!strncmp(name, ns[i], strlen(ns[i]))) {
             *nlen = (uint32_t)n;
@@ -161,13 +166,25 @@ static int change(struct logfs *fs, const char *path, const char *name,
     /* as Linux: user attributes only on files and directories */
     if (!strncmp(name, "user.", 5) && !S_ISREG(in->mode) && !S_ISDIR(in->mode))
         rc = -EPERM;
+    /* an ACL and the mode are one fact (posixacl.h): an access ACL sets
+     * the mode, and one the mode says alone is not kept */
+    uint32_t mode = in->mode;
+    int acl = value ? fs_acl_name(name) : 0, acl_more = 0;
+    if (!rc && acl == 2 && !S_ISDIR(in->mode))
+        rc = -EACCES; /* default ACLs only on directories */
+    else if (!rc && acl == 2)
+        rc = fs_acl_check(value, size) < 0 ? -EINVAL : 0;
+    else if (!rc && acl == 1 && (acl_more = fs_acl_to_mode(value, size, &mode)) < 0)
+        rc = acl_more;
+    if (!rc && acl == 1 && !acl_more)
+        value = NULL, flags = 0; /* removed, or never added */
     int found = rc ? 0 : find(buf, len, name, nlen, &pos, &e);
     if (found < 0)
         rc = found;
     else if (!rc && found && (flags & LOGFS_XATTR_CREATE))
         rc = -EEXIST;
     else if (!rc && !found && (!value || (flags & LOGFS_XATTR_REPLACE)))
-        rc = -ENODATA;
+        rc = acl == 1 ? 0 : -ENODATA;
     uint64_t add = value ? ENTRY_HDR + nlen + size : 0, drop = found == 1 ? e.size : 0;
     if (!rc && len - drop + add > LFS_XATTR_LIST_MAX)
         rc = -ENOSPC;
@@ -188,15 +205,31 @@ static int change(struct logfs *fs, const char *path, const char *name,
         }
         if (len > pos + drop)
             memcpy(nbuf + pos + add, buf + pos + drop, len - pos - drop);
-        rc = lfs_xattr_store(fs, in, nbuf, nlen_total);
+        rc = found == 1 || value ? lfs_xattr_store(fs, in, nbuf, nlen_total) : 0;
     }
     if (!rc) {
+        in->mode = mode;
         in->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
     }
     free(buf);
     free(nbuf);
     return rc;
+}
+
+int lfs_acl_chmod(struct logfs *fs, struct lfs_inode *in)
+{
+    uint8_t *buf;
+    uint32_t len, pos;
+    struct entry e;
+    int rc = in->xattr ? lfs_xattr_load(fs, in, &buf, &len) : 0;
+    if (rc || !in->xattr)
+        return rc;
+    int found = find(buf, len, FS_ACL_ACCESS, sizeof FS_ACL_ACCESS - 1, &pos, &e);
+    if (found == 1 && !(rc = fs_acl_chmod(buf + pos + ENTRY_HDR + e.nlen, e.vlen, in->mode)))
+        rc = lfs_xattr_store(fs, in, buf, len);
+    free(buf);
+    return found < 0 ? found : rc;
 }
 
 int logfs_setxattr(logfs *fs, const char *path, const char *name, const void *value,

@@ -263,8 +263,10 @@ void lfs_cache_remove(struct logfs *fs, struct lfs_node *n)
     *pp = n->hnext;
     list_of(fs, n)->count--;
     list_unlink(n);
-    if (n->dirty)
+    if (n->dirty) {
         c->dirty_bytes -= fs->g.block_size;
+        c->dirty_growth -= n->growth;
+    }
     c->count--;
     c->bytes -= fs->g.block_size;
     node_drop(fs, n);
@@ -281,6 +283,11 @@ void lfs_node_dirty(struct logfs *fs, struct lfs_node *n)
     n->dirty = 1;
     list_append(list_of(fs, n), n);
     fs->cache.dirty_bytes += fs->g.block_size;
+    /* an overwrite adds only what its object outgrows the old one by */
+    uint32_t obj = fs->g.block_size + LFS_OBJ_HDR;
+    uint32_t old = n->ptr && n->ptr != LFS_PTR_PENDING ? lfs_ptr_len(n->ptr) : 0;
+    n->growth = old < obj ? obj - old : 0;
+    fs->cache.dirty_growth += n->growth;
 }
 
 void lfs_node_move(struct logfs *fs, struct lfs_node *n)
@@ -300,6 +307,7 @@ void lfs_node_clean(struct logfs *fs, struct lfs_node *n)
     n->dirty = 0;
     list_append(&fs->cache.clean, n);
     fs->cache.dirty_bytes -= fs->g.block_size;
+    fs->cache.dirty_growth -= n->growth;
 }
 
 /* Most recently used goes to the tail of the clean list. */

@@ -125,6 +125,10 @@ static int l_removexattr(void *fs, const char *p, const char *n)
 static int l_rmdir(void *fs, const char *p) { return logfs_rmdir(fs, p); }
 static int l_unlink(void *fs, const char *p) { return logfs_unlink(fs, p); }
 static int l_rename(void *fs, const char *a, const char *b) { return logfs_rename(fs, a, b); }
+static int l_rename2(void *fs, const char *a, const char *b, unsigned flags)
+{
+    return logfs_rename2(fs, a, b, flags);
+}
 static int l_link(void *fs, const char *a, const char *b) { return logfs_link(fs, a, b); }
 static int l_symlink(void *fs, const char *t, const char *p) { return logfs_symlink(fs, t, p); }
 static int64_t l_readlink(void *fs, const char *p, char *b, uint64_t n)
@@ -234,5 +238,5 @@ const struct fsapi fsapi_logfs = {
     .reset_latency = l_reset_latency, .set_gc_observer = l_gc_observer, .idle = l_idle,
     .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
     .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
-    .format_check = l_format_check, .check_device = l_check_device,
+    .format_check = l_format_check, .check_device = l_check_device, .rename2 = l_rename2,
 };

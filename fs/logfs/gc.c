@@ -276,6 +276,10 @@ static void tell_observer(struct logfs *fs, const uint32_t *seg, const uint32_t 
     }
 }
 
+/* Batches in a row that free nothing before the cleaner's batches turn
+ * tight, and as many tight ones before it gives up. */
+#define GC_STALLS 8
+
 int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
 {
     nand_time_t t0 = nand_now(fs->dev);
@@ -292,14 +296,29 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
      * as firmware falls back to greedy in foreground cleaning; stop when
      * even those do not: the device is as full as it can get. */
     uint64_t best = fs->an.free_segments;
-    for (int stalls = 0; !rc && fs->an.free_segments < want_free && stalls < 8;) {
+    /* only cleaning the writers wait for (any victim will do) turns
+     * tight, and only while they would otherwise stop (ENOSPC) */
+    for (int stalls = 0; !rc && fs->an.free_segments < want_free &&
+                         (stalls < GC_STALLS ||
+                          (max_live == UINT32_MAX && stalls < 2 * GC_STALLS &&
+                           fs->an.free_segments < fs->reserve));) {
         uint64_t before = fs->an.free_segments, moved = 0;
         uint32_t n = 0;
-        while (n < 64 && before + n < want_free) {
+        /* after GC_STALLS batches that did not pay, the next take as many
+         * victims as their commit needs to gain, within the room it has,
+         * so that the commit's fixed cost (the indirect blocks above the
+         * copies) is shared out (gcroom.c) */
+        struct lfs_gc_room room;
+        int tight = stalls >= GC_STALLS;
+        if (tight && (rc = lfs_gc_room_start(fs, &room)))
+            break;
+        while (n < 64 && before + n < want_free + (tight ? lfs_gc_room_need(fs, &room, 0) : 0)) {
             uint32_t victim = 0, live = 0;
             rc = pick_victim(fs, stalls > 0, &victim, &live);
-            if (rc == -ENOSPC || (!rc && (live > max_live || (n && moved + live > budget) ||
-                                          live >= fs->g.seg_bytes - fs->g.page_size))) {
+            if (rc == -ENOSPC ||
+                (!rc && (live > max_live || live >= fs->g.seg_bytes - fs->g.page_size ||
+                         (n && (tight ? !lfs_gc_room_fits(fs, &room, live)
+                                      : moved + live > budget))))) {
                 rc = 0; /* nothing (more, worth it) to gain */
                 break;
             }
@@ -312,7 +331,14 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live)
         if (!n)
             break;
         nand_time_t tb = nand_now(fs->dev);
+#ifdef LFS_GCROOM_CHECK
+        uint64_t bound = tight ? lfs_gc_room_need(fs, &room, 0) : 0, clock0 = fs->an.seg_clock;
+#endif
         int crc = batch_commit(fs, picked, n);
+#ifdef LFS_GCROOM_CHECK
+        if (tight && !crc && fs->an.seg_clock - clock0 > bound)
+            abort(); /* the commit opened more segments than gcroom.c's bound */
+#endif
         tell_observer(fs, picked, picked_live, n, tb, nand_now(fs->dev) - tb);
         rc = rc ? rc : crc;
         /* progress is beating the best count of this call: a count that
@@ -405,11 +431,13 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
             return -ENOSPC;
     }
     uint64_t pend = fs->cache.dirty_bytes + new_bytes;
-    /* max_utilisation caps u, whose live bytes are objects: count the
-     * header each pending block will carry (unset, the old bound counts
-     * blocks alone, as it always did) */
+    /* max_utilisation caps u, whose live bytes are objects: what the
+     * dirty blocks add over the objects they replace (an overwrite adds
+     * nothing), and the new bytes as whole objects.  Unset, the old bound
+     * counts every dirty block as new, as it always did. */
     if (fs->max_util_ppm)
-        pend += (pend + fs->g.block_size - 1) / fs->g.block_size * LFS_OBJ_HDR;
+        pend = fs->cache.dirty_growth + (new_bytes + fs->g.block_size - 1) /
+                                            fs->g.block_size * (fs->g.block_size + LFS_OBJ_HDR);
     if (fs->an.live_bytes + pend > lfs_capacity(fs))
         return -ENOSPC;
     return 0;

@@ -210,7 +210,9 @@ int logfs_mknod(logfs *fs, const char *path, uint32_t mode, uint64_t rdev);
 
 /* Extended attributes of the file path names (a final symbolic link
  * itself, as lgetxattr(2)), in the user., trusted. and security.
- * namespaces (others: -ENOTSUP); names up to 255 bytes (-ERANGE), values
+ * namespaces, and the POSIX ACLs system.posix_acl_access and _default
+ * (others: -ENOTSUP; an access ACL sets the mode and chmod rewrites it, in
+ * one commit, as fs/posixacl.h says; -EINVAL for a malformed one); names up to 255 bytes (-ERANGE), values
  * up to 65536 (-E2BIG), 1 MiB of names and values per file (-ENOSPC).
  * get and list with size 0 return the size needed; a buffer too small is
  * -ERANGE; a missing name -ENODATA.  flags: 0, LOGFS_XATTR_CREATE (-EEXIST
@@ -228,6 +230,12 @@ int logfs_removexattr(logfs *fs, const char *path, const char *name);
 int logfs_rmdir(logfs *fs, const char *path);
 int logfs_unlink(logfs *fs, const char *path);
 int logfs_rename(logfs *fs, const char *from, const char *to);
+/* rename with renameat2(2)'s flags as FS_RENAME_* (fs/fstypes.h):
+ * NOREPLACE (-EEXIST), EXCHANGE (both names must exist; a directory
+ * never under itself: -EINVAL), WHITEOUT (a character device 0/0, mode
+ * 0, takes from's name).  One call is one step: a power cut leaves the
+ * names before or after it. */
+int logfs_rename2(logfs *fs, const char *from, const char *to, unsigned flags);
 int logfs_link(logfs *fs, const char *existing, const char *newpath);
 int logfs_symlink(logfs *fs, const char *target, const char *linkpath);
 /* Copies at most size bytes, no NUL; returns the length. */

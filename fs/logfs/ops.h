@@ -62,6 +62,18 @@ static inline int lfs_cannot_write(const struct logfs *fs)
     return fs->readonly ? -EROFS : fs->failed ? -EIO : 0;
 }
 
+/* api_ns.c, for api_rename.c: resolve a path that must exist (-ENOENT)
+ * and get its inode; take the link name (len bytes) in dir away from in,
+ * freeing in once neither a link nor an open remains. */
+int lfs_resolve_existing(struct logfs *fs, const char *path, int follow,
+                         struct lfs_path *r, struct lfs_inode **in);
+int lfs_drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name, size_t len,
+                  struct lfs_inode *in);
+
+/* api_xattr.c, for chmod: the access ACL in's list holds, if any, takes
+ * in's new permission bits (fs/posixacl.h). */
+int lfs_acl_chmod(struct logfs *fs, struct lfs_inode *in);
+
 /* super.c: the superblock from block 0, or the copy among the last
  * blocks (docs/FORMAT.md section 5); lfs_super_decode's codes, -EIO. */
 int lfs_super_find(nand_dev *dev, struct lfs_super *sb);

@@ -43,6 +43,7 @@ struct lfs_node {
     uint8_t level, dirty;
     uint8_t moved;             /* dirtied by the cleaner, not by a write */
     uint32_t len;              /* payload bytes that matter */
+    uint32_t growth;           /* while dirty: live bytes its write may add */
     struct lfs_objcrc pcrc;    /* cleared by lfs_node_dirty: bytes changed */
     lfs_ptr ptr;               /* where it is on flash; 0 = not yet */
     uint8_t *data;             /* block_size bytes */
@@ -58,6 +59,9 @@ struct lfs_cache {
     struct lfs_list clean;     /* LRU: head.next is the oldest */
     struct lfs_list dirty[LFS_WCLASSES][LFS_MAX_HEIGHT + 1]; /* [class][level] */
     uint64_t bytes, dirty_bytes, max_bytes;
+    /* live bytes the dirty nodes may add at the next commit: a whole
+     * object each, less the object on flash it replaces */
+    uint64_t dirty_growth;
     uint64_t hits, misses;
     /* nodes dropped by the trim, kept with their buffers for the next
      * misses: at steady state every miss follows a drop, and malloc/free

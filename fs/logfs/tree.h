@@ -150,6 +150,22 @@ int lfs_gc(struct logfs *fs, uint32_t want_free, uint32_t max_live);
  * (the scrubber's relocation); *moved: live bytes copied. */
 int lfs_gc_relocate(struct logfs *fs, const uint32_t *segs, uint32_t n, uint64_t *moved);
 
+/* gcroom.c: a tight batch's room.  Segments kept free beyond the bound
+ * for what it leaves out: a page that fails to program, an indirect block
+ * new since the last commit. */
+#define LFS_GC_ROOM_MARGIN 2
+struct lfs_gc_room {
+    uint64_t meta_segments; /* the bound's part outside the file data */
+};
+/* The bound's metadata part, from the areas' live bytes: 0 or -errno. */
+int lfs_gc_room_start(struct logfs *fs, struct lfs_gc_room *r);
+/* The segments the next commit opens at most, with extra more bytes of
+ * objects to copy. */
+uint64_t lfs_gc_room_need(struct logfs *fs, const struct lfs_gc_room *r, uint64_t extra);
+/* Whether the next commit, with extra more bytes of objects to copy,
+ * opens at most the free segments less the margin. */
+int lfs_gc_room_fits(struct logfs *fs, const struct lfs_gc_room *r, uint64_t extra);
+
 /* scrub.c: scrubbing (docs/scrubbing.md) */
 /* Move the live data of the segments reads scheduled; those still open
  * stay scheduled.  Nothing when none is. */

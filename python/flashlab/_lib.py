@@ -368,6 +368,7 @@ FSAPI_HOOKS = {
     "truncate": (c_int, [_fs, c_char_p, c_uint64]),
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
     "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
+    "rename2": (c_int, [_fs, c_char_p, c_char_p, c_uint]),
 }
 _hook_types = {}  # name: its CFUNCTYPE
 

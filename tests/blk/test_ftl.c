@@ -226,7 +226,9 @@ static int cut_sequence(blk_dev *d, struct cutmodel *m)
     return rc;
 }
 
-TEST(power_cut_every_op)
+/* A cut after every state-changing operation of cut_sequence, on SLC and
+ * MLC, with mount options opts; gc: GC must have run before some cuts. */
+static void cut_campaign(const char *opts, int gc)
 {
     const char *devs[] = {"slc", "mlc"};
     for (int dv = 0; dv < 2; dv++) {
@@ -244,7 +246,7 @@ TEST(power_cut_every_op)
         /* the clean run: how many state-changing operations it makes */
         struct nand_stats ns0, ns1;
         nand_get_stats(n, &ns0);
-        blk_dev *d = mount(n, NULL);
+        blk_dev *d = mount(n, opts);
         REQUIRE(d && blk_sectors(d) >= CUT_SECTORS);
         REQUIRE(cut_sequence(d, m) == 0);
         blk_close(d);
@@ -255,7 +257,7 @@ TEST(power_cut_every_op)
         uint8_t *got = malloc(4096);
         for (uint64_t k = 0; k < total; k++) {
             REQUIRE(nand_snapshot_restore(n, fresh) == 0);
-            d = mount(n, NULL);
+            d = mount(n, opts);
             REQUIRE(d);
             nand_cut_after_ops(n, k, -1);
             int rc = cut_sequence(d, m);
@@ -268,7 +270,7 @@ TEST(power_cut_every_op)
             if (!rc)
                 continue;
             points++;
-            d = mount(n, NULL);
+            d = mount(n, opts);
             REQUIRE(d);
             for (int s = 0; s < CUT_SECTORS; s++) {
                 REQUIRE(blk_read(d, (uint64_t)s, 1, got) == 0);
@@ -287,16 +289,159 @@ TEST(power_cut_every_op)
             CHECK(wrc == 0 && frc == 0);
             blk_close(d);
         }
-        printf("%s: %d cut points, %d with GC before the cut, %d sectors lost\n", devs[dv],
-               points, gcs, lost);
+        printf("%s%s%s: %d cut points, %d with GC before the cut, %d sectors lost\n", devs[dv],
+               opts ? " " : "", opts ? opts : "", points, gcs, lost);
         CHECK_EQ_INT(lost, 0);
         CHECK(points > 100);
-        CHECK(gcs > 0);
+        CHECK(!gc || gcs > 0);
         free(got);
         free(m);
         nand_snapshot_free(fresh);
         nand_close(n);
     }
+}
+
+TEST(power_cut_every_op)
+{
+    cut_campaign(NULL, 1);
+}
+
+/* With the write cache (4 sectors: evictions all along): a flush writes
+ * the cache back before it returns, so no flushed sector is lost; the
+ * unflushed ones read their old content or any newer one. */
+TEST(power_cut_write_cache)
+{
+    cut_campaign("cache=16K", 0);
+}
+
+/* The write cache absorbs overwrites: 2000 writes over 24 sectors that
+ * fit in it program nothing until the flush, then each sector once. */
+TEST(write_cache_absorbs)
+{
+    nand_dev *n = mkdev(4096, 1, 0, 2);
+    REQUIRE(n);
+    char err[256];
+    REQUIRE(blk_ftl_format(n, "op=0.25", err, sizeof err) == 0);
+    blk_dev *d = mount(n, "cache=96K");
+    REQUIRE(d);
+    uint8_t buf[4096], got[4096];
+    uint32_t ver[24] = {0};
+    uint64_t rs = 3;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t s = fx_next(&rs) % 24;
+        content(buf, 4096, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    struct blk_stats st;
+    blk_get_stats(d, &st);
+    CHECK_EQ_INT(st.pages_host, 0);
+    CHECK_EQ_INT(st.host_sectors_written, 2000);
+    CHECK_EQ_INT(st.cache_absorbed, 2000 - 24);
+    REQUIRE(blk_read(d, 5, 1, got) == 0); /* from the cache */
+    CHECK(which(got, 4096, 5, &ver[5], 1) == 0);
+    REQUIRE(blk_trim(d, 6, 1) == 0);       /* a cached write trimmed away */
+    ver[6] = 0;
+    REQUIRE(blk_flush(d) == 0);
+    blk_get_stats(d, &st);
+    CHECK_EQ_INT(st.pages_host, 23);       /* 6 never reached flash: no tombstone */
+    CHECK_EQ_INT(st.host_sectors_written, 2000);
+    CHECK(blk_mem_bytes(d) > 96 * 1024);
+    blk_close(d);
+    REQUIRE((d = mount(n, NULL)));         /* the cache's content is on flash */
+    for (uint64_t s = 0; s < 24; s++) {
+        REQUIRE(blk_read(d, s, 1, got) == 0);
+        CHECK(which(got, 4096, s, &ver[s], 1) == 0);
+    }
+    blk_close(d);
+    nand_close(n);
+}
+
+/* The model with a write cache smaller than what is written between
+ * flushes (evictions), and with one that holds it all (overwrites
+ * absorbed), with remounts. */
+TEST(model_write_cache)
+{
+    struct blk_stats st;
+    model_run(4096, 2, 0, "op=0.25", "gc_policy=greedy,cache=16K", 6000, 1500, &st);
+    model_run(4096, 2, 0, "op=0.25", "gc_policy=greedy,cache=1M", 6000, 1700, &st);
+    CHECK(st.cache_absorbed > 0);
+}
+
+/* A page damaged after it was written (ECC passes, the CRC does not): its
+ * sector reads -EIO after a mount, the others their content; it still
+ * does after GC moved it (every other sector written again, blocks
+ * erased and used anew), until the host writes it; then everything reads
+ * back, across a remount too. */
+TEST(damaged_page_reads_eio)
+{
+    nand_dev *n = mkdev(4096, 1, 0, 8);
+    REQUIRE(n);
+    char err[256];
+    REQUIRE(blk_ftl_format(n, "op=0.25", err, sizeof err) == 0);
+    blk_dev *d = mount(n, "gc_policy=greedy");
+    REQUIRE(d);
+    uint64_t L = blk_sectors(d);
+    uint32_t *ver = calloc(L, sizeof *ver);
+    uint8_t buf[4096];
+    for (uint64_t s = 0; s < L; s++) {
+        content(buf, 4096, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    REQUIRE(blk_close(d) == 0);
+    /* page 3 of the first full data block */
+    const struct nand_config *c = nand_get_config(n);
+    uint32_t victim = UINT32_MAX;
+    for (uint32_t b = 1; b < nand_blocks(c) && victim == UINT32_MAX; b++) {
+        struct nand_block_info bi;
+        if (!nand_block_info(n, b, &bi) && bi.pages_programmed == c->geo.pages_per_block)
+            victim = b;
+    }
+    REQUIRE(victim != UINT32_MAX);
+    struct nand_corrupt k = {.mode = NAND_CORRUPT_SILENT, .block = victim, .page = 3, .bits = 8,
+                             .seed = 1};
+    REQUIRE(nand_corrupt(n, &k, err, sizeof err) == 0);
+    REQUIRE((d = mount(n, "gc_policy=greedy")));
+    int eio = 0, wrong = 0;
+    uint64_t dmg = L;
+    for (uint64_t s = 0; s < L; s++) {
+        int rc = blk_read(d, s, 1, buf);
+        eio += rc == -EIO;
+        dmg = rc == -EIO ? s : dmg;
+        wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
+    }
+    CHECK_EQ_INT(eio, 1); /* one sector a page */
+    CHECK_EQ_INT(wrong, 0);
+    REQUIRE(dmg < L);
+    uint64_t rs = 21;
+    for (uint64_t i = 0; i < 6 * L; i++) {
+        uint64_t s = i < L ? i : fx_next(&rs) % L;
+        if (s == dmg)
+            continue;
+        content(buf, 4096, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    struct blk_stats st;
+    blk_get_stats(d, &st);
+    CHECK(st.erases > nand_blocks(c)); /* blocks erased again, the victim too */
+    CHECK(st.sectors_moved > 0);
+    CHECK(blk_read(d, dmg, 1, buf) == -EIO); /* moved by GC, still damaged */
+    content(buf, 4096, dmg, ++ver[dmg]);
+    REQUIRE(blk_write(d, dmg, 1, buf) == 0);
+    for (int pass = 0; pass < 2; pass++) {
+        eio = wrong = 0;
+        for (uint64_t s = 0; s < L; s++) {
+            int rc = blk_read(d, s, 1, buf);
+            eio += rc != 0;
+            wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
+        }
+        CHECK_EQ_INT(eio, 0);
+        CHECK_EQ_INT(wrong, 0);
+        REQUIRE(blk_close(d) == 0);
+        REQUIRE((d = mount(n, NULL)));
+    }
+    blk_close(d);
+    free(ver);
+    nand_close(n);
 }
 
 TEST(format_errors)
@@ -330,6 +475,10 @@ int main(int argc, char **argv)
     RUN(model_gc_and_wear_leveling);
     RUN(wa_accounting);
     RUN(power_cut_every_op);
+    RUN(power_cut_write_cache);
+    RUN(write_cache_absorbs);
+    RUN(model_write_cache);
+    RUN(damaged_page_reads_eio);
     RUN(format_errors);
     return test_summary(argv[0]);
 }

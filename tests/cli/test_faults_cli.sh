@@ -1,7 +1,8 @@
 #!/bin/sh
 # flashlab faults (docs/faults.md): the shipped LogFS campaign, run from
 # another directory, has no crash, wrong bytes, lost files or silent
-# rollback, and its rows are in the database; a baseline's bad point
+# rollback, and its rows are in the database; so has the FTL's
+# (configs/faults-ftl.yaml); a baseline's bad point
 # prints a reproducer line that, pasted, gives the same outcome; the plot
 # is drawn; flashlab merge copies the faults rows (results schema 2, and a
 # version 1 file); --help has examples; a bad faults: section is named by
@@ -142,6 +143,25 @@ printf "device: $DEV\\nworkload: {kind: uniform}\nstop: {ops: 5}\nfaults: {class
 expect 1 "unknown class" "no class 'nosuch'" -- $FL faults "$T/c.yaml" -o "$T/c.db"
 expect 2 "bad --point" "bad --point" -- $FL faults "$CFG" --point x
 expect 2 "no campaign" "expected one CAMPAIGN.yaml" -- $FL faults
+
+# ---- the FTL (docs/ftl.md, "Media faults"): the flush semantics are the
+# reference; every sector was flushed, so a fault gives EIO or nothing,
+# never other bytes or a mount that silently went back
+out=$($FL faults configs/faults-ftl.yaml -o "$T/ftl.db" -j 2 2>&1); rc=$?
+[ "$rc" = 0 ] && ok || bad "faults-ftl: exit $rc: $out"
+printf '%s\n' "$out" | grep -q "faults-ftl: [0-9]* fault points, 0 bad" && ok || bad "faults-ftl summary: $out"
+[ "$(q "$T/ftl.db" "select count(*) from faults where outcome not in ('ok', 'eio', 'n/a', 'refused') or (outcome = 'refused' and class <> 'superblock')")" = 0 ] &&
+    ok || bad "faults-ftl outcomes: $(q "$T/ftl.db" "select fault, class, outcome, detail from faults where outcome not in ('ok', 'eio', 'n/a')")"
+for c in superblock data stale free; do
+    [ "$(q "$T/ftl.db" "select count(*) from faults where class = '$c'")" -gt 0 ] && ok || bad "faults-ftl: no points in class $c"
+done
+# a damaged page of data is an error whatever the kind; a grown bad block still reads
+[ "$(q "$T/ftl.db" "select count(*) from faults where class = 'data' and fault in ('silent', 'beyond', 'uncorrectable') and outcome <> 'eio'")" = 0 ] &&
+    ok || bad "faults-ftl: damaged data not eio"
+[ "$(q "$T/ftl.db" "select count(*) from faults where fault = 'bad' and class in ('data', 'stale') and outcome <> 'ok'")" = 0 ] &&
+    ok || bad "faults-ftl: a grown bad block lost data"
+[ "$(q "$T/ftl.db" "select count(*) from faults where class in ('stale', 'free') and outcome = 'ok' and after_write not in ('ok', 'EIO')")" = 0 ] &&
+    ok || bad "faults-ftl: a write failed after a harmless fault"
 
 # make check-long: 25 points a class and kind on three seeds (about 2,100
 # points), and the baselines campaign; LogFS has no bad point in either

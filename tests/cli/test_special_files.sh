@@ -37,7 +37,10 @@ expect 1 "xattr get of a removed name" "no attribute user.b" -- $FL xattr get "$
 expect 1 "user. attributes only on files and directories" "not permitted" -- \
     $FL xattr set "$I:/fifo" user.x y
 expect 0 "trusted. attributes on a FIFO" "" -- $FL xattr set "$I:/fifo" trusted.x y
-expect 1 "system. is not kept" "not supported" -- $FL xattr set "$I:/file" system.posix_acl_access x
+expect 1 "system. is not kept but for POSIX ACLs" "not supported" -- \
+    $FL xattr set "$I:/file" system.other x
+expect 1 "a POSIX ACL must be well formed" "invalid argument" -- \
+    $FL xattr set "$I:/file" system.posix_acl_access x
 expect 0 "fsck: clean with special files and attributes" "clean" -- $FL fsck "$I"
 expect 0 "removing a file with attributes" "" -- $FL rm "$I:/file"
 expect 0 "fsck: its attribute inode went with it" "clean" -- $FL fsck "$I"

@@ -49,7 +49,7 @@ static double greedy(double u, uint32_t n, uint32_t np)
 }
 
 struct point {
-    double target;
+    double target, max_util;
     double u, wa_steady, lo, hi;
     int ok;
 };
@@ -62,10 +62,10 @@ static void measure(struct results *db, const char *bpp, int fills, struct point
     snprintf(yaml, sizeof yaml,
              "name: bound\n"
              "device: {file: configs/devices/test-64m.yaml, blocks_per_plane: %s}\n"
-             "fs: {max_utilisation: 0.95, reserve: 4, dirty: 256K}\n"
+             "fs: {max_utilisation: %g, reserve: 4, dirty: 256K}\n"
              "workload: {kind: uniform, utilisation: %g, request_size: 4K}\n"
              "stop: {device_fills: %d}\n",
-             bpp, pt->target, fills);
+             bpp, pt->max_util, pt->target, fills);
     int64_t id = run_one(db, yaml);
     pt->ok = id > 0;
     if (!pt->ok)
@@ -92,18 +92,23 @@ static void measure(struct results *db, const char *bpp, int fills, struct point
     if (!pt->ok)
         return;
     pt->lo = greedy(pt->u, (uint32_t)n, (uint32_t)np) * 0.98;
-    pt->hi = greedy(pt->u + 0.05, (uint32_t)n, (uint32_t)np) * 1.03;
+    /* the model has no free space at u + 0.05 >= 1: no upper end */
+    pt->hi = pt->u + 0.05 < 1 ? greedy(pt->u + 0.05, (uint32_t)n, (uint32_t)np) * 1.03
+                              : INFINITY;
     printf("  u %.4f (target %.2f): wa_steady %.3f, bound [%.3f, %.3f] (N %.0f, Np %.0f)\n",
            pt->u, pt->target, pt->wa_steady, pt->lo, pt->hi, n, np);
 }
 
+/* max_utilisation 0.95, or 0.96 for u 0.95 itself: workload.utilisation
+ * lands up to 0.0005 above its target, which a cap at the target itself
+ * refuses (docs/validation.md) */
 static void check_points(const char *bpp, int fills, const double *targets, size_t n)
 {
     struct results *db;
     char err[512];
     REQUIRE(results_open(tmp_path("bound.db"), &db, err, sizeof err) == 0);
     for (size_t i = 0; i < n; i++) {
-        struct point pt = {.target = targets[i]};
+        struct point pt = {.target = targets[i], .max_util = targets[i] < 0.945 ? 0.95 : 0.96};
         measure(db, bpp, fills, &pt);
         CHECK(pt.ok);
         if (!pt.ok)
@@ -121,12 +126,13 @@ TEST(logfs_within_the_greedy_bound)
     check_points("128", 6, u, sizeof u / sizeof u[0]);
 }
 
-/* make check-long: the 64 MiB part, more utilisations */
+/* make check-long: the 64 MiB part, more utilisations, up to 0.95 where
+ * only the cleaner's tight batches (gcroom.c) keep LogFS running */
 TEST(logfs_within_the_greedy_bound_sweep)
 {
     if (!test_long())
         SKIP("FLASHLAB_LONG");
-    static const double u[] = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9};
+    static const double u[] = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.94, 0.95};
     check_points("512", 6, u, sizeof u / sizeof u[0]);
 }
 

@@ -4,8 +4,11 @@
  * and recovery, the wear hot spot of its metadata erase blocks, the data
  * a power cut during a write-back loses (of a file nobody was writing).
  * The random model test of every operation, with blockfs's option sets
- * (block sizes, cache=0) and factory-bad blocks, is tests/fs/test_fsapi_model.c.
+ * (block sizes, cache=0, dev=ftl) and factory-bad blocks, is
+ * tests/fs/test_fsapi_model.c.  On the FTL (dev=ftl): found again at
+ * mount, its options checked, and the metadata hot spot gone.
  */
+#include "blk.h"
 #include "blockfs/blockfs.h"
 #include "fsapi.h"
 #include "fixture.h"
@@ -338,6 +341,84 @@ TEST(power_cut_loses_other_files)
     }
 }
 
+/* The most-erased block after small overwrites spread over 8 files. */
+static uint32_t hottest_block(const char *mkfs_opts)
+{
+    nand_dev *d = mkdev(256, 6);
+    if (!d || A->mkfs(d, mkfs_opts))
+        return UINT32_MAX;
+    void *fs;
+    if (A->mount(d, NULL, &fs))
+        return UINT32_MAX;
+    static uint8_t buf[16384];
+    int fds[8];
+    for (int i = 0; i < 8; i++) {
+        char p[16];
+        snprintf(p, sizeof p, "/w%d", i);
+        pattern(buf, sizeof buf, (uint64_t)i);
+        write_file(fs, p, buf, sizeof buf);
+        fds[i] = A->open(fs, p, O_RDWR, 0);
+    }
+    uint64_t s = 7;
+    for (int i = 0; i < 1000; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        A->pwrite(fs, fds[(s >> 8) % 8], buf, 512, (s >> 20) % (sizeof buf - 512));
+    }
+    for (int i = 0; i < 8; i++)
+        A->close(fs, fds[i]);
+    A->unmount(fs);
+    uint32_t hot = 0;
+    for (uint32_t b = 0; b < 256; b++) {
+        struct nand_block_info bi;
+        if (nand_block_info(d, b, &bi) == 0 && bi.pe_cycles > hot)
+            hot = (uint32_t)bi.pe_cycles;
+    }
+    nand_close(d);
+    return hot;
+}
+
+TEST(on_the_ftl)
+{
+    nand_dev *d = mkdev(256, 5);
+    REQUIRE(d);
+    CHECK_EQ_INT(A->mkfs(d, "dev=ftl,op=0.2"), 0);
+    CHECK_EQ_INT(blk_ftl_probe(d), 1);   /* the FTL's superblock is on flash */
+    CHECK_EQ_INT(A->probe(d), 0);        /* blockfs's is not on the raw pages */
+    void *fs;
+    REQUIRE(A->mount(d, NULL, &fs) == 0); /* found on the FTL */
+    static uint8_t buf[100000];
+    pattern(buf, sizeof buf, 41);
+    CHECK_EQ_INT(A->mkdir(fs, "/d", 0755), 0);
+    CHECK(write_file(fs, "/d/a", buf, sizeof buf) == (int64_t)sizeof buf);
+    CHECK_EQ_INT(A->unmount(fs), 0);
+    REQUIRE(A->mount(d, "dev=ftl,gc_policy=greedy", &fs) == 0);
+    CHECK(same_file(fs, "/d/a", buf, sizeof buf));
+    CHECK_EQ_INT(A->unmount(fs), 0);
+    /* a default mount of a default image is not fooled into the FTL */
+    CHECK_EQ_INT(A->mkfs(d, NULL), 0);
+    REQUIRE(A->mount(d, NULL, &fs) == 0);
+    CHECK(!same_file(fs, "/d/a", buf, sizeof buf));
+    CHECK_EQ_INT(A->unmount(fs), 0);
+    nand_close(d);
+
+    char err[512] = "";
+    CHECK_EQ_INT(A->check_options("dev=ftl,op=0.2,cache=0", err, sizeof err), 0);
+    CHECK_EQ_INT(A->check_options("dev=ftl,gc_policy=nope", err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "gc_policy") != NULL);
+    CHECK_EQ_INT(A->check_options("inodes=64,op=0.2", err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "'op=0.2'") != NULL && strstr(err, "dev (") != NULL);
+    CHECK_EQ_INT(A->check_options("dev=ftl,inodes=x", err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "'inodes=x'") != NULL);
+    CHECK_EQ_INT(A->check_options("dev=disk", err, sizeof err), -EINVAL);
+
+    /* the FTL writes out of place and levels wear: no erase block takes
+     * the in-place map's metadata beating */
+    uint32_t hot_inplace = hottest_block(NULL), hot_ftl = hottest_block("dev=ftl");
+    printf("most-erased block: %u cycles in place, %u on the FTL\n", hot_inplace, hot_ftl);
+    CHECK(hot_inplace != UINT32_MAX && hot_ftl != UINT32_MAX);
+    CHECK(hot_ftl * 10 < hot_inplace);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -347,5 +428,6 @@ int main(int argc, char **argv)
     RUN(enospc_then_delete);
     RUN(wear_hot_spot);
     RUN(power_cut_loses_other_files);
+    RUN(on_the_ftl);
     return test_summary(argv[0]);
 }

@@ -74,6 +74,11 @@ static const struct profile profiles[] = {
     {.fs = "blockfs", .opts = "block_size=2048,cache=0", .desc = "8 MiB, never full",
      DEV_SMALL, .mix = mix_small, .first_seed = 1, .seeds = 10, .long_seeds = 50,
      .steps = 400, .check_every = 10},
+    /* blockfs on the FTL instead of the in-place map (the FTL's pages are
+     * the fs's sectors; remounts find the FTL) */
+    {.fs = "blockfs", .opts = "dev=ftl,gc_policy=greedy", .desc = "8 MiB on the FTL, never full",
+     DEV_SMALL, .mix = mix_small, .first_seed = 1, .seeds = 4, .long_seeds = 20, .steps = 400,
+     .check_every = 10},
     /* blockfs: factory-bad erase blocks in the data region are never
      * allocated (a device with one in the metadata is drawn again) */
     {.fs = "blockfs", .desc = "8 MiB, 2% bad, never full", DEV_SMALL, .bad = 0.02,

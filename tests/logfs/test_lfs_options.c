@@ -223,6 +223,50 @@ TEST(max_utilisation_caps_live_over_cleanable)
     nand_close(d);
 }
 
+/* At the cap, overwriting live blocks adds nothing live: they are
+ * accepted while their commit is pending, however many (the bound counts
+ * what the dirty blocks add over the objects they replace), and u stays
+ * under the cap after it.  Growing the file still stops at the cap. */
+TEST(max_utilisation_accepts_overwrites_at_the_cap)
+{
+    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
+    REQUIRE(d);
+    logfs *fs = NULL;
+    struct logfs_stats st;
+    static uint8_t buf[4096];
+    REQUIRE(logfs_mkfs(d, NULL) == 0);
+    REQUIRE(logfs_mount(d, &(struct logfs_options){.max_utilisation = 0.85,
+                                                   .dirty_bytes = 256 << 10}, &fs) == 0);
+    uint64_t bytes = fill_until_full(fs, &st);
+    REQUIRE(bytes > 64 * sizeof buf);
+    /* two blocks of room, then 48 overwrites: 192 KiB dirty, under the
+     * 256 KiB that makes a commit */
+    REQUIRE(logfs_truncate(fs, "/f", bytes - 2 * sizeof buf) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    int fd = logfs_open(fs, "/f", O_RDWR, 0);
+    REQUIRE(fd >= 0);
+    int ok = 0;
+    for (int i = 0; i < 48; i++) {
+        memset(buf, 0x5a ^ i, sizeof buf);
+        ok += logfs_pwrite(fs, fd, buf, sizeof buf, (uint64_t)i * sizeof buf) == (int64_t)sizeof buf;
+    }
+    CHECK_EQ_INT(ok, 48);
+    /* the file grows by the room left, then no further */
+    uint64_t end = bytes - 2 * sizeof buf;
+    int grew = 0;
+    while (grew < 8 && logfs_pwrite(fs, fd, buf, sizeof buf, end) == (int64_t)sizeof buf) {
+        end += sizeof buf;
+        grew++;
+    }
+    CHECK(grew >= 1 && grew <= 2);
+    CHECK(logfs_close(fs, fd) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    logfs_get_stats(fs, &st);
+    CHECK((double)st.live_bytes / (double)st.cleanable_bytes <= 0.85);
+    CHECK(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 /* What an image's format versions are, and what a mount makes of one it
  * does not read (FORMAT.md 15): a superblock saying read version 9. */
 TEST(format_versions)
@@ -265,5 +309,6 @@ int main(int argc, char **argv)
     RUN(mkfs_refuses_what_the_check_refuses);
     RUN(format_versions);
     RUN(max_utilisation_caps_live_over_cleanable);
+    RUN(max_utilisation_accepts_overwrites_at_the_cap);
     return test_summary(argv[0]);
 }

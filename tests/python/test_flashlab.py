@@ -992,8 +992,11 @@ class TestFiles(FsCase):
         with self.assertRaises(OSError) as cm:
             fs.getxattr("/f", "user.a")
         self.assertEqual(cm.exception.errno, errno.ENODATA)
-        with self.assertRaises(OSError) as cm:
+        with self.assertRaises(OSError) as cm:  # kept, but not a well-formed ACL
             fs.setxattr("/f", "system.posix_acl_access", b"")
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        with self.assertRaises(OSError) as cm:
+            fs.setxattr("/f", "system.other", b"x")
         self.assertEqual(cm.exception.errno, errno.ENOTSUP)
 
     def test_symlinks(self):

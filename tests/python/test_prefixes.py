@@ -23,7 +23,7 @@ BUILD = os.path.dirname(LIB)
 PREFIXES = {
     "sim": ("nand_", "sim_", "flashlab_"),  # flashlab_crc32*: the library-wide CRC
     "gc": ("gc_", "gcp_"),
-    "blk": ("blk_", "ftl_"),
+    "blk": ("blk_", "ftl_", "inplace_"),
     "fs": ("fs_", "fsapi_"),
     "fs/logfs": ("logfs_", "lfs_", "fsapi_"),  # fsapi_<kind>: the file system's ops table
     "fs/jffs2": ("jffs_", "fsapi_"),

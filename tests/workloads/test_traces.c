@@ -499,11 +499,12 @@ TEST(fsop_records)
                             "130 rmdir /d\n"
                             "140 sync\n"
                             "150 open /x - 0\n"
-                            "18446744073709551615 create /y%25z%e9 axs 7777\n"),
+                            "18446744073709551615 create /y%25z%e9 axs 7777\n"
+                            "160 exchange /p /q\n"),
              TRACE_FSOP, &g);
     if (g.rc)
         trace_perror(stderr, &g.err);
-    REQUIRE(g.rc == 0 && g.n == 17);
+    REQUIRE(g.rc == 0 && g.n == 18);
     const struct trace_rec *r = g.rec;
     check_fs(&r[0], 0, TRACE_MKDIR, "/d", NULL);
     CHECK_EQ_INT(r[0].mode, 0755);
@@ -534,6 +535,7 @@ TEST(fsop_records)
     check_fs(&r[16], UINT64_MAX, TRACE_CREATE, "/y%z\xe9", NULL);
     CHECK_EQ_INT(r[16].flags, TRACE_F_APPEND | TRACE_F_EXCL | TRACE_F_SYNC);
     CHECK_EQ_INT(r[16].mode, 07777);
+    check_fs(&r[17], 160, TRACE_EXCHANGE, "/p", "/q");
     for (int i = 0; i < g.n; i++) { /* fields an op does not have stay 0 */
         if (r[i].op != TRACE_READ && r[i].op != TRACE_WRITE && r[i].op != TRACE_PUNCH)
             CHECK(r[i].offset == 0 && r[i].length == 0);
@@ -684,7 +686,7 @@ static const struct shape {
     {TRACE_CLOSE, 1, 0, 0, 0, 0, 0},  {TRACE_TRUNCATE, 1, 0, 0, 0, 0, 1},
     {TRACE_UNLINK, 1, 0, 0, 0, 0, 0}, {TRACE_RENAME, 1, 1, 0, 0, 0, 0},
     {TRACE_LINK, 1, 1, 0, 0, 0, 0},   {TRACE_SYMLINK, 1, 1, 0, 0, 0, 0},
-    {TRACE_FSYNC, 1, 0, 0, 0, 0, 0},
+    {TRACE_FSYNC, 1, 0, 0, 0, 0, 0},  {TRACE_EXCHANGE, 1, 1, 0, 0, 0, 0},
 };
 
 static uint64_t rnd(uint64_t i, uint64_t k)

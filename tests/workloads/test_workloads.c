@@ -972,6 +972,33 @@ TEST(trace_fsop_replays)
     env_close(&e);
 }
 
+/* An exchange swaps the names, and an open file keeps following its
+ * own: the write to /a after it goes to the file /a now names. */
+TEST(trace_exchange_replays)
+{
+    static const struct trace_rec ops[] = {
+        {.op = TRACE_CREATE, .path = "/a", .flags = TRACE_F_WRITE, .mode = 0644},
+        {.op = TRACE_WRITE, .path = "/a", .length = 100},
+        {.op = TRACE_CREATE, .path = "/b", .flags = TRACE_F_WRITE, .mode = 0644},
+        {.op = TRACE_WRITE, .path = "/b", .length = 300},
+        {.op = TRACE_EXCHANGE, .path = "/a", .path2 = "/b"},
+        {.op = TRACE_WRITE, .path = "/a", .offset = 1000, .length = 10},
+        {.op = TRACE_CLOSE, .path = "/a"},
+        {.op = TRACE_CLOSE, .path = "/b"},
+    };
+    struct env e;
+    REQUIRE(env_open(&e) == 0);
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        CHECK(wl_exec_apply(e.x, &ops[i], NULL) >= 0);
+    struct fs_stat a, b;
+    REQUIRE(logfs_stat(e.fs, "/a", &a) == 0 && logfs_stat(e.fs, "/b", &b) == 0);
+    CHECK_EQ_INT(a.size, 1010);
+    CHECK_EQ_INT(b.size, 100);
+    CHECK_EQ_INT(wl_exec_apply(e.x, &(struct trace_rec){.op = TRACE_EXCHANGE, .path = "/a"},
+                               NULL), -EINVAL);
+    env_close(&e);
+}
+
 static void see_write_fsop(void *ctx, const struct trace_rec *op, int setup, struct env *e)
 {
     (void)setup, (void)e;
@@ -1070,6 +1097,7 @@ int main(int argc, char **argv)
     RUN(trace_msr_wraps_and_clips);
     RUN(trace_blkparse_punches_and_syncs);
     RUN(trace_fsop_replays);
+    RUN(trace_exchange_replays);
     RUN(generated_ops_round_trip_as_fsop_trace);
     RUN(trace_bad_line_names_it);
     rmdir(dir);

@@ -26,6 +26,7 @@ const struct trace_fsop_desc trace_fsop_ops[] = {
     {"link", TRACE_LINK, "PQ", {"FROM", "TO"}},
     {"symlink", TRACE_SYMLINK, "PQ", {"TARGET", "PATH"}},
     {"fsync", TRACE_FSYNC, "P", {"PATH"}},
+    {"exchange", TRACE_EXCHANGE, "PQ", {"PATH", "PATH2"}},
     {"sync", TRACE_SYNC, "", {NULL}},
 };
 const size_t trace_fsop_nops = sizeof trace_fsop_ops / sizeof trace_fsop_ops[0];

@@ -47,6 +47,7 @@ enum trace_op {
     TRACE_LINK,     /* existing path, new name path2 */
     TRACE_SYMLINK,  /* target path, new name path2 */
     TRACE_FSYNC,    /* path */
+    TRACE_EXCHANGE, /* path <-> path2: renameat2's RENAME_EXCHANGE */
     TRACE_PUNCH = TRACE_DISCARD,
 };
 
