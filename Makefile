@@ -62,7 +62,7 @@ SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test run bench bench-steady-mqsim check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
+.PHONY: all test run bench bench-ftl bench-steady-mqsim check-long check-linux check-posix check-integck check-xfstests deps deps-xfstests clean install ssd-figure
 all: $(BUILD)/flashlab $(BUILD)/libflashlab.so $(BUILD)/mount.fuse.flashlab
 
 # mount(8)'s helper for `mount -t fuse.flashlab` (docs/mount.md); this copy
@@ -119,7 +119,15 @@ run: deps
 # (bench/bench_steady.c, docs/performance.md).
 bench: $(BENCHES)
 	@mkdir -p results
-	@for b in $(BENCHES); do FLASHLAB_BENCH_QUICK='$(QUICK)' $$b || exit 1; done
+	@for b in $(BENCHES); do FLASHLAB_BENCH_QUICK='$(QUICK)' MQSIM='$(MQSIM)' \
+	  MQSIM_XML='$(MQSIM_XML)' ROUNDS='$(ROUNDS)' $$b || exit 1; done
+
+# `make bench-ftl MQSIM=BINARY MQSIM_XML=DIR [ROUNDS=3]`: flashlab's FTL and
+# MQSim alternately on MQSim's job, medians and ratios (bench/bench_ftl_mqsim.c,
+# docs/performance.md); without MQSIM, flashlab alone.
+bench-ftl: $(BUILD)/bench/bench_ftl_mqsim
+	@mkdir -p results
+	@MQSIM='$(MQSIM)' MQSIM_XML='$(MQSIM_XML)' ROUNDS='$(ROUNDS)' $<
 
 # `make bench-steady-mqsim MQSIM=BINARY MQSIM_XML=DIR [ROUNDS=3]`: LogFS at
 # steady state (bench_steady, variant off) and MQSim on its job alternately,

@@ -83,7 +83,7 @@ struct ftl_block {
 struct ftl_front {
     int64_t block;            /* -1: none */
     uint32_t staged;          /* slots filled in buf, not yet programmed */
-    uint8_t *buf;             /* one page */
+    uint8_t *buf;             /* one page, then its spare area */
     uint32_t lsn[FTL_SLOTS_MAX];
 };
 

@@ -166,9 +166,12 @@ int ftl_front_commit(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, int
             o.lsn[s] = s < f->staged ? f->lsn[s] : FTL_NONE;
         if (f->staged < d->spp)
             memset(f->buf + (size_t)f->staged * d->ss, 0, (size_t)(d->spp - f->staged) * d->ss);
-        ftl_oob_encode(d->obuf, d->oob, d->spp, &o, f->buf, d->ps);
+        /* the spare right after the data: the device stores the page
+         * from this one buffer without copying it first (nand.h) */
+        uint8_t *spare = f->buf + d->ps;
+        ftl_oob_encode(spare, d->oob, d->spp, &o, f->buf, d->ps);
         struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = b, .page = p,
-                             .data = f->buf, .oob = d->obuf};
+                             .data = f->buf, .oob = spare};
         int rc = nand_submit(d->dev, &op);
         if (rc == NAND_OK) {
             d->blk[b].wp = p + 1;

@@ -108,7 +108,7 @@ static uint64_t dev_mem_bytes(const blk_dev *b)
     return sizeof *d + d->sb.sectors * (sizeof *d->l2p + sizeof *d->stale) +
            (d->damaged ? (d->sb.sectors + 7) / 8 : 0) +
            d->nslots * sizeof *d->p2l + d->nblocks * (sizeof *d->blk + sizeof(uint32_t)) +
-           d->nplanes * (sizeof *d->plane + 2ull * d->ps) + d->ps + d->oob +
+           d->nplanes * (sizeof *d->plane + 2ull * (d->ps + d->oob)) + d->ps + d->oob +
            ftl_cache_mem_bytes(d);
 }
 

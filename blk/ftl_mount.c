@@ -98,8 +98,8 @@ static int setup(struct ftl_dev *d)
     for (uint32_t p = 0; p < d->nplanes; p++) {
         struct ftl_plane *pl = &d->plane[p];
         pl->free = malloc(d->bpp * sizeof *pl->free);
-        pl->host.buf = malloc(d->ps);
-        pl->gc.buf = malloc(d->ps);
+        pl->host.buf = malloc(d->ps + d->oob);
+        pl->gc.buf = malloc(d->ps + d->oob);
         pl->host.block = pl->gc.block = -1;
         if (!pl->free || !pl->host.buf || !pl->gc.buf)
             return -ENOMEM;

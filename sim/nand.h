@@ -255,7 +255,11 @@ struct nand_result {
  * Synchronous operations: the clock advances to the operation's end.
  * data is page_size bytes, oob is oob_size bytes; either may be NULL
  * (program: leave that part erased; read: do not transfer it).
- * res may be NULL.
+ * res may be NULL.  The buffers stay the caller's: a program stores a
+ * copy (or its compressed form) before it returns.  A whole page whose
+ * oob directly follows its data in one buffer (oob == data + page_size)
+ * and lands on an erased page is stored straight from that buffer, with
+ * no intermediate copy: the fast path for an FTL's page-sized writes.
  */
 int nand_read(nand_dev *dev, nand_block_t b, nand_page_t p,
               void *data, void *oob, struct nand_result *res);

@@ -113,13 +113,18 @@ struct nand_dev {
     struct dslot { uint64_t hash; struct pbuf *pg; } *dtab;
     uint64_t dtab_size, dtab_count;
     /* full-page buffers (arena.c): slots of large mappings, the free
-     * ones chained through dnext */
+     * ones chained through dnext; run-length forms likewise, in slots
+     * of 16-byte size classes */
     struct page_arena {
         struct pbuf *free;
         uint64_t nfree, held;
         uint8_t *carve, *carve_end; /* the newest chunk's slots not used yet */
         size_t next_bytes;        /* the next chunk's size */
         struct arena_chunk *chunks;
+        struct pbuf **small;      /* [nsmall] free small slots by class */
+        uint32_t nsmall;
+        uint64_t small_held;
+        uint8_t *scarve, *scarve_end; /* the newest small chunk's unused bytes */
     } arena;
 
     /* the image journal (journal.c), set up by nand_open and nand_save:
@@ -181,11 +186,16 @@ void sim_store_free(nand_dev *dev);
 /* arena.c -- full-page buffers (NULL when memory is short) */
 struct pbuf *sim_arena_get(nand_dev *dev);
 void sim_arena_put(nand_dev *dev, struct pbuf *pg);
+/* a buffer of n < page_bytes bytes (a run-length form); put: n again */
+struct pbuf *sim_arena_get_small(nand_dev *dev, uint32_t n);
+void sim_arena_put_small(nand_dev *dev, struct pbuf *pg, uint32_t n);
 void sim_arena_free(nand_dev *dev);
 struct pbuf *sim_pbuf_new(nand_dev *dev);                 /* filled with 0xFF */
 struct pbuf *sim_pbuf_new_uninit(nand_dev *dev);          /* caller fills it all */
 /* compress, then dedup: what a program stores (pg is the caller's) */
 struct pbuf *sim_pbuf_intern(nand_dev *dev, struct pbuf *pg);
+/* dedup alone, for a buffer already in its stored form (sim_pbuf_from) */
+struct pbuf *sim_pbuf_share(nand_dev *dev, struct pbuf *pg);
 /* With compress, pg (a full buffer the caller holds alone) replaced by its
  * compact form when that is small enough; otherwise pg unchanged. */
 struct pbuf *sim_pbuf_compact(nand_dev *dev, struct pbuf *pg);

@@ -138,6 +138,11 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
             return NAND_E_ADDR;
         bytes += segs[i].len;
     }
+    /* the page's slot and the block's state are cache misses on a large
+     * device: start them before the schedule's work */
+    if (dev->bp[b])
+        __builtin_prefetch(&dev->bp[b]->slot[p], 0, 3);
+    __builtin_prefetch(&dev->bs[b], 1, 3);
     struct sched s;
     if ((rc = sim_sched_op(dev, NAND_OP_READ, b, p, bytes, &s)))
         return rc;
@@ -147,12 +152,14 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
         return NAND_E_POWER;
     }
     finish_op(dev, &s, queued, res);
-    dev->bs[b].reads++;
-    dev->st.reads++;
-    dev->st.bytes_read += bytes;
 
     const struct slot *sl = slot_of(dev, b, p);
     const struct pbuf *pg = sl ? sl->pg : NULL;
+    if (pg)
+        __builtin_prefetch(pg, 0, 3);
+    dev->bs[b].reads++;
+    dev->st.reads++;
+    dev->st.bytes_read += bytes;
     if (!pg || !pg->clen) {
         const uint8_t *src = pg ? pg->bytes : dev->ff;
         for (int i = 0; i < nseg; i++)
@@ -246,6 +253,28 @@ static uint32_t segs_prefix(const struct seg *segs, int nseg)
     return at;
 }
 
+/* Slot p of block b now holds a program's result: count it. */
+static void mark_programmed(nand_dev *dev, nand_block_t b, nand_page_t p, struct slot *sl,
+                            const struct sched *s)
+{
+    sl->nprog++;
+    sl->prog_time = s->done;
+    if (p + 1 > dev->bs[b].next_page)
+        dev->bs[b].next_page = p + 1;
+}
+
+/* The program took (its slot holds the stored page): account and end it. */
+static int program_took(nand_dev *dev, uint32_t bytes, struct inflight *fl,
+                        const struct sched *s, int queued, struct nand_result *res)
+{
+    dev->st.programs++;
+    dev->st.bytes_written += bytes;
+    if (fl)
+        sim_inflight_done(dev, fl, bytes, NAND_OK);
+    finish_op(dev, s, queued, res);
+    return NAND_OK;
+}
+
 static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                       const struct seg *segs, int nseg, int queued,
                       struct nand_result *res)
@@ -278,12 +307,25 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         return NAND_E_NOMEM;
 
     struct bpages *bp = sim_bpages_own_page(dev, b, p); /* slot p (damage: more) */
-    struct pbuf *pg = sim_pbuf_new_uninit(dev);
-    if (!bp || !pg) {
-        sim_pbuf_unref(dev, pg);
+    if (!bp)
         return NAND_E_NOMEM;
-    }
     struct slot *sl = &bp->slot[p];
+    /* the common case: a whole page from one buffer of the caller's onto
+     * an erased page, programmed in full: stored straight from that
+     * buffer (with compress, encoded from it without a copy first) */
+    if (!sl->pg && cut == RUN_FULL && segs_prefix(segs, nseg) == dev->page_bytes &&
+        (nseg == 1 || segs[1].buf == segs[0].buf + segs[0].len) &&
+        !sim_wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
+        struct pbuf *whole = sim_pbuf_from(dev, segs[0].buf);
+        if (!whole)
+            return NAND_E_NOMEM;
+        mark_programmed(dev, b, p, sl, &s);
+        sl->pg = sim_pbuf_share(dev, whole);
+        return program_took(dev, bytes, fl, &s, queued, res);
+    }
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
+    if (!pg)
+        return NAND_E_NOMEM;
     const uint8_t *before = pbuf_view(dev, sl->pg);
     /* programming can only clear bits: the result is old AND new; on an
      * erased page only bytes the segments do not give from column 0 on
@@ -301,10 +343,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
         else
             memcpy(dst, segs[i].buf, segs[i].len);
     }
-    sl->nprog++;
-    sl->prog_time = s.done;
-    if (p + 1 > dev->bs[b].next_page)
-        dev->bs[b].next_page = p + 1;
+    mark_programmed(dev, b, p, sl, &s);
 
     int upper;
     nand_page_t lower = sim_page_pair_lower(dev, p, &upper);
@@ -329,12 +368,7 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     }
     sim_pbuf_unref(dev, sl->pg);
     sl->pg = sim_pbuf_intern(dev, pg);
-    dev->st.programs++;
-    dev->st.bytes_written += bytes;
-    if (fl)
-        sim_inflight_done(dev, fl, bytes, NAND_OK);
-    finish_op(dev, &s, queued, res);
-    return NAND_OK;
+    return program_took(dev, bytes, fl, &s, queued, res);
 }
 
 int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,

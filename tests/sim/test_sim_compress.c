@@ -92,7 +92,25 @@ struct twin {
     int nsnap;
     long ops, compares;
     int fails;                 /* differences found (stops the run) */
+    int split;                 /* [1] programs from separate data and spare
+                                * buffers, [0] from one (the device's
+                                * no-copy path: sim/ops.c) */
 };
+
+/* What device k programs: dp and sp (dp + PS or NULL) as they are, or
+ * for the split twin the same bytes from two buffers apart. */
+static void prog_bufs(const struct twin *t, int k, const uint8_t *dp, const uint8_t *sp,
+                      const uint8_t **dk, const uint8_t **sk)
+{
+    static uint8_t apart[PS + 64 + OS]; /* the spare 64 bytes past the data */
+    *dk = dp, *sk = sp;
+    if (!t->split || k != 1)
+        return;
+    if (dp)
+        *dk = memcpy(apart, dp, PS);
+    if (sp)
+        *sk = memcpy(apart + PS + 64, sp, OS);
+}
 
 static void differ(struct twin *t, const char *what, long a, long b)
 {
@@ -209,7 +227,8 @@ static void save_load(struct twin *t)
             differ(t, "open", rc, 0);
             continue;
         }
-        SAME(t, "compress after open", nand_get_config(e)->compress, k);
+        SAME(t, "compress after open", nand_get_config(e)->compress,
+             nand_get_config(t->d[k])->compress);
         struct nand_stats before, after;
         nand_get_stats(t->d[k], &before);
         nand_get_stats(e, &after);
@@ -262,8 +281,11 @@ static void one_op(struct twin *t, uint64_t *s)
         uint32_t which = rnd(s, 8);
         const uint8_t *dp = which == 0 ? NULL : data;
         const uint8_t *op_ = which == 1 ? NULL : data + PS;
-        for (int k = 0; k < 2; k++)
-            rc[k] = nand_program(t->d[k], b, p, dp, op_, &r[k]);
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *dk, *sk;
+            prog_bufs(t, k, dp, op_, &dk, &sk);
+            rc[k] = nand_program(t->d[k], b, p, dk, sk, &r[k]);
+        }
         same_result(t, rc[0], rc[1], &r[0], &r[1]);
     } else if (op < 42) { /* a partial program of a column range */
         pick_page(t, s, &b, &p);
@@ -301,9 +323,11 @@ static void one_op(struct twin *t, uint64_t *s)
         pick_page(t, s, &b, &p);
         fill(data, PB, s, (int)rnd(s, C_KINDS));
         for (int k = 0; k < 2; k++) {
+            const uint8_t *dk, *sk;
+            prog_bufs(t, k, data, data + PS, &dk, &sk);
             nand_cut_after_ops(t->d[k], 0, frac);
             rc[k] = erase ? nand_erase(t->d[k], b, &r[k])
-                          : nand_program(t->d[k], b, p, data, data + PS, &r[k]);
+                          : nand_program(t->d[k], b, p, dk, sk, &r[k]);
         }
         same_result(t, rc[0], rc[1], &r[0], &r[1]);
     } else if (op < 81) { /* a cut at a time, somewhere in the next ops */
@@ -404,6 +428,36 @@ static void twin_config(struct nand_config *c, int mlc, int dedup, uint64_t seed
     c->seed = seed;
 }
 
+/* Fill the pool, make the twins (compress as given for each), run ops
+ * random operations on both in lockstep, power both on and compare them
+ * whole: 0, or -1 when a device could not be made. */
+static int lockstep(struct twin *t, int mlc, int dedup, uint64_t seed, const int compress[2],
+                    long ops)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < POOL; i++)
+        fill(pool[i], PB, &s, i % 2 ? C_JFFS : C_RUNS);
+    struct nand_config c;
+    for (int k = 0; k < 2; k++) {
+        twin_config(&c, mlc, dedup, seed);
+        c.compress = compress[k];
+        t->d[k] = fx_create(&c);
+    }
+    if (!t->d[0] || !t->d[1])
+        return -1;
+    for (long i = 0; i < ops && !t->fails; i++) {
+        one_op(t, &s);
+        if (i % 500 == 499)
+            same_device(t);
+    }
+    for (int k = 0; k < 2; k++) {
+        nand_cut_disarm(t->d[k]);
+        nand_power_on(t->d[k]);
+    }
+    same_device(t);
+    return 0;
+}
+
 TEST(differential_compress_on_and_off)
 {
     int rounds = test_long() ? 6 : 1;
@@ -413,27 +467,8 @@ TEST(differential_compress_on_and_off)
         for (int mlc = 0; mlc <= 1; mlc++) {
             for (int dedup = 0; dedup <= 1; dedup++) {
                 uint64_t seed = 1000 + (uint64_t)round * 10 + (uint64_t)mlc * 2 + (uint64_t)dedup;
-                uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
-                for (int i = 0; i < POOL; i++)
-                    fill(pool[i], PB, &s, i % 2 ? C_JFFS : C_RUNS);
-                struct nand_config c;
                 struct twin t = {0};
-                for (int k = 0; k < 2; k++) {
-                    twin_config(&c, mlc, dedup, seed);
-                    c.compress = k;
-                    t.d[k] = fx_create(&c);
-                }
-                REQUIRE(t.d[0] && t.d[1]);
-                for (long i = 0; i < ops && !t.fails; i++) {
-                    one_op(&t, &s);
-                    if (i % 500 == 499)
-                        same_device(&t);
-                }
-                for (int k = 0; k < 2; k++) {
-                    nand_cut_disarm(t.d[k]);
-                    nand_power_on(t.d[k]);
-                }
-                same_device(&t);
+                REQUIRE(lockstep(&t, mlc, dedup, seed, (const int[2]){0, 1}, ops) == 0);
                 struct nand_stats s0, s1;
                 nand_get_stats(t.d[0], &s0);
                 nand_get_stats(t.d[1], &s1);
@@ -461,6 +496,30 @@ TEST(differential_compress_on_and_off)
     fprintf(stderr, "  %llu random operations in lockstep; compress held at least "
             "%llux fewer bytes\n", (unsigned long long)total_ops,
             (unsigned long long)saved_min);
+}
+
+/* The same lockstep with compress on both twins (and off on both), one
+ * programming whole pages from one buffer (stored without a copy first),
+ * the other from two: every result, statistic and byte alike, through
+ * cuts, wear-out failures, snapshots and images. */
+TEST(differential_one_buffer_and_two)
+{
+    long ops = test_long() ? 20000 : 2500;
+    for (int compress = 0; compress <= 1; compress++)
+        for (int dedup = 0; dedup <= 1; dedup++) {
+            uint64_t seed = 2000 + (uint64_t)compress * 2 + (uint64_t)dedup;
+            struct twin t = {.split = 1};
+            REQUIRE(lockstep(&t, 1, dedup, seed, (const int[2]){compress, compress}, ops) == 0);
+            struct nand_stats s0, s1;
+            nand_get_stats(t.d[0], &s0);
+            nand_get_stats(t.d[1], &s1);
+            CHECK_EQ_INT(t.fails, 0);
+            CHECK_EQ_INT(s0.bytes_stored, s1.bytes_stored);
+            CHECK(s0.programs > 100 && s0.program_fails > 0 && s0.torn_programs > 0);
+            free_snaps(&t);
+            nand_close(t.d[0]);
+            nand_close(t.d[1]);
+        }
 }
 
 /* ---- patterns at the edges of the run-length form ----------------------- */
@@ -1084,6 +1143,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RUN(differential_compress_on_and_off);
+    RUN(differential_one_buffer_and_two);
     RUN(every_pattern_reads_back);
     RUN(bytes_stored_drops_for_run_heavy_pages);
     RUN(compress_and_dedup_share_compact_pages);
