@@ -4,8 +4,9 @@
 # (docs/validation.md, "The bit-error model against published chips").  A
 # panel per cell type: each preset's RBER (`flashlab sim rber`, the
 # simulator's own nand_rber) against P/E cycles, fresh and after the
-# retention its part is rated for, and the published points with the
-# tolerance the tests hold the presets to.  DATA (optional) keeps the
+# retention its part is rated for, and the points (published, or a bound
+# implied by an ECC rating) with the tolerance the tests hold the presets
+# to.  DATA (optional) keeps the
 # numbers drawn.  Needs gnuplot; FL names the flashlab program (default
 # build/flashlab).
 set -eu
@@ -22,18 +23,19 @@ anchors=$dev/rber-anchors.tsv
 # section 1); the nandsim variant has the OLPC part's model and is left out
 "$FL" sim rber --hours 0,8760 "$dev/mlc-2g.yaml" "$dev/mqsim-8g.yaml" > "$tmp/mlc.dat"
 "$FL" sim rber --hours 0,87600 "$dev/olpc-xo1-slc-1g.yaml" "$dev/test-64m.yaml" > "$tmp/slc.dat"
-# the points: rber rows as they are, growth rows as the fresh point
-# (RBER at the row's pe and hours divided by the growth) at 1 P/E
+# the points: rber rows as they are, bound rows with their band below the
+# bound, growth rows as the fresh point (RBER at the row's pe and hours
+# divided by the growth) at 1 P/E
 awk -v out="$tmp" '
     /^#/ || NF < 7 { next }
-    $2 == "rber" || $2 == "derived" { r[$1 " " $3 " " $4] = $5
-        print $3, $5, $5 / $6, $5 * $6 > (out "/" $1 "-" $2 ".pts") }
+    $2 == "rber" || $2 == "bound" { r[$1 " " $3 " " $4] = $5
+        print $3, $5, $5 / $6, ($2 == "bound" ? $5 : $5 * $6) > (out "/" $1 "-" $2 ".pts") }
     $2 == "growth" { g[++n] = $0 }
     END { for (i = 1; i <= n; i++) { split(g[i], f, " ")
             v = r[f[1] " " f[3] " " f[4]] / f[5]
             print 1, v, v / f[6], v * f[6] > (out "/" f[1] "-growth.pts") } }
 ' "$anchors"
-touch "$tmp/mlc-rber.pts" "$tmp/mlc-growth.pts" "$tmp/slc-derived.pts"
+touch "$tmp/mlc-rber.pts" "$tmp/mlc-growth.pts" "$tmp/slc-bound.pts"
 
 # one model series: device NAME at HOURS, from FILE
 series() { awk -v d="$2" -v h="$3" '!/^#/ && $1 == d && $3 == h { print $2, $5 }' "$1"; }
@@ -78,12 +80,13 @@ plot 'mlc-2g-0.dat' using 1:2 with lines lc rgb '#E69F00' dt 1 title 'mlc-2g, fr
      'mlc-growth.pts' using 1:2:3:4 with yerrorbars pt 5 ps 2 lc rgb 'black' title 'Hetzler / 20,000, fresh (2x)'
 set title "SLC (rated 100,000 P/E, 10 years)" font ",18"
 unset ylabel
+set yrange [1e-14:1e-7]
 set key top left
 plot 'olpc-xo1-slc-1g-0.dat' using 1:2 with lines lc rgb '#009E73' dt 1 title 'olpc-xo1-slc-1g, fresh', \
      'olpc-xo1-slc-1g-10y.dat' using 1:2 with lines lc rgb '#009E73' dt 2 title 'olpc-xo1-slc-1g, 10 years', \
      'test-64m-0.dat' using 1:2 with points pt 2 ps 1.2 lc rgb '#0072B2' title 'test-64m, fresh', \
      'test-64m-10y.dat' using 1:2 with points pt 4 ps 1.2 lc rgb '#0072B2' title 'test-64m, 10 years', \
-     'slc-derived.pts' using 1:2 with points pt 6 ps 2.5 lc rgb 'black' title 'rating at UBER 1e-15 (derived)'
+     'slc-bound.pts' using 1:2:3:4 with yerrorbars pt 6 ps 2 lc rgb 'black' title '1-bit ECC bound, derived (2x)'
 unset multiplot
 GP
 cp fig.png "$png"

@@ -16,6 +16,11 @@ out=$($FL sim rber --pe 1,3000 --hours 0,8760 "$DEV/mlc-2g.yaml")
 [ "$(printf '%s\n' "$out" | awk '$1 == "mlc-2g" && $2 == 1 && $3 == 0 { print $5 }')" = 1.70025e-08 ] &&
     ok || bad "mlc-2g fresh: $out"
 printf '%s\n' "$out" | grep -q '^# mlc-2g: FEMU profile' && ok || bad "no source line: $out"
+# SLC at its rating, 100K P/E and 10 years: below the 6.97e-10 its 1-bit
+# ECC per 512 B allows (docs/references.md section 2.4)
+out=$($FL sim rber --pe 100000 --hours 87600 "$DEV/test-64m.yaml")
+[ "$(printf '%s\n' "$out" | awk '$1 == "test-64m" { print $5 }')" = 5.01776e-10 ] &&
+    ok || bad "test-64m at 100K P/E, 10 years: $out"
 # read disturb: more reads, a higher rate
 r0=$($FL sim rber --pe 100 --hours 0 "$DEV/mlc-2g.yaml" | awk '!/^#/ { print $5 }')
 r1=$($FL sim rber --pe 100 --hours 0 --reads 1000 "$DEV/mlc-2g.yaml" | awk '!/^#/ { print $5 }')
@@ -33,7 +38,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     expect 0 "plot-rber-anchors.sh" "" -- env FL="$FLA" sh "$ROOT/scripts/plot-rber-anchors.sh" "$T/r.png" "$T/r.dat"
     [ "$(head -c 4 "$T/r.png" | od -An -c | tr -d ' ')" = "211PNG" ] && ok || bad "not a PNG"
     grep -q "^mlc	rber	3000 3.4e-4 " "$T/r.dat" && grep -q "^mlc	growth	1 1.7e-08 " "$T/r.dat" &&
-        grep -q "^slc	derived	100000 6.97e-10 " "$T/r.dat" && ok || bad "points: $(tail -4 "$T/r.dat")"
+        grep -q "^slc	bound	100000 6.97e-10 3.485e-10 6.97e-10$" "$T/r.dat" && ok || bad "points: $(tail -4 "$T/r.dat")"
     grep -q "^olpc-xo1-slc-1g	100000	87600	0	" "$T/r.dat" && ok || bad "no SLC curve at 10 years"
 else
     echo "gnuplot not found: the figure is not drawn"

@@ -1,10 +1,11 @@
 /*
  * test_sim_anchors.c -- the device presets against published chips: every
  * configs/devices/ YAML file names its source (and docs/devices.md shows it),
- * and the bit-error model of every preset meets the published points of
- * configs/devices/rber-anchors.tsv for its cell type, computed through the
- * simulator's own nand_rber (docs/validation.md, "The bit-error model
- * against published chips").
+ * and the bit-error model of every preset (and of the built-in default)
+ * meets the points of configs/devices/rber-anchors.tsv for its cell type --
+ * published ones, and bounds implied by a part's ECC rating -- computed
+ * through the simulator's own nand_rber (docs/validation.md, "The bit-error
+ * model against published chips").
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -130,7 +131,7 @@ TEST(every_preset_names_its_source)
 struct anchor {
     enum nand_cell cell;
     int growth; /* 0: rber, 1: growth from 1 P/E, 0 hours */
-    int derived; /* drawn in the figure, held by no test */
+    int bound; /* an upper bound: within value / factor and value */
     double pe, hours, value, factor;
     char source[64];
 };
@@ -154,7 +155,7 @@ static int load_anchors(struct anchor *a, int max)
         if (n == max ||
             sscanf(line, "%7s %7s %lf %lf %lf %lf %63s", cell, kind, &a[n].pe,
                    &a[n].hours, &a[n].value, &a[n].factor, a[n].source) != 7 ||
-            (strcmp(kind, "rber") && strcmp(kind, "growth") && strcmp(kind, "derived")) ||
+            (strcmp(kind, "rber") && strcmp(kind, "growth") && strcmp(kind, "bound")) ||
             !(a[n].factor >= 1) || !(a[n].value > 0)) {
             fprintf(stderr, "%s:%d: malformed anchor\n", path, lineno);
             bad = 1;
@@ -169,7 +170,7 @@ static int load_anchors(struct anchor *a, int max)
             continue;
         }
         a[n].growth = !strcmp(kind, "growth");
-        a[n].derived = !strcmp(kind, "derived");
+        a[n].bound = !strcmp(kind, "bound");
         n++;
     }
     fclose(f);
@@ -185,38 +186,51 @@ static double model_at(const struct nand_rber_model *m, const struct anchor *a)
 
 static int within(double got, const struct anchor *a)
 {
-    return got >= a->value / a->factor && got <= a->value * a->factor;
+    return got >= a->value / a->factor &&
+           got <= (a->bound ? a->value : a->value * a->factor);
 }
 
-/* Every preset of a cell type with published points meets each of them
- * within its stated factor; and every MLC preset has points to meet. */
+static const char *kind_of(const struct anchor *a)
+{
+    return a->growth ? "growth" : a->bound ? "bound" : "rber";
+}
+
+/* Every preset of a cell type with points meets each of them within its
+ * stated tolerance; every MLC and every SLC preset has points to meet, and
+ * so has the built-in default (an SLC part). */
 TEST(presets_meet_published_points)
 {
     struct anchor a[MAX_ANCHORS];
     int na = load_anchors(a, MAX_ANCHORS);
     REQUIRE(na > 0);
     REQUIRE(load_presets() == 0);
-    int mlc_checked = 0;
-    for (int i = 0; i < npresets; i++) {
+    REQUIRE(npresets < MAX_PRESETS);
+    struct preset *def = &presets[npresets];
+    snprintf(def->file, sizeof def->file, "(nand_config_init)");
+    nand_config_init(&def->cfg);
+    int checked[4] = {0};
+    for (int i = 0; i <= npresets; i++) {
         const struct preset *p = &presets[i];
         for (int j = 0; j < na; j++) {
-            if (a[j].cell != p->cfg.cell || a[j].derived)
+            if (a[j].cell != p->cfg.cell)
                 continue;
             double got = model_at(&p->cfg.rber, &a[j]);
-            mlc_checked += p->cfg.cell == NAND_MLC;
-            printf("  %-30s %-6s %6.0f P/E %6.0f h: model %.3g, published %.3g (x%g)\n",
-                   p->file, a[j].growth ? "growth" : "rber", a[j].pe, a[j].hours,
-                   got, a[j].value, a[j].factor);
+            checked[p->cfg.cell]++;
+            printf("  %-30s %-6s %6.0f P/E %6.0f h: model %.3g, point %.3g (%s%g)\n",
+                   p->file, kind_of(&a[j]), a[j].pe, a[j].hours, got, a[j].value,
+                   a[j].bound ? "below, /" : "x", a[j].factor);
             if (!within(got, &a[j])) {
-                fprintf(stderr, "  %s: %s at %.0f P/E, %.0f h is %.3g, not within a "
-                        "factor %g of %.3g (%s)\n", p->file,
-                        a[j].growth ? "growth" : "RBER", a[j].pe, a[j].hours, got,
-                        a[j].factor, a[j].value, a[j].source);
+                fprintf(stderr, "  %s: RBER %s at %.0f P/E, %.0f h is %.3g, not "
+                        "within %.3g and %.3g (%s)\n", p->file, kind_of(&a[j]),
+                        a[j].pe, a[j].hours, got, a[j].value / a[j].factor,
+                        a[j].bound ? a[j].value : a[j].value * a[j].factor,
+                        a[j].source);
                 test_failed_now = 1;
             }
         }
     }
-    CHECK(mlc_checked >= 4); /* two MLC presets, two points each */
+    CHECK(checked[NAND_MLC] >= 4); /* two MLC presets, two points each */
+    CHECK(checked[NAND_SLC] >= 4); /* three SLC presets and the default */
 }
 
 /* The check can fail: a model off by more than the factor misses. */
@@ -230,7 +244,7 @@ TEST(a_model_off_the_points_misses)
         if (presets[i].cfg.cell != NAND_MLC)
             continue;
         for (int j = 0; j < na; j++) {
-            if (a[j].cell != NAND_MLC || a[j].derived)
+            if (a[j].cell != NAND_MLC)
                 continue;
             struct nand_rber_model m = presets[i].cfg.rber;
             /* the old MLC floor (1e-4): growth far too small */
@@ -243,6 +257,44 @@ TEST(a_model_off_the_points_misses)
             CHECK(!within(model_at(&m, &a[j]), &a[j]));
         }
     }
+}
+
+/* The SLC bound holds from both sides: the former SLC model (about 3,000
+ * times above it), one a little above it, and one scaled more than its
+ * factor below it all miss. */
+TEST(an_slc_model_off_its_bound_misses)
+{
+    struct anchor a[MAX_ANCHORS];
+    int na = load_anchors(a, MAX_ANCHORS);
+    REQUIRE(na > 0);
+    REQUIRE(load_presets() == 0);
+    const struct nand_rber_model old = {.eps = 1e-9, .alpha = 5.6e-17, .k = 2.05,
+                                        .beta = 4.3e-10, .m = 0.14, .n = 0.54,
+                                        .gamma = 6.4e-17, .p = 0.33, .q = 1.71};
+    int bounds = 0;
+    for (int j = 0; j < na; j++) {
+        if (a[j].cell != NAND_SLC || !a[j].bound)
+            continue;
+        bounds++;
+        CHECK(!within(model_at(&old, &a[j]), &a[j]));
+        for (int i = 0; i < npresets; i++) {
+            if (presets[i].cfg.cell != NAND_SLC)
+                continue;
+            double got = model_at(&presets[i].cfg.rber, &a[j]);
+            /* every magnitude scaled: just above the bound, and too far below */
+            const double scale[2] = {a[j].value / got * 1.01,
+                                     a[j].value / a[j].factor / got * 0.99};
+            for (int s = 0; s < 2; s++) {
+                struct nand_rber_model m = presets[i].cfg.rber;
+                m.eps *= scale[s];
+                m.alpha *= scale[s];
+                m.beta *= scale[s];
+                m.gamma *= scale[s];
+                CHECK(!within(model_at(&m, &a[j]), &a[j]));
+            }
+        }
+    }
+    CHECK(bounds >= 1);
 }
 
 /* nand_rber is the rate reads draw from: its terms as documented. */
@@ -284,20 +336,52 @@ static double rber_for(int n, int t, double fail)
     return lo;
 }
 
+/* Check bits of a single-error-correcting Hamming code over `data` bits:
+ * the least r with 2^r >= data + r + 1. */
+static int hamming_check_bits(int data)
+{
+    int r = 1;
+    while ((1L << r) < data + r + 1)
+        r++;
+    return r;
+}
+
+/* The row of the points file of that cell and kind (a pointer or NULL). */
+static const struct anchor *row(const struct anchor *a, int na, enum nand_cell cell,
+                                int growth, int bound)
+{
+    for (int j = 0; j < na; j++)
+        if (a[j].cell == cell && a[j].growth == growth && a[j].bound == bound)
+            return &a[j];
+    return NULL;
+}
+
 /* The ECC arithmetic of docs/references.md section 2.4: UBER 1e-15 over a
  * sector's 4096 data bits is a sector failure rate of 4.1e-12; BCH-15 over
  * 512 B (4096 data + 15 x 13 check bits) reaches it at RBER 3.35e-4, which
  * Hetzler rounds to 3.4e-4; the SLC parts' 1-bit Hamming code over 512 B
- * (4096 + 13 bits) at 6.97e-10. */
+ * (4096 + 13 bits) at 6.97e-10.  The points file holds the same numbers. */
 TEST(ecc_arithmetic_of_the_anchors)
 {
-    const double fail = 1e-15 * 4096;
-    double mlc = rber_for(4096 + 15 * 13, 15, fail);
-    double slc = rber_for(4096 + 13, 1, fail);
+    const int data = 512 * 8;
+    const double fail = 1e-15 * data;
+    CHECK_EQ_INT(hamming_check_bits(data), 13);
+    double mlc = rber_for(data + 15 * 13, 15, fail);
+    double slc = rber_for(data + hamming_check_bits(data), 1, fail);
     printf("  sector failure %.3g: BCH-15 at RBER %.4g, Hamming at %.4g\n", fail,
            mlc, slc);
     CHECK(mlc > 3.3e-4 && mlc < 3.45e-4);
     CHECK(slc > 6.9e-10 && slc < 7.05e-10);
+
+    struct anchor a[MAX_ANCHORS];
+    int na = load_anchors(a, MAX_ANCHORS);
+    REQUIRE(na > 0);
+    const struct anchor *m = row(a, na, NAND_MLC, 0, 0), *s = row(a, na, NAND_SLC, 0, 1);
+    REQUIRE(m != NULL && s != NULL);
+    CHECK(fabs(m->value / mlc - 1) < 0.02); /* Hetzler's 3.4e-4, rounded */
+    CHECK(fabs(s->value / slc - 1) < 0.005);
+    /* at the rating: 100K P/E and 10 years (docs/references.md section 1.1) */
+    CHECK(s->pe == 100000 && s->hours == 10 * 8760);
 }
 
 int main(int argc, char **argv)
@@ -306,6 +390,7 @@ int main(int argc, char **argv)
     RUN(every_preset_names_its_source);
     RUN(presets_meet_published_points);
     RUN(a_model_off_the_points_misses);
+    RUN(an_slc_model_off_its_bound_misses);
     RUN(nand_rber_terms);
     RUN(ecc_arithmetic_of_the_anchors);
     return test_summary(argv[0]);
