@@ -19,6 +19,9 @@
 #define FTL_OOB_VERSION 1
 #define FTL_NONE 0xFFFFFFFFu      /* an unmapped sector, an unused slot */
 #define FTL_TOMB 0x80000000u      /* slot flag: the sector was trimmed */
+#define FTL_DAMAGED 0x40000000u   /* slot flag (on flash only): GC moved a
+                                     damaged sector; its data is zeros */
+#define FTL_SECTOR_MASK 0x3FFFFFFFu /* a slot's sector number, flags off */
 #define FTL_OOB_FIXED 16          /* bytes before the slots' sector numbers */
 #define FTL_OPTS_MAX 256
 
@@ -34,7 +37,8 @@ struct ftl_super {
 struct ftl_oob {
     uint64_t seq;
     uint32_t erases;          /* the block's erase count when it was erased */
-    uint32_t lsn[16];         /* per slot: sector | FTL_TOMB, or FTL_NONE */
+    uint32_t lsn[16];         /* per slot: sector | FTL_TOMB or FTL_DAMAGED,
+                                 or FTL_NONE */
 };
 #define FTL_SLOTS_MAX 16
 
@@ -84,7 +88,7 @@ struct ftl_front {
     int64_t block;            /* -1: none */
     uint32_t staged;          /* slots filled in buf, not yet programmed */
     uint8_t *buf;             /* one page, then its spare area */
-    uint32_t lsn[FTL_SLOTS_MAX];
+    uint32_t lsn[FTL_SLOTS_MAX]; /* as on flash: with FTL_DAMAGED */
 };
 
 struct ftl_plane {
@@ -119,7 +123,9 @@ struct ftl_dev {
     uint8_t *damaged;         /* bit per sector: its newest copy was on a page
                                  that failed its CRC at mount and no cut
                                  explains (NULL: none found); the host's next
-                                 write or trim of the sector clears it */
+                                 write or trim of the sector clears it; GC
+                                 moves it with FTL_DAMAGED, so that later
+                                 mounts find it again */
 };
 
 /* slots <-> addresses */
@@ -151,7 +157,8 @@ int ftl_front_page(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint3
                    uint32_t *p);
 /* program front's staged slots (padding the page); 0 or a negative errno */
 int ftl_front_commit(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, int is_gc);
-/* add one slot (data NULL: a tombstone) to front, committing when full */
+/* add one slot (data NULL: a tombstone, or a damaged sector's zeros with
+ * FTL_DAMAGED in lsn) to front, committing when full */
 int ftl_front_add(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32_t lsn,
                   const void *data, int is_gc);
 /* slot's data, from a staged buffer or flash, into buf */

@@ -140,11 +140,11 @@ static int restage(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint3
     if (rc)
         return rc;
     for (uint32_t s = 0; s < f->staged; s++) {
-        uint32_t sec = f->lsn[s] & ~FTL_TOMB, old = ftl_slot(d, b, p, s);
+        uint32_t sec = f->lsn[s] & FTL_SECTOR_MASK, old = ftl_slot(d, b, p, s);
         if ((d->l2p[sec] & ~FTL_TOMB) == old) {
             d->blk[b].valid--;
             d->l2p[sec] = FTL_NONE;
-            ftl_map(d, f->lsn[s], ftl_slot(d, nb, np, s));
+            ftl_map(d, f->lsn[s] & ~FTL_DAMAGED, ftl_slot(d, nb, np, s));
         }
         d->p2l[old] = FTL_NONE;
     }
@@ -205,7 +205,7 @@ int ftl_front_add(struct ftl_dev *d, uint32_t plane, struct ftl_front *f, uint32
     else
         memset(dst, 0, d->ss);
     f->lsn[f->staged] = lsn;
-    ftl_map(d, lsn, ftl_slot(d, b, p, f->staged));
+    ftl_map(d, lsn & ~FTL_DAMAGED, ftl_slot(d, b, p, f->staged));
     if (++f->staged == d->spp)
         return ftl_front_commit(d, plane, f, is_gc);
     return 0;

@@ -34,13 +34,6 @@ int ftl_read_host(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
     return ftl_read(d, first, count, buf);
 }
 
-/* The host writes or trims sectors: they are no longer damaged. */
-static void undamage(struct ftl_dev *d, uint64_t first, uint64_t count)
-{
-    for (uint64_t s = first; d->damaged && s - first < count && s < d->sb.sectors; s++)
-        d->damaged[s / 8] &= (uint8_t)~(1u << (s % 8));
-}
-
 static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
 {
     struct ftl_dev *d = ftl_of(b);
@@ -50,19 +43,13 @@ static int dev_read(blk_dev *b, uint64_t first, uint32_t count, void *buf)
 static int dev_write(blk_dev *b, uint64_t first, uint32_t count, const void *buf)
 {
     struct ftl_dev *d = ftl_of(b);
-    int rc = d->cache ? ftl_cache_write(d, first, count, buf) : ftl_write(d, first, count, buf);
-    if (!rc)
-        undamage(d, first, count);
-    return rc;
+    return d->cache ? ftl_cache_write(d, first, count, buf) : ftl_write(d, first, count, buf);
 }
 
 static int dev_trim(blk_dev *b, uint64_t first, uint64_t count)
 {
     struct ftl_dev *d = ftl_of(b);
-    int rc = d->cache ? ftl_cache_trim(d, first, count) : ftl_trim(d, first, count);
-    if (!rc)
-        undamage(d, first, count);
-    return rc;
+    return d->cache ? ftl_cache_trim(d, first, count) : ftl_trim(d, first, count);
 }
 
 static int dev_flush(blk_dev *b)

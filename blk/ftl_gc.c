@@ -39,6 +39,15 @@ static int clean(struct ftl_dev *d, uint32_t b, int retire)
                     return rc;
                 continue;
             }
+            if (d->damaged && d->damaged[sec / 8] >> (sec % 8) & 1) {
+                /* its bytes are garbage: zeros and the flag, which every
+                 * later mount reads as "damaged" (docs/ftl.md) */
+                int rc = ftl_front_add(d, plane, to, lsn | FTL_DAMAGED, NULL, 1);
+                if (rc)
+                    return rc;
+                d->st.sectors_moved++;
+                continue;
+            }
             if (!read) {
                 int rc = nand_read(d->dev, b, p, d->pbuf, NULL, NULL);
                 if (rc == NAND_E_POWER)

@@ -41,6 +41,15 @@ int ftl_read(struct ftl_dev *d, uint64_t first, uint32_t count, void *buf)
     return done(d, rc);
 }
 
+/* Written or trimmed sectors are no longer damaged (with the write cache:
+ * once the cache writes them out, so that GC keeps moving the old copy
+ * with its damaged flag until then). */
+static void undamage(struct ftl_dev *d, uint64_t first, uint64_t count)
+{
+    for (uint64_t s = first; d->damaged && s - first < count; s++)
+        d->damaged[s / 8] &= (uint8_t)~(1u << (s % 8));
+}
+
 /* GC first when the plane is short of free blocks, then one slot */
 static int put(struct ftl_dev *d, uint64_t lsn, const void *data)
 {
@@ -61,6 +70,8 @@ int ftl_write(struct ftl_dev *d, uint64_t first, uint32_t count, const void *buf
     int rc = 0;
     for (uint32_t i = 0; i < count && !rc; i++)
         rc = put(d, first + i, (const uint8_t *)buf + (size_t)i * d->ss);
+    if (!rc)
+        undamage(d, first, count);
     d->st.host_sectors_written += count;
     d->st.host_bytes_written += (uint64_t)count * d->ss;
     return done(d, rc);
@@ -78,6 +89,8 @@ int ftl_trim(struct ftl_dev *d, uint64_t first, uint64_t count)
         if (slot != FTL_NONE && !(slot & FTL_TOMB))
             rc = put(d, first + i, NULL);
     }
+    if (!rc)
+        undamage(d, first, count);
     d->st.host_sectors_trimmed += count;
     return done(d, rc);
 }

@@ -80,18 +80,19 @@ static int setup(struct ftl_dev *d)
     d->bpp = c->geo.blocks_per_plane;
     d->nplanes = (uint32_t)nand_dies(c) * d->ppd;
     d->nslots = (uint64_t)d->nblocks * d->ppb * d->spp;
-    if (d->nslots >= FTL_TOMB || d->sb.sectors >= FTL_TOMB)
+    if (d->nslots >= FTL_TOMB || d->sb.sectors > FTL_SECTOR_MASK)
         return -EFBIG;
     uint32_t thr = (uint32_t)(d->o.gc_threshold * d->bpp);
     d->gc_threshold = thr < 2 ? 2 : thr;
     d->l2p = malloc(d->sb.sectors * sizeof *d->l2p);
     d->stale = calloc(d->sb.sectors ? d->sb.sectors : 1, sizeof *d->stale);
+    d->damaged = calloc((d->sb.sectors + 7) / 8 + 1, 1); /* freed after the scan if unused */
     d->p2l = malloc(d->nslots * sizeof *d->p2l);
     d->blk = calloc(d->nblocks, sizeof *d->blk);
     d->plane = calloc(d->nplanes, sizeof *d->plane);
     d->pbuf = malloc(d->ps);
     d->obuf = malloc(d->oob);
-    if (!d->l2p || !d->stale || !d->p2l || !d->blk || !d->plane || !d->pbuf || !d->obuf)
+    if (!d->l2p || !d->stale || !d->damaged || !d->p2l || !d->blk || !d->plane || !d->pbuf || !d->obuf)
         return -ENOMEM;
     memset(d->l2p, 0xFF, d->sb.sectors * sizeof *d->l2p);
     memset(d->p2l, 0xFF, d->nslots * sizeof *d->p2l);
@@ -175,19 +176,29 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
     return 0;
 }
 
-/* Page p of block b (with o decoded) competes for its sectors. */
+static void set_damaged(struct ftl_dev *d, uint32_t sec, int on)
+{
+    if (on)
+        d->damaged[sec / 8] |= (uint8_t)(1u << (sec % 8));
+    else
+        d->damaged[sec / 8] &= (uint8_t)~(1u << (sec % 8));
+}
+
+/* Page p of block b (with o decoded) competes for its sectors; a winning
+ * copy GC moved with the damaged flag marks its sector damaged. */
 static void take_page(struct ftl_dev *d, uint32_t b, uint32_t p, const struct ftl_oob *o,
                       uint64_t *seqs, uint32_t *copies)
 {
     for (uint32_t s = 0; s < d->spp; s++) {
-        uint32_t lsn = o->lsn[s], sec = lsn & ~FTL_TOMB, slot = ftl_slot(d, b, p, s);
-        if (lsn == FTL_NONE || sec >= d->sb.sectors)
+        uint32_t lsn = o->lsn[s], sec = lsn & FTL_SECTOR_MASK, slot = ftl_slot(d, b, p, s);
+        if (lsn == FTL_NONE || sec >= d->sb.sectors || (lsn & FTL_TOMB && lsn & FTL_DAMAGED))
             continue;
-        d->p2l[slot] = lsn;
+        d->p2l[slot] = lsn & ~FTL_DAMAGED;
         copies[sec] += copies[sec] != UINT32_MAX;
         if (d->l2p[sec] == FTL_NONE || o->seq > seqs[sec]) {
             seqs[sec] = o->seq;
             d->l2p[sec] = slot | (lsn & FTL_TOMB);
+            set_damaged(d, sec, (lsn & FTL_DAMAGED) != 0);
         }
     }
 }
@@ -245,20 +256,17 @@ static int take_damaged(struct ftl_dev *d, const struct dmg_list *dl, uint64_t *
 {
     for (size_t i = 0; i < dl->n; i++) {
         const struct dmg *g = &dl->v[i];
-        if (g->o.seq >= d->seq)
-            continue;
-        if (!d->damaged && !(d->damaged = calloc((d->sb.sectors + 7) / 8, 1)))
-            return -ENOMEM;
-        take_page(d, g->b, g->p, &g->o, seqs, copies);
+        if (g->o.seq < d->seq)
+            take_page(d, g->b, g->p, &g->o, seqs, copies);
     }
     /* a sector whose newest copy is on a damaged page (data, not a trim) */
     for (size_t i = 0; i < dl->n; i++) {
         const struct dmg *g = &dl->v[i];
         for (uint32_t s = 0; g->o.seq < d->seq && s < d->spp; s++) {
             uint32_t lsn = g->o.lsn[s], slot = ftl_slot(d, g->b, g->p, s);
-            if (lsn != FTL_NONE && !(lsn & FTL_TOMB) && lsn < d->sb.sectors &&
+            if (lsn != FTL_NONE && !(lsn & FTL_TOMB) && (lsn &= ~FTL_DAMAGED) < d->sb.sectors &&
                 d->l2p[lsn] == slot)
-                d->damaged[lsn / 8] |= (uint8_t)(1u << (lsn % 8));
+                set_damaged(d, lsn, 1);
         }
     }
     return 0;
@@ -369,6 +377,13 @@ static int scan(struct ftl_dev *d)
     }
     free(seqs);
     free(copies);
+    size_t any = 0;
+    for (size_t i = 0; i < (d->sb.sectors + 7) / 8 && !any; i++)
+        any = d->damaged[i];
+    if (!any) { /* RAM only for a device with damaged sectors */
+        free(d->damaged);
+        d->damaged = NULL;
+    }
     return rc;
 }
 

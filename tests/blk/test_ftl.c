@@ -400,6 +400,8 @@ TEST(damaged_page_reads_eio)
     struct nand_corrupt k = {.mode = NAND_CORRUPT_SILENT, .block = victim, .page = 3, .bits = 8,
                              .seed = 1};
     REQUIRE(nand_corrupt(n, &k, err, sizeof err) == 0);
+    struct nand_block_info vi0, vi1;
+    REQUIRE(nand_block_info(n, victim, &vi0) == 0);
     REQUIRE((d = mount(n, "gc_policy=greedy")));
     int eio = 0, wrong = 0;
     uint64_t dmg = L;
@@ -425,6 +427,29 @@ TEST(damaged_page_reads_eio)
     CHECK(st.erases > nand_blocks(c)); /* blocks erased again, the victim too */
     CHECK(st.sectors_moved > 0);
     CHECK(blk_read(d, dmg, 1, buf) == -EIO); /* moved by GC, still damaged */
+    REQUIRE(nand_block_info(n, victim, &vi1) == 0);
+    CHECK(vi1.pe_cycles > vi0.pe_cycles); /* the damaged page itself is gone */
+    /* the mark is on flash: every later mount finds it, GC moving it again */
+    for (int pass = 0; pass < 2; pass++) {
+        REQUIRE(blk_close(d) == 0);
+        REQUIRE((d = mount(n, "gc_policy=greedy")));
+        eio = wrong = 0;
+        for (uint64_t s = 0; s < L; s++) {
+            int rc = blk_read(d, s, 1, buf);
+            eio += rc == -EIO;
+            wrong += !rc && which(buf, 4096, s, &ver[s], 1) != 0;
+        }
+        CHECK(blk_read(d, dmg, 1, buf) == -EIO);
+        CHECK_EQ_INT(eio, 1);
+        CHECK_EQ_INT(wrong, 0);
+        for (uint64_t i = 0; i < 3 * L; i++) {
+            uint64_t s = fx_next(&rs) % L;
+            if (s == dmg)
+                continue;
+            content(buf, 4096, s, ++ver[s]);
+            REQUIRE(blk_write(d, s, 1, buf) == 0);
+        }
+    }
     content(buf, 4096, dmg, ++ver[dmg]);
     REQUIRE(blk_write(d, dmg, 1, buf) == 0);
     for (int pass = 0; pass < 2; pass++) {
