@@ -317,9 +317,17 @@ static int run_phase(struct run_state *s, const struct wl_spec *spec, const stru
             break;
         }
         if (res < 0) {
-            snprintf(s->err, s->errlen, "%s %s: %s (during %s)", trace_op_name(op.op) ?
+            /* data sized by utilisation fills the fs up to that u: if its
+             * cap is no higher, what the fs adds while writing it (tree,
+             * headers) overshoots the cap */
+            char hint[160] = "";
+            if (res == -ENOSPC && setup && spec->utilisation > 0)
+                snprintf(hint, sizeof hint, "; workload.utilisation %g leaves the file system "
+                         "no room under its cap: raise fs.max_utilisation above it (by 0.01) "
+                         "or lower it", spec->utilisation);
+            snprintf(s->err, s->errlen, "%s %s: %s (during %s)%s", trace_op_name(op.op) ?
                      trace_op_name(op.op) : "op", op.path ? op.path : "", strerror((int)-res),
-                     setup ? "the workload's setup" : measured ? "the workload" : "ageing");
+                     setup ? "the workload's setup" : measured ? "the workload" : "ageing", hint);
             rc = -1;
             break;
         }

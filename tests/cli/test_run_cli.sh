@@ -131,6 +131,12 @@ printf 'device: configs/devices/test-64m.yaml\nworkload: {kind: uniform}\nstop: 
 expect 1 "bad run in the sweep" "bad.yaml:4:32: fs.gc_policy: unknown policy 'lru'" -- $FL run "$T/bad.yaml" -o "$T/bad.db"
 [ ! -e "$T/bad.db" ] && ok || bad "a bad experiment created its database"
 expect 2 "bad -j" "bad -j" -- $FL run "$X" -j 0
+# data sized to the cap itself: the fs's own growth overshoots it, and the
+# error says which setting to move
+printf 'device: {file: configs/devices/test-64m.yaml, blocks_per_plane: 128}\nfs: {max_utilisation: %s}\nworkload: {kind: uniform, utilisation: 0.95}\nstop: {ops: 100}\n' 0.95 > "$T/cap.yaml"
+expect 1 "utilisation at the cap" "raise fs.max_utilisation above it" -- $FL run "$T/cap.yaml" -o "$T/cap.db"
+sed -i 's/max_utilisation: 0.95/max_utilisation: 0.96/' "$T/cap.yaml"
+expect 0 "utilisation under the cap" "1 complete" -- $FL run "$T/cap.yaml" -o "$T/cap2.db"
 expect 2 "bad --shard" "bad --shard" -- $FL run "$X" --shard 2/2
 expect 2 "no such run" "no run 9" -- $FL run "$X" --run 9
 expect 2 "no experiment" "expected one EXPERIMENT.yaml" -- $FL run
