@@ -101,9 +101,8 @@ lane=$!
 # xargs would read quotes in it)
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 export TPAT="$pat"
-cut -d' ' -f1,2 "$out/c.list" |
-    xargs -r -P "$jobs" -n 2 sh -c 'o=$2; set -- "$1" ${TPAT:+"$TPAT"}
-        exec sh "$0" --suite "$o" "$1" "$@"' "$self"
+xargs -r -P "$jobs" -n 2 sh -c 'o=$2; set -- "$1" ${TPAT:+"$TPAT"}
+    exec sh "$0" --suite "$o" "$1" "$@"' "$self" < "$out/c.list"
 wait "$lane"
 
 # the totals: a suite that printed no summary line, or exited non-zero with
