@@ -195,7 +195,10 @@ static void take_page(struct ftl_dev *d, uint32_t b, uint32_t p, const struct ft
             continue;
         d->p2l[slot] = lsn & ~FTL_DAMAGED;
         copies[sec] += copies[sec] != UINT32_MAX;
-        if (d->l2p[sec] == FTL_NONE || o->seq > seqs[sec]) {
+        /* >=: a page can hold two copies of a sector (written twice
+         * before the page was programmed); slots fill in order, so the
+         * later slot is the newer */
+        if (d->l2p[sec] == FTL_NONE || o->seq >= seqs[sec]) {
             seqs[sec] = o->seq;
             d->l2p[sec] = slot | (lsn & FTL_TOMB);
             set_damaged(d, sec, (lsn & FTL_DAMAGED) != 0);

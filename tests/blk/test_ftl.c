@@ -469,6 +469,31 @@ TEST(damaged_page_reads_eio)
     nand_close(n);
 }
 
+/* A sector written twice before its page was programmed sits in two
+ * slots of one page, under one sequence number: the mount must take the
+ * later slot (it took the first, and gave the older data back). */
+TEST(two_copies_in_one_page)
+{
+    nand_dev *n = mkdev(8192, 1, 0, 1);
+    REQUIRE(n);
+    char err[256] = "";
+    REQUIRE(blk_ftl_format(n, "sector=4K,op=0.25", err, sizeof err) == 0);
+    blk_dev *d = mount(n, NULL);
+    REQUIRE(d);
+    uint8_t buf[4096];
+    for (uint32_t v = 1; v <= 2; v++) {
+        content(buf, sizeof buf, 7, v);
+        REQUIRE(blk_write(d, 7, 1, buf) == 0);
+    }
+    REQUIRE(blk_close(d) == 0);
+    REQUIRE((d = mount(n, NULL)));
+    uint32_t want = 2;
+    REQUIRE(blk_read(d, 7, 1, buf) == 0);
+    CHECK_EQ_INT(which(buf, sizeof buf, 7, &want, 1), 0);
+    blk_close(d);
+    nand_close(n);
+}
+
 TEST(format_errors)
 {
     nand_dev *n = mkdev(2048, 1, 0, 1);
@@ -504,6 +529,7 @@ int main(int argc, char **argv)
     RUN(write_cache_absorbs);
     RUN(model_write_cache);
     RUN(damaged_page_reads_eio);
+    RUN(two_copies_in_one_page);
     RUN(format_errors);
     return test_summary(argv[0]);
 }
