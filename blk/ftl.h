@@ -15,7 +15,7 @@
 
 /* ---- on-flash format (ftl_format.c; docs/ftl.md "On-flash format") ---- */
 #define FTL_MAGIC "FLFTL001"
-#define FTL_VERSION 1
+#define FTL_VERSION 2            /* 2: two superblock copies; 1 still mounts */
 #define FTL_OOB_VERSION 1
 #define FTL_NONE 0xFFFFFFFFu      /* an unmapped sector, an unused slot */
 #define FTL_TOMB 0x80000000u      /* slot flag: the sector was trimmed */
@@ -25,8 +25,11 @@
 #define FTL_OOB_FIXED 16          /* bytes before the slots' sector numbers */
 #define FTL_OPTS_MAX 256
 
-/* The superblock: page 0 of the first good block. */
+/* The superblock: page 0 of the first and of the last good block. */
 struct ftl_super {
+    uint32_t version;         /* FTL_VERSION, or 1: one copy */
+    uint32_t copy[2];         /* the blocks of its copies (version 1: the
+                                 one it was found in, and FTL_NONE) */
     uint32_t sector_size;
     uint32_t op_ppm;          /* over-provisioning, parts per million */
     uint64_t sectors;         /* logical sectors */
@@ -50,6 +53,8 @@ void ftl_oob_encode(uint8_t *oob, uint32_t oob_size, uint32_t spp, const struct 
  * data NULL: the fields alone, no CRC (a page known damaged, not torn) */
 int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t page_size,
                    struct ftl_oob *o);
+/* a version-FTL_VERSION superblock page; decode takes version 1 too (its
+ * copy[] left to the caller) */
 void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super *s);
 int ftl_super_decode(const uint8_t *page, uint32_t page_size, struct ftl_super *s);
 
@@ -103,7 +108,6 @@ struct ftl_dev {
     nand_dev *dev;
     struct ftl_opts o;
     struct ftl_super sb;
-    uint32_t super_block;
     uint32_t ps, ppb, oob, spp, ss; /* page, pages/block, spare, slots/page, sector */
     uint32_t nblocks, nplanes, ppd, bpp;
     uint64_t nslots;          /* physical slots */
@@ -176,7 +180,8 @@ int ftl_clean_block(struct ftl_dev *d, uint32_t b, int wear_leveling);
 int ftl_retire(struct ftl_dev *d, uint32_t b);
 
 /* ftl_mount.c */
-int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s);
+/* 1: a valid copy of the superblock found (s), 0: none, <0: cannot read */
+int ftl_find_super(nand_dev *dev, struct ftl_super *s);
 
 
 /* ftl_io.c: the device's calls (blk.h's semantics); free everything d holds */

@@ -71,8 +71,9 @@ int ftl_oob_decode(const uint8_t *oob, uint32_t spp, const void *data, uint32_t 
 }
 
 /* magic 8, version 4, sector_size 4, op_ppm 4, 0 4, sectors 8, options
- * 256, crc 4 */
-#define SB_CRC_AT (32 + FTL_OPTS_MAX)
+ * 256, then version 2: the copies' blocks 4 + 4; then the CRC 4 */
+#define SB_COPIES_AT (32 + FTL_OPTS_MAX)
+#define SB_CRC_AT(version) (SB_COPIES_AT + ((version) >= 2 ? 8 : 0))
 
 void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super *s)
 {
@@ -84,15 +85,20 @@ void ftl_super_encode(uint8_t *page, uint32_t page_size, const struct ftl_super 
     put64(page + 24, s->sectors);
     memcpy(page + 32, s->options, FTL_OPTS_MAX);
     page[32 + FTL_OPTS_MAX - 1] = 0;
-    put32(page + SB_CRC_AT, flashlab_crc32(0, page, SB_CRC_AT));
+    put32(page + SB_COPIES_AT, s->copy[0]);
+    put32(page + SB_COPIES_AT + 4, s->copy[1]);
+    put32(page + SB_CRC_AT(FTL_VERSION), flashlab_crc32(0, page, SB_CRC_AT(FTL_VERSION)));
 }
 
 int ftl_super_decode(const uint8_t *page, uint32_t page_size, struct ftl_super *s)
 {
-    if (page_size < SB_CRC_AT + 4 || memcmp(page, FTL_MAGIC, 8) ||
-        get32(page + 8) != FTL_VERSION ||
-        get32(page + SB_CRC_AT) != flashlab_crc32(0, page, SB_CRC_AT))
+    uint32_t v = page_size < SB_CRC_AT(FTL_VERSION) + 4 ? 0 : get32(page + 8);
+    if ((v != 1 && v != FTL_VERSION) || memcmp(page, FTL_MAGIC, 8) ||
+        get32(page + SB_CRC_AT(v)) != flashlab_crc32(0, page, SB_CRC_AT(v)))
         return 0;
+    s->version = v;
+    s->copy[0] = v >= 2 ? get32(page + SB_COPIES_AT) : FTL_NONE;
+    s->copy[1] = v >= 2 ? get32(page + SB_COPIES_AT + 4) : FTL_NONE;
     s->sector_size = get32(page + 12);
     s->op_ppm = get32(page + 16);
     s->sectors = get64(page + 24);

@@ -1,7 +1,7 @@
 /*
  * ftl_mount.c -- format, probe and mount.  The superblock sits in page 0
- * of the first good block and holds the format's options and the logical
- * size; everything else is found by a scan of every page's spare area at
+ * of the first and of the last good block and holds the format's options
+ * and the logical size; everything else is found by a scan of every page's spare area at
  * mount (docs/ftl.md, "Mount"): for each sector the copy with the highest
  * sequence number wins.
  */
@@ -12,39 +12,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ftl_find_super(nand_dev *dev, uint32_t *block, struct ftl_super *s)
+/* Page 0 of block b as a superblock copy that b may hold: its spare area
+ * erased (a data page's never is), and b one of the copies it names
+ * (version 1: the first good block, where that format kept its only
+ * copy).  1 yes, 0 no, <0 the device is off. */
+static int super_at(nand_dev *dev, uint32_t b, uint32_t first_good, uint8_t *page,
+                    uint8_t *oob, struct ftl_super *s)
 {
     const struct nand_config *c = nand_get_config(dev);
-    uint32_t n = (uint32_t)nand_blocks(c);
-    uint8_t *page = malloc(c->geo.page_size);
-    if (!page)
-        return -ENOMEM;
-    int rc = 0;
-    for (uint32_t b = 0; b < n; b++) {
-        int bad = nand_is_bad(dev, b);
-        if (bad < 0) {
-            rc = -EIO;
-            break;
-        }
-        if (bad)
-            continue;
-        *block = b;
-        int r = nand_read(dev, b, 0, page, NULL, NULL);
-        if (r == NAND_E_POWER)
-            rc = -EIO;
-        else
-            rc = r == NAND_OK && ftl_super_decode(page, c->geo.page_size, s);
-        break;
+    int r = nand_read(dev, b, 0, page, oob, NULL);
+    if (r == NAND_E_POWER)
+        return -EIO;
+    for (uint32_t i = 1; r == NAND_OK && i < c->geo.oob_size; i++)
+        r = oob[i] == 0xFF ? NAND_OK : -1;
+    if (r != NAND_OK || !ftl_super_decode(page, c->geo.page_size, s))
+        return 0;
+    if (s->version == 1) {
+        s->copy[0] = b;
+        return b <= first_good;
     }
+    return s->copy[0] == b || s->copy[1] == b;
+}
+
+/* The copies sit in the first and the last good block of the format; a
+ * block that has gone bad since still reads, so each end is searched up
+ * to its first block that is good now. */
+int ftl_find_super(nand_dev *dev, struct ftl_super *s)
+{
+    const struct nand_config *c = nand_get_config(dev);
+    uint32_t n = (uint32_t)nand_blocks(c), first = n, last = n;
+    uint8_t *page = malloc(c->geo.page_size), *oob = malloc(c->geo.oob_size);
+    int rc = page && oob ? 0 : -ENOMEM;
+    for (uint32_t b = 0; b < n && !rc && first == n; b++) {
+        int bad = nand_is_bad(dev, b);
+        rc = bad < 0 ? -EIO : 0;
+        first = bad ? first : b;
+    }
+    for (uint32_t b = n; b-- > first && !rc && last == n;) {
+        int bad = nand_is_bad(dev, b);
+        rc = bad < 0 ? -EIO : 0;
+        last = bad ? last : b;
+    }
+    for (uint32_t b = 0; !rc && b <= first && b < n; b++)
+        rc = super_at(dev, b, first, page, oob, s);
+    for (uint32_t b = n; !rc && b-- > first && b >= last;)
+        rc = super_at(dev, b, first, page, oob, s);
     free(page);
+    free(oob);
     return rc;
 }
 
 int blk_ftl_probe(nand_dev *dev)
 {
-    uint32_t b;
     struct ftl_super s;
-    return ftl_find_super(dev, &b, &s);
+    return ftl_find_super(dev, &s);
 }
 
 /* The sector size opts asks for on dev's pages, or 0 with err set. */
@@ -124,7 +145,7 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
         return -EINVAL;
     uint32_t n = (uint32_t)nand_blocks(c), ppd = c->geo.planes_per_die,
              bpp = c->geo.blocks_per_plane;
-    uint32_t planes = (uint32_t)nand_dies(c) * ppd, sblock = UINT32_MAX;
+    uint32_t planes = (uint32_t)nand_dies(c) * ppd, copy[2] = {FTL_NONE, FTL_NONE};
     uint32_t *good = calloc(planes, sizeof *good);
     if (!good)
         return -ENOMEM;
@@ -137,11 +158,13 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
         }
         if (bad)
             continue;
-        if (sblock == UINT32_MAX)
-            sblock = b; /* the superblock's: not a data block */
-        else
-            good[b / (ppd * bpp) * ppd + b % ppd]++;
+        copy[0] = copy[0] == FTL_NONE ? b : copy[0];
+        copy[1] = b;
+        good[b / (ppd * bpp) * ppd + b % ppd]++;
     }
+    /* the superblock's blocks are not data blocks */
+    for (int i = 0; i < 2 && copy[1] != copy[0]; i++)
+        good[copy[i] / (ppd * bpp) * ppd + copy[i] % ppd]--;
     uint32_t gmin = UINT32_MAX;
     for (uint32_t p = 0; p < planes; p++)
         gmin = good[p] < gmin ? good[p] : gmin;
@@ -155,25 +178,25 @@ int blk_ftl_format(nand_dev *dev, const char *options, char *err, size_t errlen)
         o.op = need > o.op && need < 0.9 ? need : o.op;
     }
     uint64_t per_plane = (uint64_t)((double)gmin * c->geo.pages_per_block * spp * (1 - o.op));
-    if (sblock == UINT32_MAX || per_plane + reserve > (uint64_t)gmin * c->geo.pages_per_block * spp) {
+    if (copy[1] == copy[0] || per_plane + reserve > (uint64_t)gmin * c->geo.pages_per_block * spp) {
         snprintf(err, errlen, "ftl: op=%g leaves GC no room on this device (%u good blocks a "
                  "plane); raise op", o.op, gmin == UINT32_MAX ? 0 : gmin);
         return -ENOSPC;
     }
-    struct ftl_super sb = {.sector_size = ss, .op_ppm = (uint32_t)(o.op * 1e6 + 0.5),
-                           .sectors = per_plane * planes};
+    struct ftl_super sb = {.version = FTL_VERSION, .copy = {copy[0], copy[1]}, .sector_size = ss,
+                           .op_ppm = (uint32_t)(o.op * 1e6 + 0.5), .sectors = per_plane * planes};
     snprintf(sb.options, sizeof sb.options, "%s", options ? options : "");
     uint8_t *page = malloc(c->geo.page_size);
     if (!page)
         return -ENOMEM;
     ftl_super_encode(page, c->geo.page_size, &sb);
-    int rc = nand_program(dev, sblock, 0, page, NULL, NULL);
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++)
+        if ((rc = nand_program(dev, copy[i], 0, page, NULL, NULL)))
+            snprintf(err, errlen, "ftl: superblock write to block %u: %s", copy[i],
+                     nand_strerror(rc));
     free(page);
-    if (rc) {
-        snprintf(err, errlen, "ftl: superblock write to block %u: %s", sblock, nand_strerror(rc));
-        return ftl_errno(rc);
-    }
-    return 0;
+    return rc ? ftl_errno(rc) : 0;
 }
 
 static void set_damaged(struct ftl_dev *d, uint32_t sec, int on)
@@ -343,10 +366,11 @@ static int scan(struct ftl_dev *d)
     struct dmg_list dl = {.bad = malloc(d->ppb * sizeof *dl.bad)};
     int rc = seqs && copies && dl.bad ? 0 : -ENOMEM;
     for (uint32_t b = 0; b < d->nblocks && !rc; b++) {
-        int bad = b == d->super_block ? 0 : nand_is_bad(d->dev, b);
+        int super = b == d->sb.copy[0] || b == d->sb.copy[1];
+        int bad = super ? 0 : nand_is_bad(d->dev, b);
         if (bad < 0)
             rc = -EIO;
-        else if (b == d->super_block)
+        else if (super)
             d->blk[b].state = FTL_B_SUPER;
         else if (bad) {
             /* a grown bad block's pages still read: what it holds counts */
@@ -396,7 +420,7 @@ int blk_ftl_open(nand_dev *dev, const char *options, blk_dev **out, char *err, s
     if (!d)
         return -ENOMEM;
     d->dev = dev;
-    int rc = ftl_find_super(dev, &d->super_block, &d->sb);
+    int rc = ftl_find_super(dev, &d->sb);
     if (rc <= 0) {
         snprintf(err, errlen, rc < 0 ? "ftl: the device cannot be read"
                                      : "ftl: no FTL superblock on the device (flashlab mkfs --fs ftl)");

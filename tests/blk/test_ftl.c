@@ -7,6 +7,7 @@
  * old or new content; the WA accounting against the device's own counters.
  */
 #include "blk.h"
+#include "crc32.h"
 #include "fixture.h"
 
 #include <errno.h>
@@ -494,6 +495,118 @@ TEST(two_copies_in_one_page)
     nand_close(n);
 }
 
+/* Every sector reads back its version (ver), and a remount keeps it. */
+static int all_read_back(blk_dev *d, const uint32_t *ver)
+{
+    uint8_t buf[4096];
+    int wrong = 0;
+    for (uint64_t s = 0; s < blk_sectors(d); s++)
+        wrong += blk_read(d, s, 1, buf) || which(buf, sizeof buf, s, &ver[s], 1) != 0;
+    return wrong;
+}
+
+static void corrupt(nand_dev *n, enum nand_corrupt_mode mode, uint32_t block)
+{
+    struct nand_corrupt k = {.mode = mode, .block = block, .bits = 8, .seed = 3};
+    char err[256];
+    REQUIRE(nand_corrupt(n, &k, err, sizeof err) == 0);
+}
+
+/* The superblock has two copies, in the first and the last good block:
+ * either one alone mounts the device with every sector, whatever hit the
+ * other (its page unreadable, silently changed, its block gone bad). */
+TEST(superblock_copies)
+{
+    static const enum nand_corrupt_mode modes[] = {NAND_CORRUPT_UNCORRECTABLE,
+                                                   NAND_CORRUPT_SILENT, NAND_CORRUPT_BAD};
+    for (int copy = 0; copy < 2; copy++)
+        for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+            nand_dev *n = mkdev(4096, 2, 0.1, 11);
+            REQUIRE(n);
+            uint32_t nb, first = UINT32_MAX, last = 0;
+            for (nb = 0; nb < nand_blocks(nand_get_config(n)); nb++)
+                if (!nand_is_bad(n, nb)) {
+                    first = first == UINT32_MAX ? nb : first;
+                    last = nb;
+                }
+            char err[256] = "";
+            REQUIRE(blk_ftl_format(n, "op=0.2", err, sizeof err) == 0);
+            blk_dev *d = mount(n, NULL);
+            REQUIRE(d);
+            uint64_t L = blk_sectors(d);
+            uint32_t *ver = calloc(L, sizeof *ver);
+            uint8_t buf[4096];
+            for (uint64_t s = 0; s < L; s++) {
+                content(buf, sizeof buf, s, ver[s] = 1);
+                REQUIRE(blk_write(d, s, 1, buf) == 0);
+            }
+            REQUIRE(blk_close(d) == 0);
+            corrupt(n, modes[m], copy ? last : first);
+            CHECK(blk_ftl_probe(n) == 1);
+            REQUIRE((d = mount(n, NULL)));
+            CHECK(blk_sectors(d) == L);
+            CHECK_EQ_INT(all_read_back(d, ver), 0);
+            REQUIRE(blk_close(d) == 0);
+            /* both copies unreadable (a grown bad block's pages still
+             * read): refused, loudly */
+            corrupt(n, NAND_CORRUPT_UNCORRECTABLE, first);
+            corrupt(n, NAND_CORRUPT_UNCORRECTABLE, last);
+            CHECK(blk_ftl_probe(n) == 0);
+            CHECK(blk_ftl_open(n, NULL, &d, err, sizeof err) == -EINVAL);
+            CHECK(strstr(err, "no FTL superblock") != NULL);
+            free(ver);
+            nand_close(n);
+        }
+}
+
+/* A version-1 image (one copy, docs/ftl.md) still mounts, and its last
+ * good block is a data block there. */
+TEST(version1_superblock)
+{
+    nand_dev *n = mkdev(4096, 1, 0, 2);
+    REQUIRE(n);
+    char err[256] = "";
+    REQUIRE(blk_ftl_format(n, "op=0.2", err, sizeof err) == 0);
+    blk_dev *d = mount(n, NULL);
+    REQUIRE(d);
+    uint64_t L = blk_sectors(d);
+    blk_close(d);
+    uint32_t nb = (uint32_t)nand_blocks(nand_get_config(n));
+    for (uint32_t b = 0; b < nb; b++)
+        REQUIRE(nand_erase(n, b, NULL) == 0);
+    /* the version-1 superblock, byte by byte: magic, version 1, sector
+     * size, op ppm, 0, sectors, options, CRC of bytes 0..287 */
+    uint8_t page[4096] = {0};
+    memcpy(page, "FLFTL001", 8);
+    uint32_t f[] = {1, 4096, 200000, 0, (uint32_t)L, 0};
+    for (int i = 0; i < 6; i++)
+        for (int k = 0; k < 4; k++)
+            page[8 + 4 * i + k] = (uint8_t)(f[i] >> (8 * k));
+    strcpy((char *)page + 32, "op=0.2");
+    uint32_t crc = flashlab_crc32(0, page, 288);
+    for (int k = 0; k < 4; k++)
+        page[288 + k] = (uint8_t)(crc >> (8 * k));
+    REQUIRE(nand_program(n, 0, 0, page, NULL, NULL) == 0);
+    REQUIRE((d = mount(n, NULL)));
+    CHECK(blk_sectors(d) == L);
+    uint32_t *ver = calloc(L, sizeof *ver);
+    uint8_t buf[4096];
+    for (uint64_t i = 0, rs = 4; i < 6 * L; i++) { /* enough to use every block */
+        uint64_t s = fx_next(&rs) % L;
+        content(buf, sizeof buf, s, ++ver[s]);
+        REQUIRE(blk_write(d, s, 1, buf) == 0);
+    }
+    struct nand_block_info bi;
+    REQUIRE(nand_block_info(n, nb - 1, &bi) == 0);
+    CHECK(bi.pages_programmed > 0);
+    REQUIRE(blk_close(d) == 0);
+    REQUIRE((d = mount(n, NULL)));
+    CHECK_EQ_INT(all_read_back(d, ver), 0);
+    blk_close(d);
+    free(ver);
+    nand_close(n);
+}
+
 TEST(format_errors)
 {
     nand_dev *n = mkdev(2048, 1, 0, 1);
@@ -530,6 +643,8 @@ int main(int argc, char **argv)
     RUN(model_write_cache);
     RUN(damaged_page_reads_eio);
     RUN(two_copies_in_one_page);
+    RUN(superblock_copies);
+    RUN(version1_superblock);
     RUN(format_errors);
     return test_summary(argv[0]);
 }
