@@ -32,12 +32,14 @@ const struct fsapi *fsapi_find(const char *name)
 
 /* The order of fsapi_probe.  blockfs's superblock comes first: a blockfs
  * made over a LogFS may leave LogFS's backup superblock in the last good
- * block, while a LogFS made over a blockfs replaces block 0.  Both mkfs
- * of JFFS2 erase every block, so their nodes never sit beside another
- * fs's superblock; summaries are the more specific JFFS2 mark. */
+ * block, while a LogFS made over a blockfs replaces block 0; and blockfs
+ * finds its superblock inside an FTL too (dev=ftl), which the bare FTL
+ * would otherwise claim.  Both mkfs of JFFS2 erase every block, so their
+ * nodes never sit beside another fs's superblock; summaries are the more
+ * specific JFFS2 mark. */
 static const struct fsapi *const probe_order[] = {
-    &fsapi_ftl,
     &fsapi_blockfs,
+    &fsapi_ftl,
     &fsapi_logfs,
     &fsapi_jffs2_summary,
     &fsapi_jffs2_scan,

@@ -42,7 +42,7 @@ static int bf_check(const char *options, char *err, size_t errlen)
 
 /* blockfs's mark: its superblock (magic, version and this device's
  * geometry) at the start of page 0 of erase block 0.  One page read. */
-static int bf_probe(nand_dev *dev)
+static int bf_probe_inplace(nand_dev *dev)
 {
     const struct nand_config *c = nand_get_config(dev);
     struct bf_super sb;
@@ -60,6 +60,26 @@ static int bf_probe(nand_dev *dev)
            sb.version == BF_VERSION && sb.page_size == c->geo.page_size &&
            sb.pages_per_block == c->geo.pages_per_block && sb.n_ebs == nand_blocks(c) &&
            sb.root == BF_ROOT;
+}
+
+/* On an FTL (dev=ftl), blockfs's superblock is the FTL's first sector:
+ * found through a read-only mount of the FTL (its scan of every spare
+ * area: the cost of probing an FTL image, which no other fs claims). */
+static int bf_probe_ftl(nand_dev *dev)
+{
+    struct bf_opts o;
+    struct blockfs fs = {0};
+    if (bf_parse_opts("dev=ftl,cache=0", &o, 1) || bf_dev_open(dev, &o, 0, &fs))
+        return 0; /* not an FTL this version mounts: not blockfs on one either */
+    int rc = bf_read_super(&fs);
+    blk_close(fs.bd); /* nothing written: closes without a program */
+    return rc == 0 ? 1 : rc == -EINVAL ? 0 : rc;
+}
+
+static int bf_probe(nand_dev *dev)
+{
+    int rc = bf_probe_inplace(dev);
+    return rc || blk_ftl_probe(dev) != 1 ? rc : bf_probe_ftl(dev);
 }
 
 const struct fsapi fsapi_blockfs = {

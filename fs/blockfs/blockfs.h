@@ -138,6 +138,9 @@ int64_t bf_now(struct blockfs *fs);
 /* the block device (blkio.c): o->dev's, BF_DEV_ANY the in-place map */
 int bf_dev_open(nand_dev *dev, const struct bf_opts *o, int mkfs, struct blockfs *fs);
 int bf_failed(const struct blockfs *fs); /* a write-back failed: no more writes */
+/* fs->sb from the device's first sector: 0, or -EINVAL when it holds no
+ * blockfs superblock for the device's geometry (mount.c) */
+int bf_read_super(struct blockfs *fs);
 int bf_read_block(struct blockfs *fs, uint32_t blk, void *buf);
 int bf_write_block(struct blockfs *fs, uint32_t blk, const void *buf);
 int bf_cache_flush(struct blockfs *fs);

@@ -52,7 +52,7 @@ static int inode_sane(const struct blockfs *fs, const struct bf_inode *in)
     return 1;
 }
 
-static int load(struct blockfs *fs)
+int bf_read_super(struct blockfs *fs)
 {
     uint8_t *page = malloc(fs->ps);
     if (!page)
@@ -72,6 +72,14 @@ static int load(struct blockfs *fs)
         want.pages_per_block != fs->sb.pages_per_block || want.data_eb != fs->sb.data_eb ||
         fs->sb.root != BF_ROOT)
         return -EINVAL; /* another device, or a corrupt superblock */
+    return 0;
+}
+
+static int load(struct blockfs *fs)
+{
+    int rc = bf_read_super(fs);
+    if (rc)
+        return rc;
     bf_geometry(fs);
     fs->itab = calloc(fs->inode_blocks, fs->bs);
     fs->bitmap = calloc(fs->bitmap_blocks, fs->bs);

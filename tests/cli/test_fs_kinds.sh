@@ -36,7 +36,7 @@ expect 2 "ls --fs of an unknown kind" "unknown file system 'ext4'" -- $FL ls --f
 expect 2 "a LogFS flag with another kind" "--anchor-blocks is not an option of blockfs" -- $FL mkfs --fs blockfs --anchor-blocks 4 "$T/x.img"
 expect 2 "bad -o for a baseline" "jffs2-scan: bad option .colour=red." -- $FL mkfs --fs jffs2-scan -o colour=red "$T/x.img"
 same "failed mkfs leave the image alone" "$T/raw.img" "$T/x.img"
-expect 1 "an erased image holds no file system" "x.img: no file system found (tried ftl, blockfs, logfs, jffs2-summary, jffs2-scan); mkfs one or give --fs" -- $FL ls "$T/x.img"
+expect 1 "an erased image holds no file system" "x.img: no file system found (tried blockfs, ftl, logfs, jffs2-summary, jffs2-scan); mkfs one or give --fs" -- $FL ls "$T/x.img"
 expect 1 "no file system (cat)" "no file system found" -- $FL cat "$T/x.img:/a"
 expect 1 "no file system (df)" "no file system found" -- $FL df "$T/x.img"
 expect 1 "--fs on an erased image" "not a blockfs file system (run flashlab mkfs --fs blockfs)" -- $FL ls --fs blockfs "$T/x.img"

@@ -29,6 +29,12 @@ $FL df "$T/w/ssd.img" | grep -q "where the space went" &&
 expect 2 "a bad option names itself" "bad option 'gc_choices=0'" -- \
     $FL mkfs --force --fs ftl -o gc_choices=0 "$T/w/ssd.img"
 expect 1 "a mkdir is refused" "" -- $FL mkdir "$T/w/ssd.img:/d"
+# blockfs on the FTL is found without --fs (not taken for the bare FTL)
+$FL sim create --device "$ROOT/configs/devices/test-64m.yaml" "$T/bf.img" >/dev/null &&
+    $FL mkfs --fs blockfs -o dev=ftl "$T/bf.img" >/dev/null && ok || bad "mkfs blockfs dev=ftl"
+expect 0 "put on blockfs over the FTL" "" -- $FL put "$T/data.bin" "$T/bf.img:/f"
+expect 0 "df probes blockfs inside the FTL" "^fs: *blockfs$" -- $FL df "$T/bf.img"
+expect 0 "ls lists its file" "^f$" -- $FL ls "$T/bf.img:/"
 # the shipped experiment: every policy ran, GC included
 db="$T/w/results/ftl-gc-policies.db"
 n=$(sqlite3 "$db" "select count(*) from final where fs_kind = 'ftl' and status = 'complete'
