@@ -52,16 +52,26 @@ static blk_dev *mount(nand_dev *n, const char *opts)
     return d;
 }
 
+/* A device (*n) formatted with fmt and mounted with opts, or NULL. */
+static blk_dev *formatted(nand_dev **n, uint32_t page_size, uint32_t dies, double bad,
+                          uint64_t seed, const char *fmt, const char *opts)
+{
+    char err[256] = "";
+    *n = mkdev(page_size, dies, bad, seed);
+    if (*n && blk_ftl_format(*n, fmt, err, sizeof err)) {
+        fprintf(stderr, "blk_ftl_format: %s\n", err);
+        return NULL;
+    }
+    return *n ? mount(*n, opts) : NULL;
+}
+
 /* Random writes (1-4 sectors), trims and flushes against ver[], with a
  * remount every `remount` operations; every sector checked at the end. */
 static void model_run(uint32_t page_size, uint32_t dies, double bad, const char *fmt,
                       const char *opts, int ops, int remount, struct blk_stats *out)
 {
-    nand_dev *n = mkdev(page_size, dies, bad, 7);
-    REQUIRE(n);
-    char err[256] = "";
-    REQUIRE(blk_ftl_format(n, fmt, err, sizeof err) == 0);
-    blk_dev *d = mount(n, opts);
+    nand_dev *n;
+    blk_dev *d = formatted(&n, page_size, dies, bad, 7, fmt, opts);
     REQUIRE(d);
     uint64_t L = blk_sectors(d);
     uint32_t ss = blk_sector_size(d);
@@ -319,11 +329,8 @@ TEST(power_cut_write_cache)
  * fit in it program nothing until the flush, then each sector once. */
 TEST(write_cache_absorbs)
 {
-    nand_dev *n = mkdev(4096, 1, 0, 2);
-    REQUIRE(n);
-    char err[256];
-    REQUIRE(blk_ftl_format(n, "op=0.25", err, sizeof err) == 0);
-    blk_dev *d = mount(n, "cache=96K");
+    nand_dev *n;
+    blk_dev *d = formatted(&n, 4096, 1, 0, 2, "op=0.25", "cache=96K");
     REQUIRE(d);
     uint8_t buf[4096], got[4096];
     uint32_t ver[24] = {0};
@@ -375,12 +382,10 @@ TEST(model_write_cache)
  * back, across a remount too. */
 TEST(damaged_page_reads_eio)
 {
-    nand_dev *n = mkdev(4096, 1, 0, 8);
-    REQUIRE(n);
-    char err[256];
-    REQUIRE(blk_ftl_format(n, "op=0.25", err, sizeof err) == 0);
-    blk_dev *d = mount(n, "gc_policy=greedy");
+    nand_dev *n;
+    blk_dev *d = formatted(&n, 4096, 1, 0, 8, "op=0.25", "gc_policy=greedy");
     REQUIRE(d);
+    char err[256];
     uint64_t L = blk_sectors(d);
     uint32_t *ver = calloc(L, sizeof *ver);
     uint8_t buf[4096];
@@ -475,11 +480,8 @@ TEST(damaged_page_reads_eio)
  * later slot (it took the first, and gave the older data back). */
 TEST(two_copies_in_one_page)
 {
-    nand_dev *n = mkdev(8192, 1, 0, 1);
-    REQUIRE(n);
-    char err[256] = "";
-    REQUIRE(blk_ftl_format(n, "sector=4K,op=0.25", err, sizeof err) == 0);
-    blk_dev *d = mount(n, NULL);
+    nand_dev *n;
+    blk_dev *d = formatted(&n, 8192, 1, 0, 1, "sector=4K,op=0.25", NULL);
     REQUIRE(d);
     uint8_t buf[4096];
     for (uint32_t v = 1; v <= 2; v++) {
@@ -563,11 +565,8 @@ TEST(superblock_copies)
  * good block is a data block there. */
 TEST(version1_superblock)
 {
-    nand_dev *n = mkdev(4096, 1, 0, 2);
-    REQUIRE(n);
-    char err[256] = "";
-    REQUIRE(blk_ftl_format(n, "op=0.2", err, sizeof err) == 0);
-    blk_dev *d = mount(n, NULL);
+    nand_dev *n;
+    blk_dev *d = formatted(&n, 4096, 1, 0, 2, "op=0.2", NULL);
     REQUIRE(d);
     uint64_t L = blk_sectors(d);
     blk_close(d);
