@@ -383,7 +383,8 @@ TEST(on_the_ftl)
     REQUIRE(d);
     CHECK_EQ_INT(A->mkfs(d, "dev=ftl,op=0.2"), 0);
     CHECK_EQ_INT(blk_ftl_probe(d), 1);   /* the FTL's superblock is on flash */
-    CHECK_EQ_INT(A->probe(d), 0);        /* blockfs's is not on the raw pages */
+    CHECK_EQ_INT(A->probe(d), 1);        /* blockfs's is found inside it */
+    CHECK(fsapi_probe(d) == A);          /* before the bare FTL claims it */
     void *fs;
     REQUIRE(A->mount(d, NULL, &fs) == 0); /* found on the FTL */
     static uint8_t buf[100000];
@@ -394,6 +395,10 @@ TEST(on_the_ftl)
     REQUIRE(A->mount(d, "dev=ftl,gc_policy=greedy", &fs) == 0);
     CHECK(same_file(fs, "/d/a", buf, sizeof buf));
     CHECK_EQ_INT(A->unmount(fs), 0);
+    /* a bare FTL is no blockfs */
+    CHECK_EQ_INT(fsapi_find("ftl")->mkfs(d, NULL), 0);
+    CHECK_EQ_INT(A->probe(d), 0);
+    CHECK(fsapi_probe(d) == fsapi_find("ftl"));
     /* a default mount of a default image is not fooled into the FTL */
     CHECK_EQ_INT(A->mkfs(d, NULL), 0);
     REQUIRE(A->mount(d, NULL, &fs) == 0);
