@@ -122,9 +122,11 @@ static struct slot *slot_of(nand_dev *dev, nand_block_t b, nand_page_t p)
 
 /* ---- read ---------------------------------------------------------------- */
 
+/* view (may be NULL): lend the stored bytes of the single segment
+ * instead of copying them where no bit error reaches them (nand_read_view). */
 static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
                    struct seg *segs, int nseg, int raw, int queued,
-                   struct nand_result *res)
+                   const void **view, struct nand_result *res)
 {
     int rc = check_power(dev);
     if (rc)
@@ -160,18 +162,28 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     dev->bs[b].reads++;
     dev->st.reads++;
     dev->st.bytes_read += bytes;
+    const uint8_t *lent = NULL; /* the stored bytes, not copied (yet) */
     if (!pg || !pg->clen) {
         const uint8_t *src = pg ? pg->bytes : dev->ff;
-        for (int i = 0; i < nseg; i++)
-            memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
+        if (view)
+            lent = src;
+        else
+            for (int i = 0; i < nseg; i++)
+                memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
     } else {
         for (int i = 0; i < nseg; i++)
             sim_pbuf_copy(dev, pg, segs[i].col, segs[i].len, segs[i].buf);
     }
+    if (view)
+        *view = lent ? lent + segs[0].col : segs[0].buf;
     if (!pg)
         return NAND_OK; /* erased pages read clean */
     uint32_t corrected = 0, rawerr = 0, maxcw = 0;
-    rc = sim_biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr, &maxcw);
+    int copied = 0;
+    rc = sim_biterr_apply(dev, b, p, sl, segs, nseg, raw, lent, &copied,
+                          &corrected, &rawerr, &maxcw);
+    if (copied) /* a bit error reached the caller: the flipped copy */
+        *view = segs[0].buf;
     if (rc == NAND_E_ECC)
         dev->st.uncorrectable_reads++;
     if (res) {
@@ -203,7 +215,7 @@ int nand_read(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
 {
     struct seg segs[2];
     clear_res(res);
-    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 0, 0, res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 0, 0, NULL, res);
 }
 
 int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
@@ -211,7 +223,16 @@ int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
 {
     struct seg segs[2];
     clear_res(res);
-    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 1, 0, res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 1, 0, NULL, res);
+}
+
+int nand_read_view(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                   const void **data, struct nand_result *res)
+{
+    struct seg seg = {0, dev->cfg.geo.page_size, buf};
+    clear_res(res);
+    *data = buf;
+    return do_read(dev, b, p, &seg, 1, 0, 0, data, res);
 }
 
 int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t col,
@@ -219,7 +240,7 @@ int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t col,
 {
     struct seg seg = {col, len, buf};
     clear_res(res);
-    return do_read(dev, b, p, &seg, 1, 0, 0, res);
+    return do_read(dev, b, p, &seg, 1, 0, 0, NULL, res);
 }
 
 /* ---- program ------------------------------------------------------------- */
@@ -465,7 +486,7 @@ int nand_is_bad(nand_dev *dev, nand_block_t b)
 {
     uint8_t mark = 0xff;
     struct seg seg = {dev->cfg.geo.page_size, 1, &mark};
-    int rc = do_read(dev, b, 0, &seg, 1, 1, 0, NULL);
+    int rc = do_read(dev, b, 0, &seg, 1, 1, 0, NULL, NULL);
     if (rc < 0 && rc != NAND_E_ECC)
         return rc;
     /* The marker is one byte of many zero bits: a stray flip cannot hide
@@ -519,7 +540,7 @@ int nand_submit(nand_dev *dev, struct nand_op *op)
     switch (op->kind) {
     case NAND_OP_READ:
         n = page_segs(dev, op->data, op->oob, segs);
-        op->status = do_read(dev, op->block, op->page, segs, n, 0, 1, &op->res);
+        op->status = do_read(dev, op->block, op->page, segs, n, 0, 1, NULL, &op->res);
         break;
     case NAND_OP_PROGRAM:
         n = page_segs(dev, op->data, op->oob, segs);
