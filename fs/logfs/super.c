@@ -173,6 +173,7 @@ static void fs_free(struct logfs *fs)
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->gc_cw, fs->g.pages_per_block * sizeof *fs->gc_cw);
+    lfs_free(fs, fs->gc_pages, fs->g.pages_per_block * sizeof *fs->gc_pages);
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
     fs->mem_bytes -= lfs_packer_bytes(fs->packer);
     lfs_packer_free(fs->packer);
