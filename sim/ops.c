@@ -122,6 +122,9 @@ static struct slot *slot_of(nand_dev *dev, nand_block_t b, nand_page_t p)
 
 /* ---- read ---------------------------------------------------------------- */
 
+/* How many pages ahead a read starts loading a page's header. */
+#define READ_AHEAD 2
+
 /* view (may be NULL): lend the stored bytes of the single segment
  * instead of copying them where no bit error reaches them (nand_read_view). */
 static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
@@ -159,6 +162,11 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     const struct pbuf *pg = sl ? sl->pg : NULL;
     if (pg)
         __builtin_prefetch(pg, 0, 3);
+    /* a block is often read page after page (a cleaner's victim, a
+     * mount's scan): the header of the page after next, a cache miss
+     * its read would wait for, is started now */
+    if (sl && p + READ_AHEAD < dev->cfg.geo.pages_per_block && sl[READ_AHEAD].pg)
+        __builtin_prefetch(sl[READ_AHEAD].pg, 0, 3);
     dev->bs[b].reads++;
     dev->st.reads++;
     dev->st.bytes_read += bytes;
