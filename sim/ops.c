@@ -304,9 +304,12 @@ static int program_took(nand_dev *dev, uint32_t bytes, struct inflight *fl,
     return NAND_OK;
 }
 
+/* take (may be NULL): the caller's page buffer, whose data segs[0] is,
+ * stored as it is where the program goes through in full on an erased
+ * page (*took set); the caller frees it otherwise (nand_program_buffer). */
 static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                       const struct seg *segs, int nseg, int queued,
-                      struct nand_result *res)
+                      struct pbuf *take, int *took, struct nand_result *res)
 {
     int rc = check_power(dev);
     if (rc)
@@ -339,6 +342,14 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (!bp)
         return NAND_E_NOMEM;
     struct slot *sl = &bp->slot[p];
+    if (take && !sl->pg && cut == RUN_FULL && !sim_wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
+        /* the spare was not given: it stays erased */
+        memset(take->bytes + dev->cfg.geo.page_size, 0xff, dev->cfg.geo.oob_size);
+        mark_programmed(dev, b, p, sl, &s);
+        sl->pg = sim_pbuf_intern(dev, take);
+        *took = 1;
+        return program_took(dev, bytes, fl, &s, queued, res);
+    }
     /* the common case: a whole page from one buffer of the caller's onto
      * an erased page, programmed in full: stored straight from that
      * buffer (with compress, encoded from it without a copy first) */
@@ -406,7 +417,37 @@ int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     struct seg segs[2];
     clear_res(res);
     int n = page_segs(dev, (void *)data, (void *)oob, segs);
-    return do_program(dev, b, p, segs, n, 0, res);
+    return do_program(dev, b, p, segs, n, 0, NULL, NULL, res);
+}
+
+/* The page buffers of nand_page_buffer are the store's own. */
+static struct pbuf *pbuf_of(void *buf)
+{
+    return (struct pbuf *)((uint8_t *)buf - offsetof(struct pbuf, bytes));
+}
+
+void *nand_page_buffer(nand_dev *dev)
+{
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
+    return pg ? pg->bytes : NULL;
+}
+
+void nand_page_buffer_free(nand_dev *dev, void *buf)
+{
+    if (buf)
+        sim_pbuf_unref(dev, pbuf_of(buf));
+}
+
+int nand_program_buffer(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                        struct nand_result *res)
+{
+    struct seg seg = {0, dev->cfg.geo.page_size, buf};
+    int took = 0;
+    clear_res(res);
+    int rc = do_program(dev, b, p, &seg, 1, 0, pbuf_of(buf), &took, res);
+    if (!took)
+        nand_page_buffer_free(dev, buf);
+    return rc;
 }
 
 int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
@@ -415,7 +456,7 @@ int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
 {
     struct seg seg = {col, len, (uint8_t *)buf};
     clear_res(res);
-    return do_program(dev, b, p, &seg, 1, 0, res);
+    return do_program(dev, b, p, &seg, 1, 0, NULL, NULL, res);
 }
 
 /* ---- erase --------------------------------------------------------------- */
@@ -552,7 +593,7 @@ int nand_submit(nand_dev *dev, struct nand_op *op)
         break;
     case NAND_OP_PROGRAM:
         n = page_segs(dev, op->data, op->oob, segs);
-        op->status = do_program(dev, op->block, op->page, segs, n, 1, &op->res);
+        op->status = do_program(dev, op->block, op->page, segs, n, 1, NULL, NULL, &op->res);
         break;
     case NAND_OP_ERASE:
         op->status = do_erase(dev, op->block, 1, &op->res);

@@ -60,7 +60,7 @@ static int retire(struct logfs *fs, struct lfs_areaw *a)
 static int program_page(struct logfs *fs, struct lfs_areaw *a, unsigned area,
                         uint32_t page)
 {
-    int rc = lfs_flash_program(fs, a->seg, page, a->page);
+    int rc = lfs_flash_program(fs, a->seg, page, &a->page);
     fs->ctr.pages[area]++;
     if (rc == LFS_E_RETIRE)
         return retire(fs, a);

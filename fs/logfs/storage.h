@@ -251,7 +251,15 @@ uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
                        uint32_t n, uint32_t dflt);
 /* Program a page / erase a segment: queued in parallel mode.  0, a
  * negative errno, or LFS_E_RETIRE when the block failed (format.h). */
-int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf);
+/* Program *buf as page `page` of seg.  With one lane (parallel 1) *buf is
+ * a buffer of lfs_page_buffer's: the device takes it over instead of
+ * copying it, and *buf is replaced by a fresh one, whose contents are
+ * undefined. */
+int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, uint8_t **buf);
+/* A page buffer of the device's (the write areas'), counted as the fs's
+ * memory; lfs_page_buffer_free(NULL) does nothing. */
+uint8_t *lfs_page_buffer(struct logfs *fs);
+void lfs_page_buffer_free(struct logfs *fs, uint8_t *buf);
 int lfs_flash_erase(struct logfs *fs, uint32_t seg);
 /* Everything queued is on flash when this returns (parallel mode). */
 void lfs_flash_wait(struct logfs *fs);
