@@ -30,14 +30,17 @@ now() { date +%s.%N; }
 # the sum of one counter over every flash chip of MQSim's scenario file
 xml_sum() { grep -o "$1=\"[0-9]*\"" "$2" | tr -dc '0-9\n' | awk '{s += $1} END {print s + 0}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-# the CPU seconds (user + system) of this shell's finished children so far
-child_cpu() { times | tail -n 1 | tr 'ms' '  ' | awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
+# the CPU seconds (user + system) of this shell's finished children so far,
+# from what `times` wrote into file $1 (called in a command substitution,
+# times would count the children of that subshell, none)
+child_cpu() { tail -n 1 "$1" | tr 'ms' '  ' | awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
 
 run_mqsim() {
     cp "$MQSIM_XML/ssd-8g-mlc.xml" "$MQSIM_XML/workload-random-4k.xml" "$tmp/"
-    l=$(load); c0=$(child_cpu); t0=$(now)
+    l=$(load); times >"$tmp/cpu0"; t0=$(now)
     (cd "$tmp" && "$MQSIM" -i ssd-8g-mlc.xml -w workload-random-4k.xml >out.txt 2>&1)
-    t1=$(now); c1=$(child_cpu)
+    t1=$(now); times >"$tmp/cpu1"
+    c0=$(child_cpu "$tmp/cpu0") c1=$(child_cpu "$tmp/cpu1")
     req=$(sed -n 's/.*total requests serviced[^0-9]*\([0-9]*\).*/\1/p' "$tmp/out.txt" | tail -1)
     sc=$(ls "$tmp"/*scenario*.xml | head -1)
     ops=$(( $(xml_sum Issued_Flash_Program_CMD "$sc") + $(xml_sum Issued_Flash_Erase_CMD "$sc") ))
