@@ -19,6 +19,7 @@
 #include "rng.h"
 
 #include <math.h>
+#include <string.h>
 
 #define NS_PER_HOUR 3.6e12
 
@@ -146,10 +147,21 @@ static void flip_cw(const nand_dev *dev, nand_block_t b, nand_page_t p,
     }
 }
 
+/* The bytes a lent read did not copy, now that a flip must reach them. */
+static void copy_unread(const uint8_t *unread, int *copied, const struct seg *segs,
+                        int nseg)
+{
+    if (!unread || *copied)
+        return;
+    for (int i = 0; i < nseg; i++)
+        memcpy(segs[i].buf, unread + segs[i].col, segs[i].len);
+    *copied = 1;
+}
+
 int sim_biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const struct slot *sl, const struct seg *segs, int nseg,
-                 int raw, uint32_t *corrected, uint32_t *raw_errs,
-                 uint32_t *max_cw)
+                 int raw, const uint8_t *unread, int *copied,
+                 uint32_t *corrected, uint32_t *raw_errs, uint32_t *max_cw)
 {
     const struct bstate *s = &dev->bs[b];
     uint32_t t = dev->cfg.ecc.correct_bits;
@@ -190,6 +202,8 @@ int sim_biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                     *max_cw = k;
                 continue;
             }
+            if (k)
+                copy_unread(unread, copied, segs, nseg);
             /* positions keyed by h, which covers the P/E count too, so
              * that a new cycle does not repeat the last one's flips */
             /* weak cells are the same bits on every read */

@@ -267,6 +267,33 @@ int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const void *data, const void *oob, struct nand_result *res);
 int nand_erase(nand_dev *dev, nand_block_t b, struct nand_result *res);
 
+/* nand_read of a page's data (no spare) that lends the stored bytes
+ * instead of copying them: the same time, statistics, bit errors and
+ * result as nand_read(dev, b, p, buf, NULL, res), with *data set to the
+ * bytes read.  They are the device's own (read only, valid until the next
+ * call that programs, erases or otherwise changes the device, or restores
+ * a snapshot) when the page is stored in full and no bit error reaches the
+ * caller (none that ECC does not correct); otherwise they are copied into
+ * buf (page_size bytes) and *data == buf.  For a caller that only looks
+ * at parts of a page: the copy it saves is the whole page. */
+int nand_read_view(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                   const void **data, struct nand_result *res);
+
+/* A program that hands its page over instead of having it copied.
+ * nand_page_buffer gives the caller one of the store's page buffers
+ * (page_size + oob_size bytes, contents undefined; NULL when memory is
+ * short); the caller fills its first page_size bytes, and
+ * nand_program_buffer programs them as nand_program(dev, b, p, buf, NULL,
+ * res) does -- the spare left erased, the same time, statistics and
+ * result -- and takes the buffer in every case: the device keeps it as
+ * the page (or frees it), and the caller must not touch it again.  A
+ * buffer not programmed goes back with nand_page_buffer_free, before
+ * nand_close. */
+void *nand_page_buffer(nand_dev *dev);
+void nand_page_buffer_free(nand_dev *dev, void *buf);
+int nand_program_buffer(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                        struct nand_result *res);
+
 /* Column access: the page and its spare form one byte space of
  * page_size + oob_size bytes; col addresses it as on a real chip. */
 int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p,

@@ -253,11 +253,14 @@ double sim_biterr_rber(const nand_dev *dev, nand_block_t b, const struct slot *s
 /* Sample the errors of every codeword the segments touch, flip the bits
  * that reach the caller (all of them when raw, else those of codewords ECC
  * cannot correct) and return NAND_E_ECC if any codeword is uncorrectable.
- * *max_cw: the most bits corrected in one codeword. */
+ * *max_cw: the most bits corrected in one codeword.  unread (may be NULL):
+ * the page's bytes, not yet copied into the segments; they are copied
+ * there before the first flip, and *copied tells whether they were (a read
+ * that lends the stored page: nand_read_view). */
 int sim_biterr_apply(nand_dev *dev, nand_block_t b, nand_page_t p,
                  const struct slot *sl, const struct seg *segs, int nseg,
-                 int raw, uint32_t *corrected, uint32_t *raw_errs,
-                 uint32_t *max_cw);
+                 int raw, const uint8_t *unread, int *copied,
+                 uint32_t *corrected, uint32_t *raw_errs, uint32_t *max_cw);
 /* The codeword that page byte `off` belongs to, and its bounds. */
 uint32_t sim_codeword_of(const nand_dev *dev, uint32_t off, uint32_t *start,
                uint32_t *len);

@@ -122,9 +122,14 @@ static struct slot *slot_of(nand_dev *dev, nand_block_t b, nand_page_t p)
 
 /* ---- read ---------------------------------------------------------------- */
 
+/* How many pages ahead a read starts loading a page's header. */
+#define READ_AHEAD 2
+
+/* view (may be NULL): lend the stored bytes of the single segment
+ * instead of copying them where no bit error reaches them (nand_read_view). */
 static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
                    struct seg *segs, int nseg, int raw, int queued,
-                   struct nand_result *res)
+                   const void **view, struct nand_result *res)
 {
     int rc = check_power(dev);
     if (rc)
@@ -157,21 +162,36 @@ static int do_read(nand_dev *dev, nand_block_t b, nand_page_t p,
     const struct pbuf *pg = sl ? sl->pg : NULL;
     if (pg)
         __builtin_prefetch(pg, 0, 3);
+    /* a block is often read page after page (a cleaner's victim, a
+     * mount's scan): the header of the page after next, a cache miss
+     * its read would wait for, is started now */
+    if (sl && p + READ_AHEAD < dev->cfg.geo.pages_per_block && sl[READ_AHEAD].pg)
+        __builtin_prefetch(sl[READ_AHEAD].pg, 0, 3);
     dev->bs[b].reads++;
     dev->st.reads++;
     dev->st.bytes_read += bytes;
+    const uint8_t *lent = NULL; /* the stored bytes, not copied (yet) */
     if (!pg || !pg->clen) {
         const uint8_t *src = pg ? pg->bytes : dev->ff;
-        for (int i = 0; i < nseg; i++)
-            memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
+        if (view)
+            lent = src;
+        else
+            for (int i = 0; i < nseg; i++)
+                memcpy(segs[i].buf, src + segs[i].col, segs[i].len);
     } else {
         for (int i = 0; i < nseg; i++)
             sim_pbuf_copy(dev, pg, segs[i].col, segs[i].len, segs[i].buf);
     }
+    if (view)
+        *view = lent ? lent + segs[0].col : segs[0].buf;
     if (!pg)
         return NAND_OK; /* erased pages read clean */
     uint32_t corrected = 0, rawerr = 0, maxcw = 0;
-    rc = sim_biterr_apply(dev, b, p, sl, segs, nseg, raw, &corrected, &rawerr, &maxcw);
+    int copied = 0;
+    rc = sim_biterr_apply(dev, b, p, sl, segs, nseg, raw, lent, &copied,
+                          &corrected, &rawerr, &maxcw);
+    if (copied) /* a bit error reached the caller: the flipped copy */
+        *view = segs[0].buf;
     if (rc == NAND_E_ECC)
         dev->st.uncorrectable_reads++;
     if (res) {
@@ -203,7 +223,7 @@ int nand_read(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
 {
     struct seg segs[2];
     clear_res(res);
-    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 0, 0, res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 0, 0, NULL, res);
 }
 
 int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
@@ -211,7 +231,16 @@ int nand_read_raw(nand_dev *dev, nand_block_t b, nand_page_t p, void *data,
 {
     struct seg segs[2];
     clear_res(res);
-    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 1, 0, res);
+    return do_read(dev, b, p, segs, page_segs(dev, data, oob, segs), 1, 0, NULL, res);
+}
+
+int nand_read_view(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                   const void **data, struct nand_result *res)
+{
+    struct seg seg = {0, dev->cfg.geo.page_size, buf};
+    clear_res(res);
+    *data = buf;
+    return do_read(dev, b, p, &seg, 1, 0, 0, data, res);
 }
 
 int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t col,
@@ -219,7 +248,7 @@ int nand_read_col(nand_dev *dev, nand_block_t b, nand_page_t p, uint32_t col,
 {
     struct seg seg = {col, len, buf};
     clear_res(res);
-    return do_read(dev, b, p, &seg, 1, 0, 0, res);
+    return do_read(dev, b, p, &seg, 1, 0, 0, NULL, res);
 }
 
 /* ---- program ------------------------------------------------------------- */
@@ -275,9 +304,12 @@ static int program_took(nand_dev *dev, uint32_t bytes, struct inflight *fl,
     return NAND_OK;
 }
 
+/* take (may be NULL): the caller's page buffer, whose data segs[0] is,
+ * stored as it is where the program goes through in full on an erased
+ * page (*took set); the caller frees it otherwise (nand_program_buffer). */
 static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
                       const struct seg *segs, int nseg, int queued,
-                      struct nand_result *res)
+                      struct pbuf *take, int *took, struct nand_result *res)
 {
     int rc = check_power(dev);
     if (rc)
@@ -310,6 +342,14 @@ static int do_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     if (!bp)
         return NAND_E_NOMEM;
     struct slot *sl = &bp->slot[p];
+    if (take && !sl->pg && cut == RUN_FULL && !sim_wear_fails(dev, b, p, NAND_OP_PROGRAM)) {
+        /* the spare was not given: it stays erased */
+        memset(take->bytes + dev->cfg.geo.page_size, 0xff, dev->cfg.geo.oob_size);
+        mark_programmed(dev, b, p, sl, &s);
+        sl->pg = sim_pbuf_intern(dev, take);
+        *took = 1;
+        return program_took(dev, bytes, fl, &s, queued, res);
+    }
     /* the common case: a whole page from one buffer of the caller's onto
      * an erased page, programmed in full: stored straight from that
      * buffer (with compress, encoded from it without a copy first) */
@@ -377,7 +417,37 @@ int nand_program(nand_dev *dev, nand_block_t b, nand_page_t p,
     struct seg segs[2];
     clear_res(res);
     int n = page_segs(dev, (void *)data, (void *)oob, segs);
-    return do_program(dev, b, p, segs, n, 0, res);
+    return do_program(dev, b, p, segs, n, 0, NULL, NULL, res);
+}
+
+/* The page buffers of nand_page_buffer are the store's own. */
+static struct pbuf *pbuf_of(void *buf)
+{
+    return (struct pbuf *)((uint8_t *)buf - offsetof(struct pbuf, bytes));
+}
+
+void *nand_page_buffer(nand_dev *dev)
+{
+    struct pbuf *pg = sim_pbuf_new_uninit(dev);
+    return pg ? pg->bytes : NULL;
+}
+
+void nand_page_buffer_free(nand_dev *dev, void *buf)
+{
+    if (buf)
+        sim_pbuf_unref(dev, pbuf_of(buf));
+}
+
+int nand_program_buffer(nand_dev *dev, nand_block_t b, nand_page_t p, void *buf,
+                        struct nand_result *res)
+{
+    struct seg seg = {0, dev->cfg.geo.page_size, buf};
+    int took = 0;
+    clear_res(res);
+    int rc = do_program(dev, b, p, &seg, 1, 0, pbuf_of(buf), &took, res);
+    if (!took)
+        nand_page_buffer_free(dev, buf);
+    return rc;
 }
 
 int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
@@ -386,7 +456,7 @@ int nand_program_col(nand_dev *dev, nand_block_t b, nand_page_t p,
 {
     struct seg seg = {col, len, (uint8_t *)buf};
     clear_res(res);
-    return do_program(dev, b, p, &seg, 1, 0, res);
+    return do_program(dev, b, p, &seg, 1, 0, NULL, NULL, res);
 }
 
 /* ---- erase --------------------------------------------------------------- */
@@ -465,7 +535,7 @@ int nand_is_bad(nand_dev *dev, nand_block_t b)
 {
     uint8_t mark = 0xff;
     struct seg seg = {dev->cfg.geo.page_size, 1, &mark};
-    int rc = do_read(dev, b, 0, &seg, 1, 1, 0, NULL);
+    int rc = do_read(dev, b, 0, &seg, 1, 1, 0, NULL, NULL);
     if (rc < 0 && rc != NAND_E_ECC)
         return rc;
     /* The marker is one byte of many zero bits: a stray flip cannot hide
@@ -519,11 +589,11 @@ int nand_submit(nand_dev *dev, struct nand_op *op)
     switch (op->kind) {
     case NAND_OP_READ:
         n = page_segs(dev, op->data, op->oob, segs);
-        op->status = do_read(dev, op->block, op->page, segs, n, 0, 1, &op->res);
+        op->status = do_read(dev, op->block, op->page, segs, n, 0, 1, NULL, &op->res);
         break;
     case NAND_OP_PROGRAM:
         n = page_segs(dev, op->data, op->oob, segs);
-        op->status = do_program(dev, op->block, op->page, segs, n, 1, &op->res);
+        op->status = do_program(dev, op->block, op->page, segs, n, 1, NULL, NULL, &op->res);
         break;
     case NAND_OP_ERASE:
         op->status = do_erase(dev, op->block, 1, &op->res);

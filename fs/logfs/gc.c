@@ -131,18 +131,33 @@ static int pick_victim(struct logfs *fs, int greedy, uint32_t *victim, uint32_t 
     return 0;
 }
 
-static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p,
-                           const uint8_t *obj);
-
-/* Dirty the object at p (header o, all of it at obj in the segment buffer)
- * if the tree still points to it.  An object that cannot be read (or whose
- * file's inode or tree cannot) is left where it is: it reads as EIO there,
- * and copying it would copy garbage; the segment is marked so that it is
- * not picked again. */
-static int keep_if_live(struct logfs *fs, uint32_t seg, const struct lfs_obj *o,
-                        lfs_ptr p, const uint8_t *obj)
+/* Bytes [off, off + len) of the victim as read (fs->gc_pages: each page's
+ * bytes, lent by the simulator or copied into gc_buf): in place when they
+ * lie in one page, else gathered at their own place in gc_buf. */
+static const uint8_t *victim_bytes(struct logfs *fs, uint32_t off, uint32_t len)
 {
-    int rc = keep_if_live_at(fs, o, p, obj);
+    uint32_t ps = fs->g.page_size;
+    if (off % ps + len <= ps)
+        return fs->gc_pages[off / ps] + off % ps;
+    for (uint32_t at = off, part; at < off + len; at += part) {
+        part = ps - at % ps < off + len - at ? ps - at % ps : off + len - at;
+        const uint8_t *src = fs->gc_pages[at / ps] + at % ps;
+        if (src != fs->gc_buf + at) /* not copied there by the read */
+            memcpy(fs->gc_buf + at, src, part);
+    }
+    return fs->gc_buf + off;
+}
+
+static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p);
+
+/* Dirty the object at p (header o) if the tree still points to it.  An
+ * object that cannot be read (or whose file's inode or tree cannot) is
+ * left where it is: it reads as EIO there, and copying it would copy
+ * garbage; the segment is marked so that it is not picked again. */
+static int keep_if_live(struct logfs *fs, uint32_t seg, const struct lfs_obj *o,
+                        lfs_ptr p)
+{
+    int rc = keep_if_live_at(fs, o, p);
     if (rc == -EIO) {
         fs->segtab.flags[seg] |= LFS_SEGT_UNREADABLE;
         fs->ctr.gc_unreadable++;
@@ -164,8 +179,7 @@ static void scrub_seen_pages(struct logfs *fs, lfs_ptr p)
     }
 }
 
-static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p,
-                           const uint8_t *obj)
+static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
 {
     struct lfs_inode *in;
     int rc = lfs_inode_get(fs, o->ino, &in);
@@ -179,7 +193,12 @@ static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p,
     if (cur != p)
         return 0; /* replaced or deleted since */
     struct lfs_node *n;
-    struct lfs_held held = {.p = p, .obj = obj};
+    /* only a live object's bytes are gathered (or touched at all) */
+    struct lfs_held held = {
+        .p = p,
+        .obj = victim_bytes(fs, (uint32_t)(lfs_ptr_addr(p) % fs->g.seg_bytes), lfs_ptr_len(p)),
+        .hdr = o,
+    };
     if ((rc = lfs_tree_get_held(fs, in, o->level, o->bix, &held, &n)))
         return rc;
     if (held.filled)
@@ -201,15 +220,23 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
         return -ENOMEM;
     if (!fs->gc_cw && !(fs->gc_cw = lfs_alloc(fs, fs->g.pages_per_block * sizeof *fs->gc_cw)))
         return -ENOMEM;
+    if (!fs->gc_pages &&
+        !(fs->gc_pages = lfs_alloc(fs, fs->g.pages_per_block * sizeof *fs->gc_pages)))
+        return -ENOMEM;
     uint8_t *buf = fs->gc_buf;
     int rc = 0;
-    /* read the whole segment; unreadable pages read as garbage */
+    /* read the whole segment, the pages lent where the simulator can (the
+     * objects found dead are then never copied); unreadable pages read
+     * as garbage */
     for (uint32_t p = 0; p < fs->g.pages_per_block && !rc; p++) {
         struct nand_result res = {0};
-        int nrc = nand_read(fs->dev, seg, p, buf + (size_t)p * ps, NULL, &res);
+        const void *data;
+        int nrc = nand_read_view(fs->dev, seg, p, buf + (size_t)p * ps, &data, &res);
+        fs->gc_pages[p] = data;
         fs->gc_cw[p] = res.max_cw_bits;
         if (nrc == NAND_E_ECC) { /* objects on it are skipped as garbage */
             memset(buf + (size_t)p * ps, 0xff, ps);
+            fs->gc_pages[p] = buf + (size_t)p * ps;
             fs->segtab.flags[seg] |= LFS_SEGT_UNREADABLE;
         }
         else if (nrc)
@@ -217,21 +244,21 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
     }
     for (uint32_t off = 0; !rc && off + LFS_OBJ_HDR <= sb;) {
         struct lfs_obj o;
-        if (lfs_obj_decode(buf + off, &o)) {
+        if (lfs_obj_decode(victim_bytes(fs, off, LFS_OBJ_HDR), &o)) {
             /* padding (0xFF to the page's end): the next page.  Anything
              * else is the tail of an object whose start was lost (an
              * unreadable or wiped page): the next object may start
              * anywhere, its header is looked for byte by byte (magic and
              * header CRC must match) */
             uint32_t end = (off / ps + 1) * ps;
-            off = lfs_all_bytes(buf + off, end - off, 0xff) ? end : off + 1;
+            off = lfs_all_bytes(victim_bytes(fs, off, end - off), end - off, 0xff) ? end : off + 1;
             continue;
         }
         uint32_t total = LFS_OBJ_HDR + o.len;
         if (off + total > sb)
             break;
         lfs_ptr p = lfs_ptr_make((uint64_t)seg * sb + off, total);
-        rc = keep_if_live(fs, seg, &o, p, buf + off);
+        rc = keep_if_live(fs, seg, &o, p);
         off += total;
     }
     return rc;

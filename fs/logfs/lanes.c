@@ -120,13 +120,36 @@ uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
     return best;
 }
 
-int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf)
+uint8_t *lfs_page_buffer(struct logfs *fs)
 {
-    if (fs->parallel == 1)
-        return lfs_flash_rc(nand_program(fs->dev, seg, page, buf, NULL, NULL));
+    uint8_t *b = nand_page_buffer(fs->dev);
+    if (b)
+        fs->mem_bytes += fs->g.page_size; /* counted as the fs's, as before */
+    return b;
+}
+
+void lfs_page_buffer_free(struct logfs *fs, uint8_t *buf)
+{
+    if (buf)
+        fs->mem_bytes -= fs->g.page_size;
+    nand_page_buffer_free(fs->dev, buf);
+}
+
+int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, uint8_t **buf)
+{
+    if (fs->parallel == 1) {
+        /* the page is handed to the device, not copied, and a fresh
+         * buffer takes its place (without one, the page is copied) */
+        uint8_t *next = nand_page_buffer(fs->dev);
+        if (!next)
+            return lfs_flash_rc(nand_program(fs->dev, seg, page, *buf, NULL, NULL));
+        int nrc = nand_program_buffer(fs->dev, seg, page, *buf, NULL);
+        *buf = next;
+        return lfs_flash_rc(nrc);
+    }
     /* the simulator takes the bytes at submit: buf may be reused */
     struct nand_op op = {.kind = NAND_OP_PROGRAM, .block = seg, .page = page,
-                         .data = (void *)buf};
+                         .data = *buf};
     return lfs_flash_rc(nand_submit(fs->dev, &op));
 }
 

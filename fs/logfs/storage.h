@@ -139,6 +139,7 @@ struct logfs {
     uint8_t *scratch;           /* one object: header + block */
     uint8_t *gc_buf;            /* one segment, for the cleaner */
     uint32_t *gc_cw;            /* per page of it: the read's max_cw_bits */
+    const uint8_t **gc_pages;   /* per page of it: the bytes read (nand_read_view) */
     unsigned compress;          /* enum lfs_compr for the data blocks written */
     uint8_t *cbuf;              /* a compressed block (compress set) */
     struct lfs_packer *packer;  /* the compressor (compress set) */
@@ -225,6 +226,12 @@ int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
 int lfs_obj_check(struct logfs *fs, const uint8_t *obj, uint32_t total, uint8_t type,
                   uint64_t ino, uint8_t level, uint64_t bix, uint8_t *payload,
                   uint32_t *len, struct lfs_objcrc *pcrc);
+/* lfs_obj_check of an object whose header the caller has decoded into o
+ * (which checked its CRC): the header's CRC is not computed again. */
+int lfs_obj_check_decoded(struct logfs *fs, const uint8_t *obj, const struct lfs_obj *o,
+                          uint32_t total, uint8_t type, uint64_t ino, uint8_t level,
+                          uint64_t bix, uint8_t *payload, uint32_t *len,
+                          struct lfs_objcrc *pcrc);
 uint32_t lfs_seg_of(const struct logfs *fs, lfs_ptr p);
 
 /* lanes.c: parallel dies; with parallel 1 all of it is the synchronous
@@ -244,7 +251,15 @@ uint32_t lfs_pool_pick(const struct logfs *fs, const struct lfs_free_seg *pool,
                        uint32_t n, uint32_t dflt);
 /* Program a page / erase a segment: queued in parallel mode.  0, a
  * negative errno, or LFS_E_RETIRE when the block failed (format.h). */
-int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, const uint8_t *buf);
+/* Program *buf as page `page` of seg.  With one lane (parallel 1) *buf is
+ * a buffer of lfs_page_buffer's: the device takes it over instead of
+ * copying it, and *buf is replaced by a fresh one, whose contents are
+ * undefined. */
+int lfs_flash_program(struct logfs *fs, uint32_t seg, uint32_t page, uint8_t **buf);
+/* A page buffer of the device's (the write areas'), counted as the fs's
+ * memory; lfs_page_buffer_free(NULL) does nothing. */
+uint8_t *lfs_page_buffer(struct logfs *fs);
+void lfs_page_buffer_free(struct logfs *fs, uint8_t *buf);
 int lfs_flash_erase(struct logfs *fs, uint32_t seg);
 /* Everything queued is on flash when this returns (parallel mode). */
 void lfs_flash_wait(struct logfs *fs);

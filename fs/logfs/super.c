@@ -126,7 +126,7 @@ static int fs_new(nand_dev *dev, const struct lfs_geo *g,
     int ok = !lfs_cache_init(fs, o->cache_bytes ? o->cache_bytes : default_cache(g));
     ok = ok && (fs->scratch = lfs_alloc(fs, LFS_OBJ_HDR + g->block_size));
     for (unsigned i = 0; ok && i < LFS_NAREAS; i++) {
-        ok = (fs->area[i].page = lfs_alloc(fs, g->page_size)) != NULL &&
+        ok = (fs->area[i].page = lfs_page_buffer(fs)) != NULL &&
              (fs->area[i].pend = lfs_alloc(fs, PEND_MAX(g) * sizeof *fs->area[i].pend));
         if (ok)
             memset(fs->area[i].page, 0xff, g->page_size);
@@ -166,13 +166,14 @@ static void fs_free(struct logfs *fs)
     lfs_sflive_free(fs);
     lfs_segtab_free(fs);
     for (unsigned i = 0; i < LFS_NAREAS; i++) {
-        lfs_free(fs, fs->area[i].page, fs->g.page_size);
+        lfs_page_buffer_free(fs, fs->area[i].page);
         lfs_free(fs, fs->area[i].pend, PEND_MAX(&fs->g) * sizeof *fs->area[i].pend);
     }
     lfs_lanes_free(fs, PEND_MAX(&fs->g) * sizeof *fs->area[0].pend);
     lfs_free(fs, fs->scratch, LFS_OBJ_HDR + fs->g.block_size);
     lfs_free(fs, fs->gc_buf, fs->g.seg_bytes);
     lfs_free(fs, fs->gc_cw, fs->g.pages_per_block * sizeof *fs->gc_cw);
+    lfs_free(fs, fs->gc_pages, fs->g.pages_per_block * sizeof *fs->gc_pages);
     lfs_free(fs, fs->cbuf, LFS_COMPR_BOUND(fs->g.block_size));
     fs->mem_bytes -= lfs_packer_bytes(fs->packer);
     lfs_packer_free(fs->packer);

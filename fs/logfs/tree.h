@@ -93,6 +93,7 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
 struct lfs_held {
     lfs_ptr p;
     const uint8_t *obj;         /* lfs_ptr_len(p) bytes */
+    const struct lfs_obj *hdr;  /* obj's header, decoded (and so checked) */
     int filled;
 };
 int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,
