@@ -1,9 +1,9 @@
 /*
  * ftl_mount.c -- format, probe and mount.  The superblock sits in page 0
  * of the first and of the last good block and holds the format's options
- * and the logical size; everything else is found by a scan of every page's spare area at
- * mount (docs/ftl.md, "Mount"): for each sector the copy with the highest
- * sequence number wins.
+ * and the logical size; everything else is found by a scan of every
+ * page's spare area at mount (docs/ftl.md, "Mount"): for each sector the
+ * copy with the highest sequence number wins.
  */
 #include "ftl.h"
 
