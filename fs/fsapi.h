@@ -153,6 +153,14 @@ struct fsapi {
      * leaves the names before or after, never between); a kind without
      * it has rename alone: call fsapi_rename2 */
     int (*rename2)(void *fs, const char *from, const char *to, unsigned flags);
+    /* O_TMPFILE (logfs.h's logfs_tmpfile): a regular file with no name
+     * in directory dirpath, open for flags, owned by uid/gid: an fd;
+     * deleted at its last close, and by the next mount after a power
+     * cut, unless linkfd named it.  A kind with tmpfile has linkfd. */
+    int (*tmpfile)(void *fs, const char *dirpath, int flags, uint32_t mode, uint32_t uid,
+                   uint32_t gid);
+    /* a new name for the file fd has open (linkat AT_EMPTY_PATH) */
+    int (*linkfd)(void *fs, int fd, const char *newpath);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount

@@ -95,16 +95,10 @@ int logfs_unlink(logfs *fs, const char *path)
     return (int)lfs_op_end(fs, rc);
 }
 
-int logfs_link(logfs *fs, const char *existing, const char *newpath)
+int lfs_link_inode(struct logfs *fs, struct lfs_inode *in, const char *newpath)
 {
-    lfs_op_begin(fs, LOGFS_OP_META);
-    struct lfs_path r, t;
-    struct lfs_inode *in;
-    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, existing, 0, &r, &in);
-    if (!rc && S_ISDIR(in->mode))
-        rc = -EPERM;
-    if (!rc)
-        rc = lfs_resolve(fs, newpath, 0, &t);
+    struct lfs_path t;
+    int rc = S_ISDIR(in->mode) ? -EPERM : lfs_resolve(fs, newpath, 0, &t);
     if (!rc && t.ino)
         rc = -EEXIST;
     if (!rc && in->nlink >= 65000)
@@ -118,6 +112,17 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
         in->ctime = t.dir->mtime = t.dir->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
     }
+    return rc;
+}
+
+int logfs_link(logfs *fs, const char *existing, const char *newpath)
+{
+    lfs_op_begin(fs, LOGFS_OP_META);
+    struct lfs_path r;
+    struct lfs_inode *in;
+    int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, existing, 0, &r, &in);
+    if (!rc)
+        rc = lfs_link_inode(fs, in, newpath);
     return (int)lfs_op_end(fs, rc);
 }
 

@@ -130,6 +130,11 @@ static int l_rename2(void *fs, const char *a, const char *b, unsigned flags)
     return logfs_rename2(fs, a, b, flags);
 }
 static int l_link(void *fs, const char *a, const char *b) { return logfs_link(fs, a, b); }
+static int l_tmpfile(void *fs, const char *d, int fl, uint32_t m, uint32_t u, uint32_t g)
+{
+    return logfs_tmpfile(fs, d, fl, m, u, g);
+}
+static int l_linkfd(void *fs, int fd, const char *p) { return logfs_linkfd(fs, fd, p); }
 static int l_symlink(void *fs, const char *t, const char *p) { return logfs_symlink(fs, t, p); }
 static int64_t l_readlink(void *fs, const char *p, char *b, uint64_t n)
 {
@@ -239,4 +244,5 @@ const struct fsapi fsapi_logfs = {
     .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
     .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
     .format_check = l_format_check, .check_device = l_check_device, .rename2 = l_rename2,
+    .tmpfile = l_tmpfile, .linkfd = l_linkfd,
 };

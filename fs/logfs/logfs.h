@@ -237,6 +237,21 @@ int logfs_rename(logfs *fs, const char *from, const char *to);
  * names before or after it. */
 int logfs_rename2(logfs *fs, const char *from, const char *to, unsigned flags);
 int logfs_link(logfs *fs, const char *existing, const char *newpath);
+/* O_TMPFILE: a new regular file in the directory dirpath, with no name
+ * (nlink 0), open for flags (O_WRONLY or O_RDWR, -EINVAL else; O_APPEND
+ * kept): an fd.  mode's permission bits; owned by uid and gid (the
+ * group of a set-group-ID directory instead).  It is an orphan from the
+ * start, in the same commit as the inode: a power cut leaves no name,
+ * and the next mount deletes it, as the last close does unless
+ * logfs_linkfd gave it a name first.  With O_EXCL it never gets one. */
+int logfs_tmpfile(logfs *fs, const char *dirpath, int flags, uint32_t mode, uint32_t uid,
+                  uint32_t gid);
+/* linkat(fd, "", AT_FDCWD, newpath, AT_EMPTY_PATH): a new name, newpath,
+ * for the file fd has open, with link(2)'s errors.  A file with no name
+ * takes it only if logfs_tmpfile made it without O_EXCL and it never had
+ * one (-ENOENT else, as Linux); that name takes it off the orphan list
+ * in the same commit. */
+int logfs_linkfd(logfs *fs, int fd, const char *newpath);
 int logfs_symlink(logfs *fs, const char *target, const char *linkpath);
 /* Copies at most size bytes, no NUL; returns the length. */
 int64_t logfs_readlink(logfs *fs, const char *path, char *buf, uint64_t size);

@@ -69,6 +69,10 @@ int lfs_resolve_existing(struct logfs *fs, const char *path, int follow,
                          struct lfs_path *r, struct lfs_inode **in);
 int lfs_drop_link(struct logfs *fs, struct lfs_inode *dir, const char *name, size_t len,
                   struct lfs_inode *in);
+/* api_ns.c, for link and api_tmpfile.c's linkfd: one more name, newpath
+ * (not followed), for in: link(2)'s errors (EPERM for a directory,
+ * EEXIST, EMLINK, ENOSPC, ENOENT/ENOTDIR for its directory). */
+int lfs_link_inode(struct logfs *fs, struct lfs_inode *in, const char *newpath);
 
 /* api_xattr.c, for chmod: the access ACL in's list holds, if any, takes
  * in's new permission bits (fs/posixacl.h). */

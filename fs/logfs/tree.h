@@ -16,6 +16,7 @@
 struct lfs_imem {
     struct lfs_inode d;
     int dirty, opens;
+    int linkable;               /* an O_TMPFILE not yet linked (Linux's I_LINKABLE) */
     struct lfs_imem *hnext;
     struct lfs_imem *dnext;     /* the dirty list, while dirty */
 };
