@@ -228,6 +228,8 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
         stats_stat(m, st);
     else if (!path && fd < 0)
         rc = -ESTALE; /* the directory was closed meanwhile: no name, no fd */
+    else if (fd < 0 && mnt_tmp_hidden(path))
+        rc = -ENOENT; /* an O_TMPFILE's name is not for lookups */
     else if ((rc = fd >= 0 ? MNT_CALL(m, fstat, fd, &ls) : MNT_CALL(m, lstat, path, &ls)) == 0)
         fill_stat(m, &ls, st);
     return ulk(m, rc);
@@ -240,6 +242,8 @@ static int op_access(const char *path, int mask)
     int rc = 0;
     if (is_stats(path))
         rc = mask & (W_OK | X_OK) ? -EACCES : 0;
+    else if (!(path = mnt_tmp_named(m, path)))
+        rc = 0; /* an O_TMPFILE not linked: the kernel checked its mode */
     else if (!(rc = MNT_CALL(m, lstat, path, &ls)) && (mask & W_OK) && m->readonly)
         rc = -EROFS;
     return ulk(m, rc);
@@ -265,6 +269,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
     (void)fi;
     struct mnt *m = lk();
     struct fs_stat ls;
+    path = mnt_tmp_named(m, path);
     int rc = attr_target(m, path, &ls, 0);
     if (!rc)
         rc = fsapi_chmod(&m->fs, path, mode & 07777);
@@ -276,6 +281,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
     (void)fi;
     struct mnt *m = lk();
     struct fs_stat ls;
+    path = mnt_tmp_named(m, path);
     int rc = attr_target(m, path, &ls, 1);
     if (!rc)
         rc = fsapi_chown(&m->fs, path, uid == (uid_t)-1 ? ls.uid : uid,
@@ -301,6 +307,7 @@ static int op_utimens(const char *path, const struct timespec tv[2],
     (void)fi;
     struct mnt *m = lk();
     struct fs_stat ls;
+    path = mnt_tmp_named(m, path);
     int rc = attr_target(m, path, &ls, 1);
     if (!rc)
         rc = fsapi_utimens(&m->fs, path, ts_ns(tv ? &tv[0] : NULL),
@@ -318,7 +325,7 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
         rc = -EPERM;
     else if (fi)
         rc = MNT_CALL(m, ftruncate, (int)fi->fh, (uint64_t)size);
-    if (rc == -EBADF && path) /* no fd, or one opened read-only */
+    if (rc == -EBADF && (path = mnt_tmp_named(m, path))) /* no fd, or a read-only one */
         rc = fsapi_truncate(&m->fs, path, (uint64_t)size);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
@@ -408,7 +415,8 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 static int op_link(const char *from, const char *to)
 {
     struct mnt *m = lk();
-    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST : MNT_CALL(m, link, from, to);
+    int rc = is_stats(from) ? -EPERM : is_stats(to) ? -EEXIST
+           : mnt_tmp_hidden(from) ? mnt_tmp_link(m, from, to) : MNT_CALL(m, link, from, to);
     if (!rc)
         mnt_trace(m, &(struct trace_rec){.op = TRACE_LINK, .path = from, .path2 = to});
     return ulk(m, rc);
@@ -494,7 +502,7 @@ struct dsnap {
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
     (void)userdata;
-    ssize_t n = read(fd, buf, len);
+    ssize_t n = mnt_tmp_rewrite(buf, read(fd, buf, len), len);
     struct fuse_in_header h;
     struct fuse_getattr_in g;
     req_node = 0;
@@ -692,7 +700,9 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     struct mnt *m = lk();
     if (is_stats(path))
         return ulk(m, open_stats(m, fi));
-    int fd = MNT_CALL(m, open, path, lfs_flags(fi->flags), 0);
+    /* an O_TMPFILE reopened through /proc/self/fd: the one fd, shared */
+    int fd = mnt_tmp_hidden(path) ? mnt_tmp_reopen(path)
+           : MNT_CALL(m, open, path, lfs_flags(fi->flags), 0);
     if (fd >= 0) {
         fi->fh = (uint64_t)fd;
         mnt_files_add(req_node, fd);
@@ -702,9 +712,26 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     return ulk(m, fd < 0 ? fd : 0);
 }
 
+/* An O_TMPFILE (mount_tmpfile.c), with the mode, owner and ACL a create
+ * in its directory would give. */
+static int tmp_create(struct mnt *m, const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+    uint32_t md = mode & 07777;
+    char *dir = parent_of(path);
+    struct mnt_acl_new *a = dir ? new_mode(m, path, &md) : NULL;
+    int fd = !dir ? -ENOMEM : mnt_tmp_open(m, dir, path, lfs_flags(fi->flags) & ~O_CREAT, md, a);
+    free(dir);
+    free(a);
+    if (fd >= 0)
+        fi->fh = (uint64_t)fd;
+    return fd < 0 ? fd : 0;
+}
+
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     struct mnt *m = lk();
+    if (mnt_tmp_requested(path))
+        return ulk(m, tmp_create(m, path, mode, fi));
     struct fs_stat ls;
     uint32_t md = mode & 07777;
     /* an existing file keeps its mode and ACLs (the kernel asks CREATE
@@ -793,7 +820,9 @@ static int op_release(const char *path, struct fuse_file_info *fi)
         free(s);
     } else {
         mnt_files_remove((int)fi->fh);
-        if (!(rc = MNT_CALL(m, close, (int)fi->fh)))
+        if (mnt_tmp_release((int)fi->fh))
+            rc = 0; /* an O_TMPFILE open elsewhere too */
+        else if (!(rc = MNT_CALL(m, close, (int)fi->fh)))
             trace_path(m, TRACE_CLOSE, path);
     }
     return ulk(m, rc);
@@ -904,34 +933,38 @@ static int op_setxattr(const char *path, const char *name, const char *value, si
     struct mnt *m = lk();
     int lflags = (flags & XATTR_CREATE ? FS_XATTR_CREATE : 0) |
                  (flags & XATTR_REPLACE ? FS_XATTR_REPLACE : 0);
-    int rc = NO_XATTRS(m, setxattr) ? -ENOSYS : is_stats(path) ? -ENOTSUP
-           : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, path, name, value, size, lflags);
+    const char *p = mnt_tmp_named(m, path); /* NULL: an O_TMPFILE with no name */
+    int rc = NO_XATTRS(m, setxattr) ? -ENOSYS : is_stats(path) || !p ? -ENOTSUP
+           : m->readonly ? -EROFS : fsapi_setxattr(&m->fs, p, name, value, size, lflags);
     if (!rc)
-        mnt_acl_set(m, path, name);
+        mnt_acl_set(m, p, name);
     return ulk(m, rc);
 }
 
 static int op_getxattr(const char *path, const char *name, char *value, size_t size)
 {
     struct mnt *m = lk();
+    const char *p = mnt_tmp_named(m, path);
     int64_t n = NO_XATTRS(m, getxattr) ? -ENOSYS
-              : is_stats(path) ? -ENODATA : fsapi_getxattr(&m->fs, path, name, value, size);
+              : is_stats(path) || !p ? -ENODATA : fsapi_getxattr(&m->fs, p, name, value, size);
     return ulk(m, (int)n);
 }
 
 static int op_listxattr(const char *path, char *list, size_t size)
 {
     struct mnt *m = lk();
+    const char *p = mnt_tmp_named(m, path);
     int64_t n = NO_XATTRS(m, listxattr) ? -ENOSYS
-              : is_stats(path) ? 0 : fsapi_listxattr(&m->fs, path, list, size);
+              : is_stats(path) || !p ? 0 : fsapi_listxattr(&m->fs, p, list, size);
     return ulk(m, (int)n);
 }
 
 static int op_removexattr(const char *path, const char *name)
 {
     struct mnt *m = lk();
-    int rc = NO_XATTRS(m, removexattr) ? -ENOSYS : is_stats(path) ? -ENODATA
-           : m->readonly ? -EROFS : fsapi_removexattr(&m->fs, path, name);
+    const char *p = mnt_tmp_named(m, path);
+    int rc = NO_XATTRS(m, removexattr) ? -ENOSYS : is_stats(path) || !p ? -ENODATA
+           : m->readonly ? -EROFS : fsapi_removexattr(&m->fs, p, name);
     return ulk(m, rc);
 }
 

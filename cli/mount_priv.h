@@ -114,6 +114,29 @@ void mnt_acl_new(struct mnt *m, const char *parent, uint32_t *mode, struct mnt_a
 int mnt_acl_apply(struct mnt *m, const char *path, const struct mnt_acl_new *a, int is_dir);
 void mnt_acl_set(struct mnt *m, const char *path, const char *name);
 
+/* O_TMPFILE (mount_tmpfile.c): a FUSE_TMPFILE becomes a FUSE_CREATE of
+ * a hidden name, which op_create makes with the kind's tmpfile hook.
+ * rewrite: in io_read, buf holding n bytes of len: the request's new
+ * length, or n when it is no TMPFILE or the kind has no tmpfile (no
+ * lock).  requested: path ends in the hidden name of the request this
+ * thread serves (no lock).  The rest under the lock.  hidden: path ends
+ * in a hidden name.  open: the anonymous file in dir for the hidden
+ * path, with a's access ACL for its first name: an fs fd.  reopen: an
+ * open of a hidden path: its fd, shared.  release: 1 while fd, a
+ * tmpfile's, is still open elsewhere (do not close it).  link: the
+ * hidden from gets the name to (linkfd).  named: the path a path-based
+ * call on path uses: path itself, the name a hidden one was linked to
+ * while that still names it, or NULL (no name: the call is dropped). */
+ssize_t mnt_tmp_rewrite(void *buf, ssize_t n, size_t len);
+int mnt_tmp_requested(const char *path);
+int mnt_tmp_hidden(const char *path);
+int mnt_tmp_open(struct mnt *m, const char *dir, const char *path, int flags, uint32_t mode,
+                 const struct mnt_acl_new *a);
+int mnt_tmp_reopen(const char *path);
+int mnt_tmp_release(int fd);
+int mnt_tmp_link(struct mnt *m, const char *from, const char *to);
+const char *mnt_tmp_named(struct mnt *m, const char *path);
+
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);
 /* Append one record to the trace, stamped with the simulated time since

@@ -189,8 +189,12 @@ void mnt_trace(struct mnt *m, const struct trace_rec *r)
         return;
     struct trace_rec rec = *r;
     rec.time_ns = m->op_start - m->t0;
-    /* an op on an unlinked open file has no name to record */
-    int rc = rec.path && *rec.path ? trace_write_fsop(m->trace, &rec) : -EINVAL;
+    /* an op on an unlinked open file, or an O_TMPFILE's, has no name to
+     * record */
+    int rc = rec.path && *rec.path && !mnt_tmp_hidden(rec.path) &&
+                     !mnt_tmp_hidden(rec.path2)
+                 ? trace_write_fsop(m->trace, &rec)
+                 : -EINVAL;
     if (rc == -EIO)
         m->trace_failed = 1; /* a full disk: stop, say so at unmount */
     if (rc)
