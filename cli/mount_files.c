@@ -21,14 +21,28 @@
 struct fnode {
     uint64_t node;
     int fd;
-    struct fnode *next;
+    struct fnode *by_node, *by_fd; /* the next in its bucket of each table */
 };
 
-static struct fnode *files_open;
+/* Two hash tables of the same entries, by node (every GETATTR asks) and
+ * by fd (every release): tens of thousands of files may be open at once
+ * (xfstests' generic/531 keeps 65,536 O_TMPFILEs open). */
+#define FILES_BUCKETS 4096u
+static struct fnode *files_by_node[FILES_BUCKETS], *files_by_fd[FILES_BUCKETS];
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The CREATE this thread serves (libfuse's threads read a request, serve
  * it and send its reply): its unique, 0 for any other request. */
 static _Thread_local uint64_t create_unique;
+
+static struct fnode **node_slot(uint64_t node)
+{
+    return &files_by_node[(node ^ node >> 12 ^ node >> 24) % FILES_BUCKETS];
+}
+
+static struct fnode **fd_slot(int fd)
+{
+    return &files_by_fd[(unsigned)fd % FILES_BUCKETS];
+}
 
 void mnt_files_add(uint64_t node, int fd)
 {
@@ -38,18 +52,23 @@ void mnt_files_add(uint64_t node, int fd)
     f->node = node;
     f->fd = fd;
     pthread_mutex_lock(&files_lock);
-    f->next = files_open;
-    files_open = f;
+    f->by_node = *node_slot(node);
+    *node_slot(node) = f;
+    f->by_fd = *fd_slot(fd);
+    *fd_slot(fd) = f;
     pthread_mutex_unlock(&files_lock);
 }
 
 void mnt_files_remove(int fd)
 {
     pthread_mutex_lock(&files_lock);
-    for (struct fnode **p = &files_open; *p; p = &(*p)->next)
+    for (struct fnode **p = fd_slot(fd); *p; p = &(*p)->by_fd)
         if ((*p)->fd == fd) {
-            struct fnode *f = *p;
-            *p = f->next;
+            struct fnode *f = *p, **q = node_slot(f->node);
+            *p = f->by_fd;
+            while (*q != f)
+                q = &(*q)->by_node;
+            *q = f->by_node;
             free(f);
             break;
         }
@@ -60,7 +79,7 @@ int mnt_file_fd_of(uint64_t node)
 {
     int fd = -1;
     pthread_mutex_lock(&files_lock);
-    for (struct fnode *f = files_open; f && fd < 0; f = f->next)
+    for (struct fnode *f = *node_slot(node); f && fd < 0; f = f->by_node)
         if (f->node == node)
             fd = f->fd;
     pthread_mutex_unlock(&files_lock);

@@ -41,10 +41,23 @@ struct tmpf {
     char *linked;    /* the name linkat gave it, or NULL */
     uint8_t *acl;    /* the access ACL a default ACL gave it, for its name */
     size_t acl_len;
-    struct tmpf *next;
+    struct tmpf *by_unique, *by_fd; /* the next in its bucket of each table */
 };
 
-static struct tmpf *tmp_files;
+/* Two hash tables of the same entries, by unique and by fd: every release
+ * looks its fd up, and xfstests' generic/531 keeps 65,536 tmpfiles open. */
+#define TMP_BUCKETS 4096u
+static struct tmpf *tmp_unique_tab[TMP_BUCKETS], *tmp_fd_tab[TMP_BUCKETS];
+
+static struct tmpf **unique_slot(uint64_t unique)
+{
+    return &tmp_unique_tab[(unique ^ unique >> 12 ^ unique >> 24) % TMP_BUCKETS];
+}
+
+static struct tmpf **fd_slot(int fd)
+{
+    return &tmp_fd_tab[(unsigned)fd % TMP_BUCKETS];
+}
 /* The TMPFILE this thread rewrote and serves: its unique, or 0. */
 static _Thread_local uint64_t tmp_unique;
 
@@ -73,9 +86,9 @@ static struct tmpf *find(const char *path)
     uint64_t u;
     if (!unique_of(path, &u))
         return NULL;
-    struct tmpf *t = tmp_files;
+    struct tmpf *t = *unique_slot(u);
     while (t && t->unique != u)
-        t = t->next;
+        t = t->by_unique;
     return t;
 }
 
@@ -138,8 +151,10 @@ int mnt_tmp_open(struct mnt *m, const char *dir, const char *path, int flags, ui
     t->unique = u;
     t->fd = fd;
     t->refs = 1;
-    t->next = tmp_files;
-    tmp_files = t;
+    t->by_unique = *unique_slot(u);
+    *unique_slot(u) = t;
+    t->by_fd = *fd_slot(fd);
+    *fd_slot(fd) = t;
     return fd;
 }
 
@@ -154,13 +169,17 @@ int mnt_tmp_reopen(const char *path)
 
 int mnt_tmp_release(int fd)
 {
-    for (struct tmpf **p = &tmp_files; *p; p = &(*p)->next) {
+    for (struct tmpf **p = fd_slot(fd); *p; p = &(*p)->by_fd) {
         struct tmpf *t = *p;
         if (t->fd != fd)
             continue;
         if (--t->refs > 0)
             return 1;
-        *p = t->next;
+        *p = t->by_fd;
+        struct tmpf **u = unique_slot(t->unique);
+        while (*u != t)
+            u = &(*u)->by_unique;
+        *u = t->by_unique;
         free(t->linked);
         free(t->acl);
         free(t);

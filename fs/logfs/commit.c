@@ -168,6 +168,7 @@ int lfs_commit_flags(struct logfs *fs, uint32_t flags)
         goto fail;
     }
     lfs_seg_commit_done(fs);
+    fs->itrim_floor = 0; /* the inodes it wrote are clean: a trim may drop them */
     return 0;
 fail:
     fs->failed = 1; /* RAM no longer matches any commit; remount */

@@ -115,6 +115,7 @@ struct logfs {
     struct lfs_cache cache;
     struct lfs_imem **itab;
     uint64_t itab_size, icount;
+    uint64_t itrim_floor;       /* lfs_inode_trim: no pass below this count */
     struct lfs_imem *idirty;    /* the dirty inodes: a commit writes only these */
     uint32_t *freed;            /* segments emptied since the last commit */
     uint32_t nfreed, freed_cap;

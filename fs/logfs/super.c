@@ -431,6 +431,9 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
             lfs_scrub_super_due(fs, 0);
         fs->scrub.ring_due = fs->ring.found_bits >= fs->scrub.threshold;
     }
+    /* before the flags change below: a clean unmount with more files open
+     * unlinked than the list holds asks for the scan too */
+    fs->orphan_scan = (fs->an.flags & LFS_ANCHOR_ORPHAN_SCAN) != 0;
     /* after a clean unmount nothing follows the recorded positions: go on
      * filling the open segments; after a crash, pages past them may hold
      * uncommitted or torn data, so those segments stay closed */
@@ -453,7 +456,6 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out)
             ap->off % g.page_size == 0)
             lfs_area_resume(fs, i, ap->seg, ap->off);
     }
-    fs->orphan_scan = (fs->an.flags & LFS_ANCHOR_ORPHAN_SCAN) != 0;
     fs->an.flags = 0;
     if (!readonly && (rc = delete_orphans(fs))) {
         fs_free(fs);

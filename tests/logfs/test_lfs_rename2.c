@@ -8,6 +8,7 @@
  * names are exactly as before or exactly as after, and fsck is clean.
  */
 #include "fixture.h"
+#include "lfs_cuts.h"
 #include "fsapi.h"
 #include "fsck.h"
 #include "fsdigest.h"
@@ -25,14 +26,6 @@ static nand_dev *mkdev(void)
         return NULL;
     }
     return d;
-}
-
-static struct fsapi_fs mountfs(nand_dev *d)
-{
-    struct fsapi_fs m = {&fsapi_logfs, NULL};
-    if (fsapi_logfs.mount(d, NULL, &m.fs))
-        m.fs = NULL;
-    return m;
 }
 
 static uint64_t ino_of(const struct fsapi_fs *m, const char *path)
@@ -93,7 +86,7 @@ static void tree(const struct fsapi_fs *m)
 static nand_dev *start(struct fsapi_fs *m)
 {
     nand_dev *d = mkdev();
-    *m = d ? mountfs(d) : (struct fsapi_fs){0};
+    *m = d ? lfs_cut_mount(d) : (struct fsapi_fs){0};
     if (d && !m->fs) {
         nand_close(d);
         return NULL;
@@ -138,7 +131,7 @@ TEST(exchange_files)
     CHECK_EQ_INT(ino_of(&m, "/p/f"), f);
     CHECK_EQ_INT(ino_of(&m, "/q/g"), f);
     REQUIRE(m.api->unmount(m.fs) == 0);
-    m = mountfs(d); /* the commit holds it */
+    m = lfs_cut_mount(d); /* the commit holds it */
     REQUIRE(m.fs);
     CHECK_EQ_INT(ino_of(&m, "/p/f2"), g);
     char buf[16] = {0};
@@ -271,9 +264,20 @@ TEST(kind_without_rename2)
 }
 
 /* A power cut at every flash operation of one exchange and the sync that
- * commits it (flags: the rename's).  The cut image mounts, fsck finds it
- * clean, and its names are those before the call or those after it:
- * both cases must occur. */
+ * commits it (flags: the rename's): the names are those before the call
+ * or those after it (lfs_cuts.h). */
+struct rename_step {
+    const char *from, *to;
+    unsigned flags;
+};
+
+static int rename_and_sync(const struct fsapi_fs *m, void *ctx)
+{
+    const struct rename_step *s = ctx;
+    int rc = fsapi_rename2(m, s->from, s->to, s->flags);
+    return rc ? rc : m->api->sync(m->fs);
+}
+
 static void cut_campaign(const char *from, const char *to, unsigned flags)
 {
     struct fsapi_fs m;
@@ -281,56 +285,10 @@ static void cut_campaign(const char *from, const char *to, unsigned flags)
     REQUIRE(d);
     REQUIRE(m.api->sync(m.fs) == 0);
     REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_snapshot *start;
-    REQUIRE(nand_snapshot_take(d, &start) == 0);
-    uint64_t before, after, got;
-    m = mountfs(d);
-    REQUIRE(m.fs && wl_fs_digest(&m, &before, NULL) == 0);
-    REQUIRE(fsapi_rename2(&m, from, to, flags) == 0 && m.api->sync(m.fs) == 0);
-    REQUIRE(wl_fs_digest(&m, &after, NULL) == 0 && after != before);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    int n_before = 0, n_after = 0, bad = 0;
-    for (uint64_t cut = 0;; cut++) {
-        REQUIRE(nand_snapshot_restore(d, start) == 0);
-        m = mountfs(d);
-        REQUIRE(m.fs);
-        nand_cut_after_ops(d, cut, -1.0);
-        int rc = fsapi_rename2(&m, from, to, flags);
-        if (!rc)
-            rc = m.api->sync(m.fs);
-        int was_cut = !nand_is_powered(d);
-        nand_cut_disarm(d);
-        m.api->unmount(m.fs); /* fails when the power is off; frees the fs */
-        if (!was_cut) {
-            CHECK_EQ_INT(rc, 0);
-            break;
-        }
-        nand_power_on(d);
-        char msg[256];
-        if (fsck_verdict(d, msg, sizeof msg)) {
-            fprintf(stderr, "cut %" PRIu64 ": fsck: %s\n", cut, msg);
-            bad++;
-        }
-        m = mountfs(d);
-        if (!m.fs || wl_fs_digest(&m, &got, NULL)) {
-            fprintf(stderr, "cut %" PRIu64 ": does not mount or read\n", cut);
-            bad++;
-        } else if (got == before) {
-            n_before++;
-        } else if (got == after) {
-            n_after++;
-        } else {
-            fprintf(stderr, "cut %" PRIu64 ": names neither before nor after\n", cut);
-            bad++;
-        }
-        if (m.fs)
-            m.api->unmount(m.fs);
-    }
-    fprintf(stderr, "%s <-> %s: %d cuts before, %d after, %d bad\n", from, to, n_before,
-            n_after, bad);
-    CHECK_EQ_INT(bad, 0);
-    CHECK(n_before > 0 && n_after > 0);
-    nand_snapshot_free(start);
+    char what[256];
+    snprintf(what, sizeof what, "%s <-> %s", from, to);
+    struct rename_step s = {from, to, flags};
+    lfs_cut_every_op(d, what, rename_and_sync, NULL, &s);
     nand_close(d);
 }
 

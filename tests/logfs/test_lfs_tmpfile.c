@@ -10,7 +10,7 @@
 #include "fixture.h"
 #include "fsapi.h"
 #include "fsck.h"
-#include "fsdigest.h"
+#include "lfs_cuts.h"
 #include "logfs/logfs.h"
 
 #include <errno.h>
@@ -28,19 +28,11 @@ static nand_dev *mkdev(void)
     return d;
 }
 
-static struct fsapi_fs mountfs(nand_dev *d)
-{
-    struct fsapi_fs m = {&fsapi_logfs, NULL};
-    if (fsapi_logfs.mount(d, NULL, &m.fs))
-        m.fs = NULL;
-    return m;
-}
-
 /* A fresh LogFS with the directory /d, mounted in *m. */
 static nand_dev *start(struct fsapi_fs *m)
 {
     nand_dev *d = mkdev();
-    *m = d ? mountfs(d) : (struct fsapi_fs){0};
+    *m = d ? lfs_cut_mount(d) : (struct fsapi_fs){0};
     if (!m->fs || m->api->mkdir(m->fs, "/d", 0755) || m->api->sync(m->fs)) {
         if (m->fs)
             m->api->unmount(m->fs);
@@ -136,17 +128,18 @@ TEST(tmpfile_linked_survives_remount)
     REQUIRE(m.api->close(m.fs, fd) == 0);
     CHECK(holds(&m, "/d/named", 1)); /* the last close keeps a named file */
     REQUIRE(m.api->unmount(m.fs) == 0);
-    m = mountfs(d);
+    m = lfs_cut_mount(d);
     REQUIRE(m.fs);
     CHECK(holds(&m, "/d/named", 1));
     CHECK(m.api->lstat(m.fs, "/d/named", &st) == 0 && st.nlink == 1 && st.uid == 1000);
     finish(d, &m);
 }
 
-/* Never named: closing it gives its space back at once; a power cut with
- * it open leaves an orphan the next mount deletes, and one past the
- * anchor's list of LFS_ORPHAN_MAX (32) too, through the orphan scan. */
-static void never_linked(int files, int cut)
+/* Never named: closing it gives its space back at once; a power cut or
+ * an unmount with it open leaves an orphan the next mount deletes, and
+ * one past the anchor's list of LFS_ORPHAN_MAX (32) too, through the
+ * orphan scan.  how: 0 close, 1 power cut, 2 unmount. */
+static void never_linked(int files, int how)
 {
     struct fsapi_fs m;
     nand_dev *d = start(&m);
@@ -158,20 +151,21 @@ static void never_linked(int files, int cut)
         REQUIRE((fds[i] = tmp_with_data(&m, i % 2 ? "/d" : "/", O_WRONLY, (uint64_t)i)) >= 0);
     REQUIRE(m.api->fsync(m.fs, fds[0]) == 0);
     CHECK(free_bytes(&m) < free0);
-    if (cut) {
-        nand_power_cut(d);
-        m.api->unmount(m.fs); /* fails: no power; frees the fs */
+    if (how) {
+        if (how == 1)
+            nand_power_cut(d);
+        m.api->unmount(m.fs); /* a cut: fails, no power; frees the fs */
         nand_power_on(d);
         char msg[256];
         CHECK_EQ_INT(fsck_verdict(d, msg, sizeof msg), 0); /* orphans are legal */
-        m = mountfs(d);
+        m = lfs_cut_mount(d);
         REQUIRE(m.fs);
     } else {
         for (int i = 0; i < files; i++)
             REQUIRE(m.api->close(m.fs, fds[i]) == 0);
         CHECK_EQ_INT(free_bytes(&m), free0);
         REQUIRE(m.api->unmount(m.fs) == 0);
-        m = mountfs(d);
+        m = lfs_cut_mount(d);
         REQUIRE(m.fs);
     }
     CHECK_EQ_INT(free_bytes(&m), free0);
@@ -183,6 +177,7 @@ static void never_linked(int files, int cut)
 TEST(tmpfile_closed_unlinked_is_gone) { never_linked(3, 0); }
 TEST(tmpfile_power_cut_unlinked_is_gone) { never_linked(3, 1); }
 TEST(tmpfile_power_cut_past_orphan_list) { never_linked(40, 1); }
+TEST(tmpfile_unmounted_open_past_orphan_list) { never_linked(40, 2); }
 
 TEST(tmpfile_refused_as_linux_does)
 {
@@ -256,65 +251,31 @@ static int tmp_and_link(const struct fsapi_fs *m)
     return rc;
 }
 
-/* A power cut at every flash operation of tmp_and_link: the cut image is
- * fsck-clean, mounts, and holds the state before (no name, the space
- * free again) or the state after (the whole file): both must occur. */
+/* The states before and after tmp_and_link beyond their digests: before,
+ * the space is free again (the orphan deleted); after, /d/t holds the
+ * whole file. */
+static int tmp_state(const struct fsapi_fs *m, int after, void *ctx)
+{
+    const uint64_t *free0 = ctx;
+    return after ? holds(m, "/d/t", 9) : free_bytes(m) == *free0;
+}
+
+static int tmp_step(const struct fsapi_fs *m, void *ctx)
+{
+    (void)ctx;
+    return tmp_and_link(m);
+}
+
+/* A power cut at every flash operation of tmp_and_link: no name (and the
+ * space free again) or the whole file under its name (lfs_cuts.h). */
 TEST(tmpfile_cut_at_every_operation)
 {
     struct fsapi_fs m;
     nand_dev *d = start(&m);
     REQUIRE(d);
-    REQUIRE(m.api->unmount(m.fs) == 0);
-    nand_snapshot *snap;
-    REQUIRE(nand_snapshot_take(d, &snap) == 0);
-    m = mountfs(d);
-    uint64_t before, after, got;
-    REQUIRE(m.fs && wl_fs_digest(&m, &before, NULL) == 0);
     uint64_t free0 = free_bytes(&m);
-    REQUIRE(tmp_and_link(&m) == 0 && holds(&m, "/d/t", 9));
-    REQUIRE(wl_fs_digest(&m, &after, NULL) == 0 && after != before);
-    m.api->unmount(m.fs);
-    int n_before = 0, n_after = 0, bad = 0;
-    for (uint64_t cut = 0;; cut++) {
-        REQUIRE(nand_snapshot_restore(d, snap) == 0);
-        m = mountfs(d);
-        REQUIRE(m.fs);
-        nand_cut_after_ops(d, cut, -1.0);
-        int rc = tmp_and_link(&m);
-        int was_cut = !nand_is_powered(d);
-        nand_cut_disarm(d);
-        m.api->unmount(m.fs); /* fails when the power is off; frees the fs */
-        if (!was_cut) {
-            CHECK_EQ_INT(rc, 0);
-            break;
-        }
-        nand_power_on(d);
-        char msg[256];
-        if (fsck_verdict(d, msg, sizeof msg)) {
-            fprintf(stderr, "cut %" PRIu64 ": fsck: %s\n", cut, msg);
-            bad++;
-        }
-        m = mountfs(d);
-        if (!m.fs || wl_fs_digest(&m, &got, NULL)) {
-            fprintf(stderr, "cut %" PRIu64 ": does not mount or read\n", cut);
-            bad++;
-        } else if (got == before && free_bytes(&m) == free0) {
-            n_before++;
-        } else if (got == after && holds(&m, "/d/t", 9)) {
-            n_after++;
-        } else {
-            fprintf(stderr, "cut %" PRIu64 ": neither no name nor the whole file\n", cut);
-            bad++;
-        }
-        if (m.fs)
-            m.api->unmount(m.fs);
-    }
-    fprintf(stderr, "tmpfile cuts: %d with no name, %d with the file, %d bad\n", n_before,
-            n_after, bad);
-    CHECK_EQ_INT(bad, 0);
-    CHECK(n_before > 0);
-    CHECK(n_after > 0);
-    nand_snapshot_free(snap);
+    REQUIRE(m.api->unmount(m.fs) == 0);
+    lfs_cut_every_op(d, "tmpfile, write, fsync, linkfd, sync", tmp_step, tmp_state, &free0);
     nand_close(d);
 }
 
@@ -325,6 +286,7 @@ int main(int argc, char **argv)
     RUN(tmpfile_closed_unlinked_is_gone);
     RUN(tmpfile_power_cut_unlinked_is_gone);
     RUN(tmpfile_power_cut_past_orphan_list);
+    RUN(tmpfile_unmounted_open_past_orphan_list);
     RUN(tmpfile_refused_as_linux_does);
     RUN(tmpfile_read_only_mount);
     RUN(tmpfile_cut_at_every_operation);
