@@ -369,6 +369,8 @@ FSAPI_HOOKS = {
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
     "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
     "rename2": (c_int, [_fs, c_char_p, c_char_p, c_uint]),
+    "tmpfile": (c_int, [_fs, c_char_p, c_int, c_uint32, c_uint32, c_uint32]),
+    "linkfd": (c_int, [_fs, c_int, c_char_p]),
 }
 _hook_types = {}  # name: its CFUNCTYPE
 
