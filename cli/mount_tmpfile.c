@@ -13,13 +13,14 @@
  * linkat(2) of the open file arrives as FUSE_LINK from the hidden name,
  * which becomes the kind's linkfd.
  *
- * A hidden name is MNT_TMP_NAME_LEN bytes, longer than any name a kind
- * stores (FS_NAME_MAX, 255), so no file can have it and nothing that
- * reaches the fs can make one; it holds the request's unique number, so no
- * two are alike.  The table below maps each to the fs fd, shared by every
- * open of the node (a reopen through /proc/self/fd), until the last
- * release.  Caller holds the mount's lock, except for mnt_tmp_rewrite and
- * mnt_tmp_requested, which only touch the request this thread reads. */
+ * A hidden name is TMP_NAME_LEN bytes, longer than any name a kind
+ * stores (fs/fscommon.h's FS_NAME_MAX, 255), so no file can have it and
+ * nothing that reaches the fs can make one; it holds the request's unique
+ * number, so no two are alike.  Tables below map each to the fs fd,
+ * shared by every open of the node (a reopen through /proc/self/fd),
+ * until the last release.  Caller holds the mount's lock, except for
+ * mnt_tmp_rewrite and mnt_tmp_requested, which only touch the request
+ * this thread reads. */
 #include "mount_priv.h"
 
 #include "posixacl.h"
