@@ -211,9 +211,10 @@ static void trace_io(struct mnt *m, enum trace_op op, const char *path, uint64_t
  * op_getattr answers it with fstat on the fd open in the fs, as Linux does
  * (nlink 0 once gone). */
 
-/* The node of the request this thread is serving (libfuse's threads
- * read a request and then serve it) */
+/* The node and opcode of the request this thread is serving (libfuse's
+ * threads read a request and then serve it) */
 static _Thread_local uint64_t req_node;
+static _Thread_local uint32_t req_opcode;
 
 /* ---- attributes ---------------------------------------------------------- */
 
@@ -223,13 +224,18 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     struct fs_stat ls;
     int rc = 0;
     int fd = !fi ? -1 : fi->fh == MNT_FILE_BY_NODE ? mnt_file_fd_of(req_node) : (int)fi->fh;
+    /* an O_TMPFILE's hidden name: a lookup finds nothing there; libfuse's
+     * own getattr after a setattr of the node is answered through its fd */
+    int tmp = fd < 0 && mnt_tmp_hidden(path);
+    if (tmp && req_opcode != FUSE_LOOKUP)
+        fd = mnt_tmp_fd(path);
     req_alive = path && !strcmp(path, "/");
     if (is_stats(path))
         stats_stat(m, st);
     else if (!path && fd < 0)
         rc = -ESTALE; /* the directory was closed meanwhile: no name, no fd */
-    else if (fd < 0 && mnt_tmp_hidden(path))
-        rc = -ENOENT; /* an O_TMPFILE's name is not for lookups */
+    else if (tmp && fd < 0)
+        rc = -ENOENT;
     else if ((rc = fd >= 0 ? MNT_CALL(m, fstat, fd, &ls) : MNT_CALL(m, lstat, path, &ls)) == 0)
         fill_stat(m, &ls, st);
     return ulk(m, rc);
@@ -506,10 +512,12 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
     struct fuse_in_header h;
     struct fuse_getattr_in g;
     req_node = 0;
+    req_opcode = 0;
     if (n < (ssize_t)sizeof h)
         return n;
     memcpy(&h, buf, sizeof h);
     req_node = h.nodeid;
+    req_opcode = h.opcode;
     mnt_files_request(h.opcode, h.unique);
     if (h.opcode != FUSE_GETATTR || n < (ssize_t)(sizeof h + sizeof g))
         return n;

@@ -121,7 +121,8 @@ void mnt_acl_set(struct mnt *m, const char *path, const char *name);
  * lock).  requested: path ends in the hidden name of the request this
  * thread serves (no lock).  The rest under the lock.  hidden: path ends
  * in a hidden name.  open: the anonymous file in dir for the hidden
- * path, with a's access ACL for its first name: an fs fd.  reopen: an
+ * path, with a's access ACL for its first name: an fs fd.  fd: the fs
+ * fd of the hidden path, or -1.  reopen: an
  * open of a hidden path: its fd, shared.  release: 1 while fd, a
  * tmpfile's, is still open elsewhere (do not close it).  link: the
  * hidden from gets the name to (linkfd).  named: the path a path-based
@@ -132,6 +133,7 @@ int mnt_tmp_requested(const char *path);
 int mnt_tmp_hidden(const char *path);
 int mnt_tmp_open(struct mnt *m, const char *dir, const char *path, int flags, uint32_t mode,
                  const struct mnt_acl_new *a);
+int mnt_tmp_fd(const char *path);
 int mnt_tmp_reopen(const char *path);
 int mnt_tmp_release(int fd);
 int mnt_tmp_link(struct mnt *m, const char *from, const char *to);

@@ -159,6 +159,12 @@ int mnt_tmp_open(struct mnt *m, const char *dir, const char *path, int flags, ui
     return fd;
 }
 
+int mnt_tmp_fd(const char *path)
+{
+    const struct tmpf *t = find(path);
+    return t ? t->fd : -1;
+}
+
 int mnt_tmp_reopen(const char *path)
 {
     struct tmpf *t = find(path);

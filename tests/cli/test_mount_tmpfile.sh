@@ -11,7 +11,7 @@
 # and python3; AT_EMPTY_PATH and the other user need root; what cannot
 # run is reported as skipped.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=14 # reported as skipped when FUSE or python3 cannot be used
+NCHECKS=16 # reported as skipped when FUSE or python3 cannot be used
 NROOT=3    # of them, the checks that need root (AT_EMPTY_PATH, setpriv)
 SUITE=test_mount_tmpfile; . "$(dirname "$0")/mountlib.sh"
 if [ ! -c /dev/fuse ] || ! have fusermount3 || ! have flock || ! have python3; then
@@ -30,8 +30,8 @@ $FL mount $opts "$IMG" "$M" || { echo "FAIL: cannot mount"; exit 1; }
 # tmpf.py DIR MODE DATA HOW [NAME]: an O_TMPFILE in DIR with DATA (@N: N
 # bytes), then
 # HOW: keep (closed unnamed), follow (linkat of /proc/self/fd/N with
-# AT_SYMLINK_FOLLOW), empty (linkat AT_EMPTY_PATH), excl (O_EXCL, then
-# follow).  Prints what it saw: key=value lines.
+# AT_SYMLINK_FOLLOW), chmod (follow, then fchmod 604), empty (linkat
+# AT_EMPTY_PATH), excl (O_EXCL, then follow).  Prints what it saw: key=value lines.
 cat > "$T/tmpf.py" <<'EOF'
 import ctypes, os, sys
 d, mode, data, how = sys.argv[1], int(sys.argv[2], 8), sys.argv[3].encode(), sys.argv[4]
@@ -49,7 +49,12 @@ st = os.fstat(fd)
 print("open=ok nlink=%d mode=%o size=%d uid=%d" % (st.st_nlink, st.st_mode & 0o7777,
                                                  st.st_size, st.st_uid))
 print("listed=%d" % len(os.listdir(d)))
-if how in ("follow", "excl"):
+# a reopen through /proc shares the file; closing it leaves fd working
+fd2 = os.open("/proc/self/fd/%d" % fd, os.O_RDONLY)
+again = os.pread(fd2, len(data), 0)
+os.close(fd2)
+print("reopen=" + ("ok" if again == data and os.pwrite(fd, data, 0) == len(data) else "bad"))
+if how in ("follow", "chmod", "excl"):
     rc = libc.linkat(AT_FDCWD, b"/proc/self/fd/%d" % fd, AT_FDCWD, name.encode(),
                      AT_SYMLINK_FOLLOW)
 elif how == "empty":
@@ -57,6 +62,9 @@ elif how == "empty":
 if how != "keep":
     print("link=" + ("ok" if rc == 0 else os.strerror(ctypes.get_errno())))
     print("nlink_after=%d" % os.fstat(fd).st_nlink)
+    if how == "chmod" and rc == 0: # through the descriptor, to its name
+        os.fchmod(fd, 0o604)
+        print("fchmod=%o" % (os.stat(name).st_mode & 0o7777))
 os.fsync(fd)
 os.close(fd)
 dfd = os.open(d, os.O_RDONLY)
@@ -69,9 +77,11 @@ has() { printf '%s\n' "$out" | grep -qx -- "$1"; }
 
 umask 022
 mkdir "$M/d"
-out=$(tmpf "$M/d" 666 hello follow named)
+out=$(tmpf "$M/d" 666 hello chmod named)
 check "O_TMPFILE opens: nlink 0, the mode the umask leaves" 'has "open=ok nlink=0 mode=644 size=5 uid=$(id -u)"'
 check "no directory lists it" 'has listed=0'
+check "a reopen through /proc/self/fd shares it" 'has reopen=ok'
+check "fchmod of the tmpfile once linked changes the linked file" 'has fchmod=604'
 check "linkat of /proc/self/fd/N (AT_SYMLINK_FOLLOW) names it" \
     'has link=ok && has nlink_after=1 && [ "$(cat "$M/d/named")" = hello ]'
 out=$(tmpf "$M/d" 600 gone excl never)
