@@ -150,7 +150,7 @@ static const struct flashlab_field fields_nand_stats[] = {
 static const struct flashlab_field fields_fs_stat[] = {
     F(fs_stat, ino), F(fs_stat, mode), F(fs_stat, nlink), F(fs_stat, uid),
     F(fs_stat, gid), F(fs_stat, size), F(fs_stat, atime), F(fs_stat, mtime),
-    F(fs_stat, ctime), F(fs_stat, rdev),
+    F(fs_stat, ctime), F(fs_stat, rdev), F(fs_stat, blocks),
 };
 
 static const struct flashlab_field fields_fs_statfs[] = {
@@ -173,6 +173,7 @@ static const struct flashlab_field fields_fsapi[] = {
     F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
     F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
     F(fsapi, format_check), F(fsapi, check_device), F(fsapi, rename2),
+    F(fsapi, allocate),
 };
 
 static const struct flashlab_field fields_fsapi_counter[] = {

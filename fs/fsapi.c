@@ -96,6 +96,11 @@ int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint6
     return m->api->mknod ? m->api->mknod(m->fs, path, mode, rdev) : -ENOTSUP;
 }
 
+int fsapi_allocate(const struct fsapi_fs *m, int fd, uint64_t off, uint64_t len, unsigned flags)
+{
+    return m->api->allocate ? m->api->allocate(m->fs, fd, off, len, flags) : -ENOTSUP;
+}
+
 int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
                        void *value, uint64_t size)
 {

@@ -153,6 +153,10 @@ struct fsapi {
      * leaves the names before or after, never between); a kind without
      * it has rename alone: call fsapi_rename2 */
     int (*rename2)(void *fs, const char *from, const char *to, unsigned flags);
+    /* fallocate: every hole of [off, off+len) allocated (reads as zeros,
+     * its room kept), the size grown unless FS_ALLOC_KEEP_SIZE;
+     * logfs_allocate says how (call fsapi_allocate) */
+    int (*allocate)(void *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount
@@ -211,6 +215,7 @@ int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);
  * WHITEOUT on a kind without rename2. */
 int fsapi_rename2(const struct fsapi_fs *m, const char *from, const char *to, unsigned flags);
 int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev);
+int fsapi_allocate(const struct fsapi_fs *m, int fd, uint64_t off, uint64_t len, unsigned flags);
 int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
                        void *value, uint64_t size);
 int fsapi_setxattr(const struct fsapi_fs *m, const char *path, const char *name,

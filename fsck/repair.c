@@ -197,7 +197,7 @@ static void anchor_fields(struct fk *k, struct plan *pl)
             na->pool[na->npool++] = (struct fk_pool_ent){s, k->seg[s].erases};
     }
     memset(na->pool + na->npool, 0, (FK_POOL_MAX - na->npool) * sizeof na->pool[0]);
-    na->live_bytes = 0;
+    na->live_bytes = k->prealloc_bytes;
     for (size_t i = 0; i < k->nrefs; i++)
         if (!k->refs[i].dropped && k->refs[i].cls != FK_CLS_SEGFILE)
             na->live_bytes += k->refs[i].len;

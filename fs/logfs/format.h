@@ -29,9 +29,11 @@ struct lfs_inode {
     lfs_ptr indirect;
     uint64_t rdev;               /* a device file's device number */
     uint64_t xattr;              /* the inode holding its xattrs, 0 = none */
+    uint64_t blocks;             /* level-0 pointers that are not holes (format 6) */
 };
 /* Encode in the format's inode size (LFS_INODE_BYTES, or
- * LFS_INODE_BYTES_V3 for version 3); returns it. */
+ * LFS_INODE_BYTES_V3 for version 3); returns it.  blocks is written from
+ * version 6 on (zero, reserved, before). */
 uint32_t lfs_inode_encode(const struct lfs_inode *in, uint8_t *out, uint32_t version);
 /* Decode a record of either size (len: the bytes there, the record's own
  * size when it is an inode-file object). */

@@ -97,6 +97,10 @@ static int64_t l_pwrite(void *fs, int fd, const void *b, uint64_t n, uint64_t o)
 static int l_ftruncate(void *fs, int fd, uint64_t n) { return logfs_ftruncate(fs, fd, n); }
 static int l_punch(void *fs, int fd, uint64_t o, uint64_t n) { return logfs_punch(fs, fd, o, n); }
 static int l_fsync(void *fs, int fd) { return logfs_fsync(fs, fd); }
+static int l_allocate(void *fs, int fd, uint64_t o, uint64_t n, unsigned flags)
+{
+    return logfs_allocate(fs, fd, o, n, flags);
+}
 static int l_stat(void *fs, const char *p, struct fs_stat *st) { return logfs_stat(fs, p, st); }
 static int l_lstat(void *fs, const char *p, struct fs_stat *st) { return logfs_lstat(fs, p, st); }
 static int l_fstat(void *fs, int fd, struct fs_stat *st) { return logfs_fstat(fs, fd, st); }
@@ -239,4 +243,5 @@ const struct fsapi fsapi_logfs = {
     .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
     .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
     .format_check = l_format_check, .check_device = l_check_device, .rename2 = l_rename2,
+    .allocate = l_allocate,
 };

@@ -153,10 +153,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
  * 0, or -EINVAL when there is no superblock.  This code writes
  * LOGFS_FORMAT_VERSION and reads LOGFS_FORMAT_OLDEST.. it, the older ones
  * read-only; logfs_mount answers -EPROTO for the others. */
-#define LOGFS_FORMAT_VERSION 5
+#define LOGFS_FORMAT_VERSION 6
 #define LOGFS_FORMAT_OLDEST 3
-/* Format 4 is still written (as format 4: without compression); older
- * formats are read-only. */
+/* Formats 4 and 5 are still written, each as it is (4 without
+ * compression, neither with preallocated blocks); older formats are
+ * read-only. */
 #define LOGFS_FORMAT_WRITABLE 4
 int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version);
 /* Commit what is dirty (one commit point); no-op when nothing changed. */
@@ -180,6 +181,15 @@ int logfs_ftruncate(logfs *fs, int fd, uint64_t size);
 int logfs_truncate(logfs *fs, const char *path, uint64_t size);
 /* Deallocate [off, off+len): reads as zeros, size unchanged. */
 int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len);
+/* fallocate(2) mode 0 or KEEP_SIZE: every hole of [off, off+len) becomes
+ * a preallocated block (reads as zeros; its room is kept, so writing it
+ * later does not fail for space), blocks there stay; the size grows to
+ * off+len unless FS_ALLOC_KEEP_SIZE.  -ENOSPC (nothing done) when the
+ * holes do not fit, -EFBIG past the largest file, -EBADF on an fd not
+ * open for writing, -EROFS read-only, -EOPNOTSUPP on a format-5 or older
+ * image, -EISDIR / -ENODEV on a directory / another non-regular file.
+ * flags: FS_ALLOC_* (fs/fstypes.h). */
+int logfs_allocate(logfs *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
 int logfs_fsync(logfs *fs, int fd);
 
 int logfs_stat(logfs *fs, const char *path, struct fs_stat *st);

@@ -369,6 +369,7 @@ FSAPI_HOOKS = {
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
     "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
     "rename2": (c_int, [_fs, c_char_p, c_char_p, c_uint]),
+    "allocate": (c_int, [_fs, c_int, c_uint64, c_uint64, c_uint]),
 }
 _hook_types = {}  # name: its CFUNCTYPE
 
