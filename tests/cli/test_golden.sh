@@ -22,7 +22,7 @@ common() {
 }
 
 common v3
-expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 5" -- \
+expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 6" -- \
     $FL put "$T/hello.txt" "$T/v3.img:/new"
 gunzip -c "$G/logfs-v3.img.gz" > "$T/v3.orig"
 check "v3: never written" 'cmp -s "$T/v3.img" "$T/v3.orig"'

@@ -327,6 +327,83 @@ TEST(prealloc_model_random_ops)
     nand_close(d);
 }
 
+
+/* The first fsck message of kind about inode ino, or NULL. */
+static const char *fsck_says(const struct fsck_report *r, enum fsck_kind kind, int64_t ino)
+{
+    for (size_t i = 0; i < r->nmsgs; i++)
+        if (r->msgs[i].kind == kind && r->msgs[i].ino == ino &&
+            r->msgs[i].severity == FSCK_ERROR)
+            return r->msgs[i].text;
+    return NULL;
+}
+
+/* A record whose count is off by one, written by LogFS itself. */
+TEST(prealloc_fsck_flipped_blocks)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/b", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 3 * BS, 0), 0);
+    struct fs_stat st = fstat_of(fs, fd);
+    logfs_close(fs, fd);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct lfs_inode *in;
+    REQUIRE(lfs_inode_get(fs, st.ino, &in) == 0);
+    in->blocks ^= 1;
+    lfs_inode_dirty(fs, in);
+    REQUIRE(logfs_unmount(fs) == 0);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_ERRORS);
+    const char *t = fsck_says(&r, FSCK_K_INODE, (int64_t)st.ino);
+    CHECK(t && strstr(t, "blocks 2 in its record, its tree has 3 (3 preallocated)"));
+    if (t)
+        fprintf(stderr, "fsck: %s\n", t);
+    fsck_report_free(&r);
+    nand_close(d);
+}
+
+static int no_entry(void *ctx, const char *name, uint64_t ino, uint32_t type)
+{
+    (void)ctx, (void)name, (void)ino, (void)type;
+    return 0;
+}
+
+/* A preallocated pointer where only objects may be: a directory's. */
+TEST(prealloc_fsck_pointer_in_directory)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    REQUIRE(logfs_mkdir(fs, "/dir", 0755) == 0);
+    struct fs_stat st;
+    REQUIRE(logfs_stat(fs, "/dir", &st) == 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct lfs_inode *in;
+    REQUIRE(lfs_inode_get(fs, st.ino, &in) == 0);
+    unsigned slot = 0;
+    while (slot < LFS_NDIRECT && in->direct[slot])
+        slot++;
+    REQUIRE(slot < LFS_NDIRECT);
+    in->direct[slot] = lfs_ptr_prealloc(BS);
+    lfs_inode_dirty(fs, in);
+    REQUIRE(logfs_unmount(fs) == 0);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_ERRORS);
+    const char *t = fsck_says(&r, FSCK_K_POINTER, (int64_t)st.ino);
+    CHECK(t && strstr(t, "is a preallocated block, which only a regular file's data block"));
+    if (t)
+        fprintf(stderr, "fsck: %s\n", t);
+    fsck_report_free(&r);
+    /* LogFS refuses it too: EIO, not zeros */
+    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    CHECK_EQ_INT(logfs_readdir(fs, "/dir", &(uint64_t){0}, no_entry, NULL), -EIO);
+    REQUIRE(logfs_unmount(fs) == 0);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -335,5 +412,7 @@ int main(int argc, char **argv)
     RUN(prealloc_errors_change_nothing);
     RUN(prealloc_write_fits_when_full);
     RUN(prealloc_model_random_ops);
+    RUN(prealloc_fsck_flipped_blocks);
+    RUN(prealloc_fsck_pointer_in_directory);
     return test_summary(argv[0]);
 }
