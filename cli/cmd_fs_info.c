@@ -236,6 +236,7 @@ int cmd_stat(int argc, char **argv)
         printf("uid:    %" PRIu32 "\ngid:    %" PRIu32 "\n", st.uid, st.gid);
         printf("size:   %" PRIu64 "%s\n", st.size,
                S_ISDIR(st.mode) ? " entries" : " bytes");
+        printf("blocks: %" PRIu64 " (512-byte units allocated, as st_blocks)\n", st.blocks);
         if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
             printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
         print_time("atime", st.atime);
