@@ -172,6 +172,7 @@ static const struct flashlab_field fields_fsapi[] = {
     F(fsapi, latency), F(fsapi, reset_latency), F(fsapi, set_gc_observer), F(fsapi, idle),
     F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
     F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
+    F(fsapi, getflags), F(fsapi, setflags),
     F(fsapi, format_check), F(fsapi, check_device), F(fsapi, rename2),
     F(fsapi, allocate),
 };

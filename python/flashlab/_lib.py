@@ -366,6 +366,8 @@ FSAPI_HOOKS = {
     "utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "truncate": (c_int, [_fs, c_char_p, c_uint64]),
+    "getflags": (c_int, [_fs, c_char_p, _P(c_uint)]),
+    "setflags": (c_int, [_fs, c_char_p, c_uint]),
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
     "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
     "rename2": (c_int, [_fs, c_char_p, c_char_p, c_uint]),
