@@ -9,19 +9,20 @@
 #include <string.h>
 
 static const char fallocate_help[] =
-    "usage: flashlab fallocate [--fs KIND] [-k] [-o OFFSET] -l LENGTH IMAGE:/path\n"
+    "usage: flashlab fallocate [--fs KIND] [-n] [-o OFFSET] -l LENGTH IMAGE:/path\n"
     "\n"
     "Allocate LENGTH bytes of /path from OFFSET (0): the holes there become\n"
     "blocks that read as zeros and whose room is kept, so that writing them\n"
     "later cannot fail for space; blocks already there stay.  The file is made\n"
-    "(mode 0644) if it does not exist, and grows to OFFSET + LENGTH unless -k\n"
-    "(--keep-size).  OFFSET and LENGTH are bytes, or with a suffix K, M or G\n"
-    "(powers of 1024).  Only LogFS of format 6 (docs/FORMAT.md section 4) has\n"
-    "it; other kinds and older images say so.\n"
+    "(mode 0644) if it does not exist, and grows to OFFSET + LENGTH unless -n\n"
+    "(--keep-size), as util-linux's fallocate(1).  OFFSET and LENGTH are\n"
+    "bytes, or with a suffix K, M or G (powers of 1024).  Only LogFS of\n"
+    "format 6 has it (docs/FORMAT.md section 4); other kinds and older\n"
+    "images say so.\n"
     FS_HELP
     "\n"
     "examples: flashlab fallocate -l 1M fs.img:/reserved\n"
-    "          flashlab fallocate -k -o 4096 -l 64K fs.img:/log\n";
+    "          flashlab fallocate -n -o 4096 -l 64K fs.img:/log\n";
 
 /* "123", "64K", "1M", "2G": 0, or -1 when it is none of them. */
 static int parse_size(const char *s, uint64_t *out)
@@ -41,20 +42,20 @@ int cmd_fallocate(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"fs", required_argument, 0, 'F'},
-        {"keep-size", no_argument, 0, 'k'}, {"offset", required_argument, 0, 'o'},
+        {"keep-size", no_argument, 0, 'n'}, {"offset", required_argument, 0, 'o'},
         {"length", required_argument, 0, 'l'}, {0, 0, 0, 0}};
     const struct fsapi *kind = NULL;
     uint64_t off = 0, len = 0;
     unsigned flags = 0;
     int c, have_len = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hko:l:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hno:l:", opts, NULL)) != -1) {
         switch (c) {
         case 'F':
             if (cli_parse_kind("fallocate", optarg, &kind))
                 return CLI_USAGE;
             break;
-        case 'k': flags |= FS_ALLOC_KEEP_SIZE; break;
+        case 'n': flags |= FS_ALLOC_KEEP_SIZE; break;
         case 'o':
             if (parse_size(optarg, &off))
                 return cli_usage_error("fallocate", "-o '%s' is not a size", optarg);

@@ -81,7 +81,7 @@ check "v6: preallocated blocks read as zeros" \
     '$FL get "$T/v6.img:/dir/prealloc" "$T/z.v6" 2>/dev/null && cmp -s "$T/z.v6" "$T/zeros"'
 expect 0 "v6: writable" "" -- $FL put "$T/pattern.bin" "$T/v6.img:/dir/prealloc"
 check "v6: a write over them reads back" '$FL get "$T/v6.img:/dir/prealloc" "$T/n.v6" 2>/dev/null && cmp -s "$T/n.v6" "$T/pattern.bin"'
-expect 0 "v6: fallocate" "" -- $FL fallocate -k -l 1M "$T/v6.img:/dir/hello.txt"
+expect 0 "v6: fallocate" "" -- $FL fallocate -n -l 1M "$T/v6.img:/dir/hello.txt"
 expect 0 "v6: clean after them" "clean" -- $FL fsck "$T/v6.img"
 
 summary() { echo "test_golden: $passed passed, $failed failed, 0 skipped"; }

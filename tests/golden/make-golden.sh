@@ -36,5 +36,5 @@ fi
 if [ "$VER" = v6 ]; then
     # 10 preallocated blocks inside the size, 4 past it (--keep-size)
     "$F" fallocate -l 40000 "$OUT:/dir/prealloc"
-    "$F" fallocate -k -o 40960 -l 16K "$OUT:/dir/prealloc"
+    "$F" fallocate --keep-size -o 40960 -l 16K "$OUT:/dir/prealloc"
 fi
