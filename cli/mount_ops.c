@@ -862,13 +862,19 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
  * sync as XFS's default flag asks: the kernel forwards the ioctl, but not
  * its flag (an _IOR: nothing is copied in), so every shutdown is taken as
  * the default one.  The torn image is saved at unmount, so the next mount
- * recovers from it.  Anything else: ENOTTY. */
+ * recovers from it.  The file attributes' four: mount_attr.c.  Anything
+ * else: ENOTTY. */
 #define MNT_IOC_GOINGDOWN 0x8004587dU /* _IOR('X', 125, uint32_t) */
 
 static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info *fi,
                     unsigned int flags, void *data)
 {
-    (void)path, (void)arg, (void)fi, (void)flags, (void)data;
+    (void)arg, (void)fi, (void)flags;
+    if (mnt_attr_ioctl_cmd((unsigned)cmd)) {
+        struct mnt *m = lk();
+        return ulk(m, !path || is_stats(path) ? -ENOTTY
+                                              : mnt_attr_ioctl(m, path, (unsigned)cmd, data));
+    }
     if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
         return -ENOTTY;
     struct mnt *m = lk();
