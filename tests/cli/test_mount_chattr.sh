@@ -11,7 +11,7 @@
 # /dev/fuse, fusermount3, chattr, lsattr and xfs_io; the user switch
 # needs root and setpriv; what cannot run is reported as skipped.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=28 # reported as skipped when FUSE or the tools cannot be used
+NCHECKS=29 # reported as skipped when FUSE or the tools cannot be used
 NROOT=3    # of them, the checks that need root
 SUITE=test_mount_chattr; . "$(dirname "$0")/mountlib.sh"
 if [ ! -c /dev/fuse ] || ! have fusermount3 || ! have flock || ! have chattr ||
@@ -73,6 +73,9 @@ fi
 cd "$T"
 fusermount3 -u "$M" && flock -w 60 "$IMG.lock" true
 check "fsck: the image is clean" "$FL fsck '$IMG' >/dev/null"
+check "flashlab stat prints the flags" \
+    '$FL stat "$IMG:/d/f" | grep -qx "flags:  SdA (sync, no dump, no atime)" &&
+     $FL stat "$IMG:/i" | grep -qx "flags:  i (immutable)"'
 $FL mount "$IMG" "$M" || { echo "FAIL: cannot remount"; exit 1; }
 check "flags survive the unmount, and bind" \
     '[ "$(attrs "$M/i")" = "----i-----------------" ] && ! rm -f "$M/i" 2>/dev/null &&
