@@ -304,6 +304,7 @@ static const struct flashlab_enum enums[] = {
     /* fs/fstypes.h, fs/fsapi.h */
     E(FS_OP_READ), E(FS_OP_WRITE), E(FS_OP_SYNC), E(FS_OP_META), E(FS_OP_KINDS),
     E(FS_TIME_NOW), E(FS_TIME_OMIT), E(FSAPI_COUNTERS_MAX),
+    E(FS_FL_SYNC), E(FS_FL_IMMUTABLE), E(FS_FL_APPEND), E(FS_FL_NODUMP), E(FS_FL_NOATIME),
     E(FSAPI_F_SPECIAL_FILES), E(FSAPI_F_XATTR), E(FSAPI_F_COMPRESS), E(FSAPI_F_FSCK),
     E(FSAPI_F_ATTRS), E(FSAPI_F_FAULT_SAFE),
     /* analysis/results.h */
