@@ -89,7 +89,14 @@ static int set_flags(struct mnt *m, const char *path, unsigned want)
         return -EPERM; /* inode_owner_or_capable */
     if ((have ^ want) & (FS_FL_IMMUTABLE | FS_FL_APPEND) && !caller_has(CAP_LINUX_IMMUTABLE_BIT))
         return -EPERM;
-    return fsapi_setflags(&m->fs, path, want);
+    rc = fsapi_setflags(&m->fs, path, want);
+    return rc ? rc : 1;
+}
+
+int mnt_attr_is_sync(struct mnt *m, const char *path)
+{
+    unsigned fl;
+    return m->fs.api->getflags && !fsapi_getflags(&m->fs, path, &fl) && (fl & FS_FL_SYNC);
 }
 
 int mnt_attr_ioctl_cmd(unsigned cmd)

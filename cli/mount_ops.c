@@ -773,6 +773,9 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
         n = MNT_CALL(m, pwrite, fd, buf, size, at);
     if (n > 0)
         trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
+    /* chattr +S: LogFS committed the write; the image file takes it too */
+    if (n > 0 && path && mnt_attr_is_sync(m, path) && host_sync(m))
+        n = -EIO;
     return ulk(m, (int)n);
 }
 
@@ -872,8 +875,9 @@ static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info 
     (void)arg, (void)fi, (void)flags;
     if (mnt_attr_ioctl_cmd((unsigned)cmd)) {
         struct mnt *m = lk();
-        return ulk(m, !path || is_stats(path) ? -ENOTTY
-                                              : mnt_attr_ioctl(m, path, (unsigned)cmd, data));
+        int rc = !path || is_stats(path) ? -ENOTTY : mnt_attr_ioctl(m, path, (unsigned)cmd, data);
+        /* a change is a LogFS commit: durable in the image file too */
+        return ulk(m, rc == 1 ? host_sync(m) : rc);
     }
     if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
         return -ENOTTY;

@@ -11,7 +11,7 @@
 # /dev/fuse, fusermount3, chattr, lsattr and xfs_io; the user switch
 # needs root and setpriv; what cannot run is reported as skipped.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=29 # reported as skipped when FUSE or the tools cannot be used
+NCHECKS=31 # reported as skipped when FUSE or the tools cannot be used
 NROOT=3    # of them, the checks that need root
 SUITE=test_mount_chattr; . "$(dirname "$0")/mountlib.sh"
 if [ ! -c /dev/fuse ] || ! have fusermount3 || ! have flock || ! have chattr ||
@@ -82,6 +82,18 @@ check "flags survive the unmount, and bind" \
      [ "$(attrs "$M/d/f")" = "--S---dA--------------" ]'
 check "chattr -i, then it goes" 'chattr -i "$M/i" "$M/d" && rm "$M/i" "$M/d/f"'
 fusermount3 -u "$M" && flock -w 60 "$IMG.lock" true
+
+# chattr +S: each write is in IMAGE.journal when it returns (a kill -9 of
+# the mount keeps it); a write after it, unsynced, is lost
+$FL mount "$IMG" "$M" || { echo "FAIL: cannot remount"; exit 1; }
+pid=$(sed -n 's/^pid=//p' "$IMG.lock")
+touch "$M/s" && chattr +S "$M/s" && echo synced > "$M/s" && echo lost > "$M/later"
+kill -9 "$pid"
+n=0; while kill -0 "$pid" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+fusermount3 -u "$M" 2>/dev/null # the dead mount's leftover
+check "chattr +S: a write survives kill -9 of the mount" \
+    '[ "$($FL cat "$IMG:/s")" = synced ] && $FL stat "$IMG:/s" | grep -q "^flags:  S "'
+check "... and an unsynced one after it does not" '! $FL stat "$IMG:/later" >/dev/null 2>&1'
 
 # format 5 keeps none: the golden image, mounted read-write
 V5=$T/v5.img; IMAGES="$IMAGES $V5"
