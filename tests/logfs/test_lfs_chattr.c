@@ -2,7 +2,8 @@
  * test_lfs_chattr.c -- file attributes on LogFS (format 6, chattr's S, i,
  * a, d, A): every change an immutable or append-only file or directory
  * forbids answers EPERM and changes nothing, what stays allowed works,
- * the flags survive a remount, each change is one commit, a SYNC file
+ * the flags survive a remount, each change is one commit (a power cut at
+ * any of its flash operations leaves the old flags or the new), a SYNC file
  * commits each write, a format-5 image keeps none, and fsck accepts the
  * bits and names an unknown one.
  */
@@ -328,6 +329,56 @@ TEST(chattr_change_is_durable_at_once)
     nand_close(d);
 }
 
+/* A power cut at every flash operation of one setflags: the image mounts,
+ * fsck finds it clean, and the file's flags are the old ones or the new
+ * ones, never others; both occur. */
+TEST(chattr_cut_at_every_operation)
+{
+    const unsigned from = FS_FL_APPEND, to = FS_FL_IMMUTABLE | FS_FL_NODUMP;
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    put(fs, "/f", "data");
+    REQUIRE(logfs_setflags(fs, "/f", from) == 0 && logfs_unmount(fs) == 0);
+    nand_snapshot *start;
+    REQUIRE(nand_snapshot_take(d, &start) == 0);
+    int n_before = 0, n_after = 0, bad = 0;
+    for (uint64_t cut = 0;; cut++) {
+        REQUIRE(nand_snapshot_restore(d, start) == 0);
+        REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+        nand_cut_after_ops(d, cut, -1.0);
+        int rc = logfs_setflags(fs, "/f", to);
+        int was_cut = !nand_is_powered(d);
+        nand_cut_disarm(d);
+        logfs_unmount(fs); /* fails when the power is off; frees the fs */
+        if (!was_cut) {
+            CHECK_EQ_INT(rc, 0);
+            break;
+        }
+        nand_power_on(d);
+        char msg[256];
+        if (fsck_verdict(d, msg, sizeof msg)) {
+            fprintf(stderr, "cut %" PRIu64 ": fsck: %s\n", cut, msg);
+            bad++;
+        }
+        unsigned got = 0;
+        if (logfs_mount(d, NULL, &fs) || logfs_getflags(fs, "/f", &got)) {
+            fprintf(stderr, "cut %" PRIu64 ": does not mount or read\n", cut);
+            bad++;
+            continue;
+        }
+        n_before += got == from;
+        n_after += got == to;
+        bad += got != from && got != to;
+        logfs_unmount(fs);
+    }
+    fprintf(stderr, "setflags: %d cuts before, %d after, %d bad\n", n_before, n_after, bad);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(n_before > 0 && n_after > 0);
+    nand_snapshot_free(start);
+    nand_close(d);
+}
+
 /* chattr +S: each write returns committed; without it, writes wait for
  * the dirty limit. */
 TEST(chattr_sync_commits_each_write)
@@ -443,6 +494,7 @@ int main(int argc, char **argv)
     RUN(chattr_directories);
     RUN(chattr_flags_survive_remount);
     RUN(chattr_change_is_durable_at_once);
+    RUN(chattr_cut_at_every_operation);
     RUN(chattr_sync_commits_each_write);
     RUN(chattr_format5_keeps_none);
     RUN(chattr_fsck_unknown_bits);
