@@ -184,6 +184,7 @@ struct fk_ient {
     uint8_t fix;                /* FK_FIX_* planned by --repair */
     uint32_t new_nlink;
     uint32_t xnamed;            /* inodes whose xattr field names it */
+    uint64_t prealloc;          /* its preallocated blocks (version 6) */
 };
 
 /* One directory entry. */

@@ -244,6 +244,7 @@ int fk_check_files(struct fk *k)
             k->walk_lost = 1;
         else
             fk_check_blocks(k, &ie->d, (int64_t)ie->d.ino);
+        ie->prealloc = k->walk_prealloc;
         ie->walked_ok = complete && !c->data_lost;
         if (c->xlist) {
             fk_check_xattr_list(k, ie, c->xlist, c->xlen, ie->walked_ok);

@@ -163,6 +163,9 @@ static int inodes(struct fk *k, struct plan *pl)
     for (size_t i = 0; i < k->nrefs && pl->ndeleted; i++)
         if (k->refs[i].cls == FK_CLS_FILE && was_deleted(pl, k->refs[i].ino))
             k->refs[i].dropped = 1;
+    for (size_t i = 0; i < k->nino; i++) /* and their reservations */
+        if (k->ino[i].fix & FK_FIX_DELETE)
+            k->prealloc_bytes -= k->ino[i].prealloc * FK_PREALLOC(k->bs);
     return 0;
 }
 

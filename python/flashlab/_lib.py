@@ -132,6 +132,8 @@ LOGFS_COMPRESS_NONE, LOGFS_COMPRESS_ZLIB, LOGFS_COMPRESS_LZO = 1, 2, 3
 LOGFS_OP_READ, LOGFS_OP_WRITE, LOGFS_OP_SYNC, LOGFS_OP_META, LOGFS_OP_KINDS = range(5)
 # utimens: "now" and "leave as it is" (utimensat's UTIME_NOW, UTIME_OMIT)
 LOGFS_TIME_NOW, LOGFS_TIME_OMIT = -(1 << 63), -(1 << 63) + 1
+# allocate's flag (fs/fstypes.h): the size kept
+FS_ALLOC_KEEP_SIZE = 1
 
 
 class LogfsOptions(_TableStruct):

@@ -404,6 +404,36 @@ TEST(prealloc_fsck_pointer_in_directory)
     nand_close(d);
 }
 
+/* fsck's repair deletes an unlinked inode the orphan list lost; its
+ * preallocated blocks leave live_bytes with it. */
+TEST(prealloc_fsck_repair_deletes_their_room)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = logfs_open(fs, "/lost", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 20 * BS, 0), 0);
+    struct fs_stat st = fstat_of(fs, fd);
+    CHECK_EQ_INT(logfs_unlink(fs, "/lost"), 0);
+    lfs_orphan_remove(fs, st.ino); /* the damage: an orphan not listed */
+    REQUIRE(logfs_sync(fs) == 0);
+    nand_snapshot *snap;
+    REQUIRE(nand_snapshot_take(d, &snap) == 0);
+    logfs_close(fs, fd);
+    REQUIRE(logfs_unmount(fs) == 0);
+    REQUIRE(nand_snapshot_restore(d, snap) == 0);
+    nand_snapshot_free(snap);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_run(d, 1, &r), FSCK_FIXED);
+    for (size_t i = 0; i < r.nmsgs; i++)
+        if (r.msgs[i].severity == FSCK_ERROR && !r.msgs[i].repaired)
+            fprintf(stderr, "fsck left: %s\n", r.msgs[i].text);
+    fsck_report_free(&r);
+    check_fsck_clean(d);
+    nand_close(d);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
@@ -414,5 +444,6 @@ int main(int argc, char **argv)
     RUN(prealloc_model_random_ops);
     RUN(prealloc_fsck_flipped_blocks);
     RUN(prealloc_fsck_pointer_in_directory);
+    RUN(prealloc_fsck_repair_deletes_their_room);
     return test_summary(argv[0]);
 }

@@ -1063,6 +1063,16 @@ class TestFiles(FsCase):
         fs.close(fd)
         want = data[:5000] + bytes(20000) + data[25000:49000]
         self.assertEqual(fs.read_file("/p"), want)
+        # preallocation (format 6): zeros, the size grown unless keep_size,
+        # st_blocks counting the blocks allocated
+        fd = fs.open("/a", os.O_RDWR | os.O_CREAT)
+        fs.allocate(fd, 0, 40000)
+        st = fs.fstat(fd)
+        self.assertEqual((st.size, st.blocks), (40000, 10 * 4096 // 512))
+        fs.allocate(fd, 40960, 8192, keep_size=True)
+        self.assertEqual((fs.fstat(fd).size, fs.fstat(fd).blocks), (40000, 12 * 8))
+        fs.close(fd)
+        self.assertEqual(fs.read_file("/a"), bytes(40000))
         # a hole far past the end
         fd = fs.open("/h", os.O_RDWR | os.O_CREAT)
         fs.pwrite(fd, b"end", 10 << 20)
