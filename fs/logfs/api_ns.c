@@ -108,13 +108,13 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
     if (!rc && S_ISDIR(in->mode))
         rc = -EPERM;
     if (!rc)
-        rc = lfs_may_modify(in);
-    if (!rc)
         rc = lfs_resolve(fs, newpath, 0, &t);
     if (!rc && t.ino)
         rc = -EEXIST;
-    if (!rc)
+    if (!rc) /* after EEXIST, as Linux's vfs_link */
         rc = lfs_may_add_name(t.dir);
+    if (!rc)
+        rc = lfs_may_modify(in);
     if (!rc && in->nlink >= 65000)
         rc = -EMLINK;
     if (!rc)

@@ -405,6 +405,216 @@ TEST(chattr_sync_commits_each_write)
     nand_close(d);
 }
 
+/* ---- a seeded random run against a model of Linux's rules ------------- */
+
+/* Two directories of three names each; a name holds an inode (hard links
+ * share one).  The model keeps every inode's flags and bytes. */
+#define R_DIRS 2
+#define R_NAMES 3
+#define R_SLOTS (R_DIRS * R_NAMES)
+#define R_MAXB 256
+struct r_inode {
+    unsigned flags;
+    uint32_t size;
+    uint8_t data[R_MAXB];
+};
+struct r_model {
+    unsigned dflags[R_DIRS];
+    int slot[R_SLOTS]; /* inode index, -1: no such name */
+    struct r_inode in[4096];
+    int nin;
+};
+
+static void r_path(int slot, char *p, size_t n)
+{
+    snprintf(p, n, "/d%d/f%d", slot / R_NAMES, slot % R_NAMES);
+}
+
+static int r_frozen(unsigned fl)
+{
+    return (fl & (FS_FL_IMMUTABLE | FS_FL_APPEND)) != 0;
+}
+
+/* Linux's may_delete and may_create for the model's names */
+static int r_may_drop(const struct r_model *m, int slot)
+{
+    return r_frozen(m->dflags[slot / R_NAMES]) || r_frozen(m->in[m->slot[slot]].flags)
+               ? -EPERM : 0;
+}
+static int r_may_add(const struct r_model *m, int slot)
+{
+    return m->dflags[slot / R_NAMES] & FS_FL_IMMUTABLE ? -EPERM : 0;
+}
+
+/* One random operation, its result against the model's, and the model
+ * moved on when it succeeded: 0 or -1. */
+static int r_step(logfs *fs, struct r_model *m, uint64_t *rng)
+{
+    static const unsigned pick[] = {0, FS_FL_IMMUTABLE, FS_FL_APPEND, FS_FL_NODUMP,
+                                    FS_FL_IMMUTABLE | FS_FL_APPEND, FS_FL_SYNC};
+    int a = (int)(fx_next(rng) % R_SLOTS), b = (int)(fx_next(rng) % R_SLOTS);
+    int ia = m->slot[a], ib = m->slot[b];
+    char pa[32], pb[32];
+    r_path(a, pa, sizeof pa);
+    r_path(b, pb, sizeof pb);
+    int op = (int)(fx_next(rng) % 7), want, rc;
+    switch (op) {
+    case 0: { /* setflags on a name or a directory */
+        unsigned fl = pick[fx_next(rng) % 6];
+        int dir = fx_next(rng) % 4 == 0;
+        unsigned *old = dir ? &m->dflags[a / R_NAMES] : ia < 0 ? NULL : &m->in[ia].flags;
+        char pd[8];
+        snprintf(pd, sizeof pd, "/d%d", a / R_NAMES);
+        want = !old ? -ENOENT
+             : (*old & fl & FS_FL_IMMUTABLE) && fl != *old ? -EPERM : 0;
+        rc = logfs_setflags(fs, dir ? pd : pa, fl);
+        if (!rc && !want)
+            *old = fl;
+        break;
+    }
+    case 1: { /* open for writing, with or without O_APPEND, and write */
+        int app = (int)(fx_next(rng) % 2);
+        uint8_t buf[32];
+        uint32_t len = 1 + (uint32_t)(fx_next(rng) % sizeof buf);
+        fx_fill(buf, len, fx_next(rng));
+        if (ia < 0) {
+            want = r_may_add(m, a);
+            rc = logfs_open(fs, pa, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), 0644);
+        } else {
+            unsigned fl = m->in[ia].flags;
+            want = fl & FS_FL_IMMUTABLE || (fl & FS_FL_APPEND && !app) ? -EPERM : 0;
+            rc = logfs_open(fs, pa, O_WRONLY | (app ? O_APPEND : 0), 0);
+        }
+        if (rc < 0 || want)
+            break;
+        int fd = rc;
+        if (ia < 0) {
+            ia = m->slot[a] = m->nin++;
+            memset(&m->in[ia], 0, sizeof m->in[ia]);
+        }
+        struct r_inode *in = &m->in[ia];
+        uint32_t off = app ? in->size : (uint32_t)(fx_next(rng) % (in->size + 2));
+        if (off + len > R_MAXB) {
+            rc = logfs_close(fs, fd);
+            break;
+        }
+        int64_t n = app ? logfs_write(fs, fd, buf, len) : logfs_pwrite(fs, fd, buf, len, off);
+        want = in->flags & FS_FL_APPEND && off != in->size ? -EPERM : (int)len;
+        if (n == want && n > 0) {
+            memset(in->data + in->size, 0, off > in->size ? off - in->size : 0);
+            memcpy(in->data + off, buf, len);
+            in->size = off + len > in->size ? off + len : in->size;
+        }
+        rc = logfs_close(fs, fd) ? -1000 : (int)n;
+        if (rc == want)
+            return 0;
+        break;
+    }
+    case 2: { /* truncate */
+        uint32_t size = (uint32_t)(fx_next(rng) % 64);
+        want = ia < 0 ? -ENOENT : r_frozen(m->in[ia].flags) ? -EPERM : 0;
+        rc = logfs_truncate(fs, pa, size);
+        if (!rc && !want) {
+            struct r_inode *in = &m->in[ia];
+            if (size > in->size)
+                memset(in->data + in->size, 0, size - in->size);
+            in->size = size;
+        }
+        break;
+    }
+    case 3: /* unlink */
+        want = ia < 0 ? -ENOENT : r_may_drop(m, a);
+        rc = logfs_unlink(fs, pa);
+        if (!rc && !want)
+            m->slot[a] = -1;
+        break;
+    case 4: /* rename a to b, replacing it */
+        want = ia < 0 ? -ENOENT : ia == ib ? 0 : r_may_drop(m, a);
+        if (!want && ia != ib)
+            want = ib >= 0 ? r_may_drop(m, b) : r_may_add(m, b);
+        rc = logfs_rename(fs, pa, pb);
+        if (!rc && !want && ia != ib) {
+            m->slot[b] = ia;
+            m->slot[a] = -1;
+        }
+        break;
+    default: /* link a as b */
+        want = ia < 0 ? -ENOENT : ib >= 0 ? -EEXIST : r_may_add(m, b);
+        if (!want)
+            want = r_frozen(m->in[ia].flags) ? -EPERM : 0;
+        rc = logfs_link(fs, pa, pb);
+        if (!rc && !want)
+            m->slot[b] = ia;
+        break;
+    }
+    if (op == 1 && rc >= 0 && !want)
+        return 0; /* opened, and no room left in the model to write */
+    if (rc != want) {
+        fprintf(stderr, "op %d on %s (%s): %d, the model says %d\n", op, pa, pb, rc, want);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every name, its flags and its bytes as the model has them. */
+static int r_check(logfs *fs, const struct r_model *m)
+{
+    char p[32];
+    uint8_t buf[R_MAXB + 1];
+    for (int s = 0; s < R_SLOTS; s++) {
+        r_path(s, p, sizeof p);
+        unsigned fl = 0;
+        int rc = logfs_getflags(fs, p, &fl);
+        if (m->slot[s] < 0) {
+            if (rc != -ENOENT)
+                return fprintf(stderr, "%s exists, not in the model\n", p), -1;
+            continue;
+        }
+        const struct r_inode *in = &m->in[m->slot[s]];
+        int fd = logfs_open(fs, p, O_RDONLY, 0);
+        int64_t n = fd < 0 ? fd : logfs_pread(fs, fd, buf, sizeof buf, 0);
+        if (fd >= 0)
+            logfs_close(fs, fd);
+        if (rc || fl != in->flags || n != in->size || memcmp(buf, in->data, in->size))
+            return fprintf(stderr, "%s: flags %#x/%#x, %lld/%u bytes\n", p, fl, in->flags,
+                           (long long)n, in->size), -1;
+    }
+    return 0;
+}
+
+/* Random writes, truncates, unlinks, renames, links and flag changes:
+ * each result is the one Linux's rules give, a refused call changes
+ * nothing, and every 100 calls a remount keeps it all. */
+TEST(chattr_model_random_ops)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        nand_dev *d = mkdev();
+        logfs *fs;
+        REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+        REQUIRE(logfs_mkdir(fs, "/d0", 0755) == 0 && logfs_mkdir(fs, "/d1", 0755) == 0);
+        struct r_model *m = calloc(1, sizeof *m);
+        REQUIRE(m);
+        for (int s = 0; s < R_SLOTS; s++)
+            m->slot[s] = -1;
+        uint64_t rng = seed;
+        int bad = 0, dir_flagged = 0;
+        for (int i = 0; i < 2000 && !bad; i++) {
+            bad = r_step(fs, m, &rng) || r_check(fs, m);
+            if (i % 100 == 99) {
+                REQUIRE(logfs_unmount(fs) == 0 && logfs_mount(d, NULL, &fs) == 0);
+                bad = bad || r_check(fs, m);
+            }
+            dir_flagged += m->dflags[0] || m->dflags[1];
+        }
+        CHECK(!bad);
+        CHECK(dir_flagged > 100); /* the directories' flags were in play */
+        free(m);
+        REQUIRE(logfs_unmount(fs) == 0);
+        check_fsck_clean(d);
+        nand_close(d);
+    }
+}
+
 /* Rewrite the superblock in block 0 to say format 5 (read and write). */
 static void make_v5(nand_dev *d)
 {
@@ -496,6 +706,7 @@ int main(int argc, char **argv)
     RUN(chattr_change_is_durable_at_once);
     RUN(chattr_cut_at_every_operation);
     RUN(chattr_sync_commits_each_write);
+    RUN(chattr_model_random_ops);
     RUN(chattr_format5_keeps_none);
     RUN(chattr_fsck_unknown_bits);
     return test_summary(argv[0]);
