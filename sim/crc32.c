@@ -107,24 +107,54 @@ fold4(__m512i x, __m512i k)
                             _mm512_clmulepi64_epi128(x, k, 0x11));
 }
 
+/* The 512-bit folding, copying the bytes to dst on the way when dst is
+ * not NULL: the copy then costs no second pass over the source (the
+ * cleaner checks each moved object while copying it out of a victim page
+ * that is not in the caches).  len >= 256. */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"), always_inline)) static inline uint32_t
+fold512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+    const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL));
+    const __m512i k1024 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x14a7fe880LL, 0x1e88ef372LL));
+    __m512i a = _mm512_loadu_si512((const void *)p);
+    __m512i b = _mm512_loadu_si512((const void *)(p + 64));
+    if (dst) {
+        _mm512_storeu_si512((void *)dst, a);
+        _mm512_storeu_si512((void *)(dst + 64), b);
+        dst += 128;
+    }
+    a = _mm512_xor_si512(a, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+    for (p += 128, len -= 128; len >= 128; p += 128, len -= 128) {
+        __m512i la = _mm512_loadu_si512((const void *)p);
+        __m512i lb = _mm512_loadu_si512((const void *)(p + 64));
+        if (dst) {
+            _mm512_storeu_si512((void *)dst, la);
+            _mm512_storeu_si512((void *)(dst + 64), lb);
+            dst += 128;
+        }
+        a = _mm512_xor_si512(fold4(a, k1024), la);
+        b = _mm512_xor_si512(fold4(b, k1024), lb);
+    }
+    if (dst)
+        memcpy(dst, p, len);
+    a = _mm512_xor_si512(fold4(a, k512), b);
+    return fold_finish(_mm512_extracti32x4_epi32(a, 0), _mm512_extracti32x4_epi32(a, 1),
+                       _mm512_extracti32x4_epi32(a, 2), _mm512_extracti32x4_epi32(a, 3), p,
+                       len);
+}
+
 __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"))) static uint32_t
 crc_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
 {
     if (len < 256)
         return crc_clmul(crc, p, len);
-    const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL));
-    const __m512i k1024 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x14a7fe880LL, 0x1e88ef372LL));
-    __m512i a = _mm512_loadu_si512((const void *)p);
-    __m512i b = _mm512_loadu_si512((const void *)(p + 64));
-    a = _mm512_xor_si512(a, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
-    for (p += 128, len -= 128; len >= 128; p += 128, len -= 128) {
-        a = _mm512_xor_si512(fold4(a, k1024), _mm512_loadu_si512((const void *)p));
-        b = _mm512_xor_si512(fold4(b, k1024), _mm512_loadu_si512((const void *)(p + 64)));
-    }
-    a = _mm512_xor_si512(fold4(a, k512), b);
-    return fold_finish(_mm512_extracti32x4_epi32(a, 0), _mm512_extracti32x4_epi32(a, 1),
-                       _mm512_extracti32x4_epi32(a, 2), _mm512_extracti32x4_epi32(a, 3), p,
-                       len);
+    return fold512(crc, NULL, p, len);
+}
+
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"))) static uint32_t
+crc_copy_vpclmul(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+    return fold512(crc, dst, p, len);
 }
 
 /* 0: tables, 1: 128-bit folding, 2: 512-bit folding */
@@ -152,6 +182,16 @@ uint32_t flashlab_crc32(uint32_t crc, const void *buf, size_t len)
         return ~crc_clmul(~crc, p, len);
 #endif
     return ~crc_tables(~crc, p, len);
+}
+
+uint32_t flashlab_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+#ifdef HAVE_CLMUL_PATH
+    if (path == 2 && len >= 256)
+        return ~crc_copy_vpclmul(~crc, dst, src, len);
+#endif
+    memcpy(dst, src, len); /* then the CRC of the copy, in the caches now */
+    return flashlab_crc32(crc, dst, len);
 }
 
 int flashlab_crc32_accelerated(void)
