@@ -227,6 +227,18 @@ static int keep_if_live_at(struct logfs *fs, const struct lfs_obj *o, lfs_ptr p)
     return 0;
 }
 
+/* Start loading the header at off while the object before it is looked
+ * up: after a dead object (not copied, so not read) it is a cache miss,
+ * and was most of lfs_obj_decode's time. */
+static void prefetch_header(const struct logfs *fs, uint32_t off)
+{
+    uint32_t ps = fs->g.page_size, last = off + LFS_OBJ_HDR - 1;
+    if (last >= fs->g.seg_bytes)
+        return;
+    __builtin_prefetch(fs->gc_pages[off / ps] + off % ps);
+    __builtin_prefetch(fs->gc_pages[last / ps] + last % ps);
+}
+
 static int clean_segment(struct logfs *fs, uint32_t seg)
 {
     uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
@@ -273,6 +285,7 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
         uint32_t total = LFS_OBJ_HDR + o.len;
         if (off + total > sb)
             break;
+        prefetch_header(fs, off + total);
         lfs_ptr p = lfs_ptr_make((uint64_t)seg * sb + off, total);
         rc = keep_if_live(fs, seg, &o, p);
         off += total;
