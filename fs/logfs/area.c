@@ -182,8 +182,8 @@ static uint32_t payload_crc(const struct lfs_obj *o, const uint8_t *payload,
 /* Take o's payload CRC and encode its header.  When the CRC is to be
  * computed and the header fits in the area's page, the header goes there
  * at once with what fits of the payload, the CRC taken as the payload is
- * copied (its bytes are read once); returns the bytes so placed, else 0
- * with the header in hdr. */
+ * copied (its bytes are read once); returns the bytes so placed, else 0.
+ * The header is in hdr either way. */
 static uint32_t place_head(struct logfs *fs, struct lfs_areaw *a, struct lfs_obj *o,
                            const uint8_t *payload, const struct lfs_objcrc *known,
                            uint8_t hdr[LFS_OBJ_HDR])
@@ -197,7 +197,10 @@ static uint32_t place_head(struct logfs *fs, struct lfs_areaw *a, struct lfs_obj
     uint8_t *at = a->page + a->off % ps;
     uint32_t first = room - LFS_OBJ_HDR < o->len ? room - LFS_OBJ_HDR : o->len;
     o->payload_crc = lfs_crc_copy(0, at + LFS_OBJ_HDR, payload, first, o->len);
-    lfs_obj_encode(o, at);
+    /* encoded on the stack: the header CRC reads back what the encoding
+     * stored, which in the page buffer waits for its cold cache lines */
+    lfs_obj_encode(o, hdr);
+    memcpy(at, hdr, LFS_OBJ_HDR);
     return LFS_OBJ_HDR + first;
 }
 
