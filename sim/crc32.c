@@ -153,6 +153,19 @@ fold4(__m512i x, __m512i k)
                             _mm512_clmulepi64_epi128(x, k, 0x11));
 }
 
+/* The 128 bytes at p, also stored at *dst (then advanced) if not NULL. */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse2"), always_inline)) static inline void
+load128(const uint8_t *p, uint8_t **dst, __m512i *a, __m512i *b)
+{
+    *a = _mm512_loadu_si512((const void *)p);
+    *b = _mm512_loadu_si512((const void *)(p + 64));
+    if (*dst) {
+        _mm512_storeu_si512((void *)*dst, *a);
+        _mm512_storeu_si512((void *)(*dst + 64), *b);
+        *dst += 128;
+    }
+}
+
 /* The 512-bit folding, copying the bytes to dst on the way when dst is
  * not NULL: the copy then costs no second pass over the source (the
  * cleaner checks each moved object while copying it out of a victim page
@@ -162,22 +175,11 @@ fold512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
     const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL));
     const __m512i k1024 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x14a7fe880LL, 0x1e88ef372LL));
-    __m512i a = _mm512_loadu_si512((const void *)p);
-    __m512i b = _mm512_loadu_si512((const void *)(p + 64));
-    if (dst) {
-        _mm512_storeu_si512((void *)dst, a);
-        _mm512_storeu_si512((void *)(dst + 64), b);
-        dst += 128;
-    }
+    __m512i a, b, la, lb;
+    load128(p, &dst, &a, &b);
     a = _mm512_xor_si512(a, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
     for (p += 128, len -= 128; len >= 128; p += 128, len -= 128) {
-        __m512i la = _mm512_loadu_si512((const void *)p);
-        __m512i lb = _mm512_loadu_si512((const void *)(p + 64));
-        if (dst) {
-            _mm512_storeu_si512((void *)dst, la);
-            _mm512_storeu_si512((void *)(dst + 64), lb);
-            dst += 128;
-        }
+        load128(p, &dst, &la, &lb);
         a = _mm512_xor_si512(fold4(a, k1024), la);
         b = _mm512_xor_si512(fold4(b, k1024), lb);
     }
