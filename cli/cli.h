@@ -67,6 +67,7 @@ int cmd_put(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
 int cmd_mknod(int argc, char **argv);
+int cmd_fallocate(int argc, char **argv);
 int cmd_xattr(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_rmdir(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* fs_cmd.h -- what the file commands share (fs_session.c defines it): the
  * IMAGE:/path arguments, a mounted image (a session) and the messages.
  * cmd_fs.c: ls, cat, get, put, mkdir, rm, rmdir, ln, mv; cmd_mkfs.c;
- * cmd_fs_info.c: df, stat; cmd_fs_special.c: mknod, xattr. */
+ * cmd_fs_info.c: df, stat; cmd_fs_special.c: mknod, xattr;
+ * cmd_fallocate.c. */
 #ifndef FLASHLAB_CLI_FS_CMD_H
 #define FLASHLAB_CLI_FS_CMD_H
 

@@ -28,6 +28,7 @@ static const struct cli_cmd commands[] = {
     {"get", "copy a file out of an image", cmd_get},
     {"mkdir", "make directories", cmd_mkdir},
     {"mknod", "make a FIFO, socket or device file", cmd_mknod},
+    {"fallocate", "preallocate a range of a file (LogFS format 6)", cmd_fallocate},
     {"rm", "remove files and directories", cmd_rm},
     {"rmdir", "remove empty directories", cmd_rmdir},
     {"ln", "make a hard or symbolic link in an image", cmd_ln},

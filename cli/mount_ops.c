@@ -106,7 +106,7 @@ static void fill_stat(const struct mnt *m, const struct fs_stat *ls, struct stat
     st->st_uid = ls->uid;
     st->st_gid = ls->gid;
     st->st_size = (off_t)ls->size; /* a directory: its number of entries */
-    st->st_blocks = (blkcnt_t)((ls->size + 511) / 512);
+    st->st_blocks = (blkcnt_t)ls->blocks; /* the kind's count, or the size rounded up */
     st->st_blksize = (blksize_t)m->block_size;
     ns_to_ts(ls->atime, &st->st_atim);
     ns_to_ts(ls->mtime, &st->st_mtim);
@@ -123,7 +123,7 @@ static void stats_stat(struct mnt *m, struct stat *st)
     st->st_mode = S_IFREG | 0444;
     st->st_nlink = 1;
     st->st_size = (off_t)len;
-    st->st_blocks = (blkcnt_t)((len + 511) / 512);
+    st->st_blocks = (blkcnt_t)fs_blocks_of_size(len);
     st->st_blksize = (blksize_t)m->block_size;
     ns_to_ts((int64_t)m->op_start, &st->st_mtim);
     st->st_atim = st->st_ctim = st->st_mtim;
@@ -320,9 +320,11 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
         rc = MNT_CALL(m, ftruncate, (int)fi->fh, (uint64_t)size);
     if (rc == -EBADF && path) /* no fd, or one opened read-only */
         rc = fsapi_truncate(&m->fs, path, (uint64_t)size);
-    if (!rc)
+    if (!rc) {
+        mnt_acl_modified(m, path, fi ? (int)fi->fh : -1);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
                                          .size = (uint64_t)size});
+    }
     return ulk(m, rc);
 }
 
@@ -771,8 +773,13 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
         at = ls.size;
     if (!n)
         n = MNT_CALL(m, pwrite, fd, buf, size, at);
-    if (n > 0)
+    if (n > 0) {
+        mnt_acl_modified(m, path, fd);
         trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
+    }
+    /* chattr +S: LogFS committed the write; the image file takes it too */
+    if (n > 0 && path && mnt_attr_is_sync(m, path) && host_sync(m))
+        n = -EIO;
     return ulk(m, (int)n);
 }
 
@@ -811,10 +818,11 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     return ulk(m, rc);
 }
 
-/* ZERO_RANGE as a hole: the part inside the file punched, the file grown
- * to the range's end unless KEEP_SIZE.  The data reads as zeros, as the
- * call promises; the space it also promises is not reserved (LogFS
- * cannot), so a later write there can still fail with ENOSPC. */
+/* ZERO_RANGE: the part inside the file punched, then the range allocated
+ * (the size grown unless KEEP_SIZE), as ext4 does: it reads as zeros and
+ * its room is kept.  A kind without allocate (or a LogFS image older than
+ * format 6) gets the hole and the size only: a later write there can
+ * still fail with ENOSPC. */
 static int zero_range(struct mnt *m, const char *path, int fd, uint64_t off, uint64_t len,
                       int keep_size)
 {
@@ -822,9 +830,15 @@ static int zero_range(struct mnt *m, const char *path, int fd, uint64_t off, uin
     int rc = MNT_CALL(m, fstat, fd, &st);
     if (!rc && off < st.size)
         rc = MNT_CALL(m, punch, fd, off, (off + len < st.size ? off + len : st.size) - off);
-    if (!rc && !keep_size && off + len > st.size &&
-        !(rc = MNT_CALL(m, ftruncate, fd, off + len)))
-        mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path, .size = off + len});
+    if (rc)
+        return rc;
+    rc = fsapi_allocate(&m->fs, fd, off, len, keep_size ? FS_ALLOC_KEEP_SIZE : 0);
+    if (rc == -ENOTSUP) { /* no preallocation: the hole alone */
+        rc = !keep_size && off + len > st.size ? MNT_CALL(m, ftruncate, fd, off + len) : 0;
+        if (!rc && !keep_size && off + len > st.size)
+            mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
+                                             .size = off + len});
+    }
     return rc;
 }
 
@@ -832,17 +846,24 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
                         struct fuse_file_info *fi)
 {
     int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
-    if (!(op == FALLOC_FL_PUNCH_HOLE && keep) && op != FALLOC_FL_ZERO_RANGE)
-        return -EOPNOTSUPP; /* LogFS cannot reserve space, only free it */
+    /* mode 0 and KEEP_SIZE allocate; PUNCH_HOLE (with KEEP_SIZE, as
+     * fallocate(2) requires) and ZERO_RANGE; collapse and insert not */
+    if (op && !(op == FALLOC_FL_PUNCH_HOLE && keep) && op != FALLOC_FL_ZERO_RANGE)
+        return -EOPNOTSUPP;
     if (off < 0 || len <= 0 || (uint64_t)off + (uint64_t)len > INT64_MAX)
         return -EINVAL;
     struct mnt *m = lk();
     int fd = fi ? (int)fi->fh : -1;
     int rc = is_stats(path) || !fi ? -EPERM
            : op == FALLOC_FL_ZERO_RANGE ? zero_range(m, path, fd, (uint64_t)off, (uint64_t)len, keep)
-           : MNT_CALL(m, punch, fd, (uint64_t)off, (uint64_t)len);
-    if (!rc)
-        trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+           : op ? MNT_CALL(m, punch, fd, (uint64_t)off, (uint64_t)len)
+           : fsapi_allocate(&m->fs, fd, (uint64_t)off, (uint64_t)len,
+                            keep ? FS_ALLOC_KEEP_SIZE : 0);
+    if (!rc) {
+        mnt_acl_modified(m, path, fd);
+        if (op)
+            trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+    }
     return ulk(m, rc);
 }
 
@@ -851,13 +872,20 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
  * sync as XFS's default flag asks: the kernel forwards the ioctl, but not
  * its flag (an _IOR: nothing is copied in), so every shutdown is taken as
  * the default one.  The torn image is saved at unmount, so the next mount
- * recovers from it.  Anything else: ENOTTY. */
+ * recovers from it.  The file attributes' four: mount_attr.c.  Anything
+ * else: ENOTTY. */
 #define MNT_IOC_GOINGDOWN 0x8004587dU /* _IOR('X', 125, uint32_t) */
 
 static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info *fi,
                     unsigned int flags, void *data)
 {
-    (void)path, (void)arg, (void)fi, (void)flags, (void)data;
+    (void)arg, (void)fi, (void)flags;
+    if (mnt_attr_ioctl_cmd((unsigned)cmd)) {
+        struct mnt *m = lk();
+        int rc = !path || is_stats(path) ? -ENOTTY : mnt_attr_ioctl(m, path, (unsigned)cmd, data);
+        /* a change is a LogFS commit: durable in the image file too */
+        return ulk(m, rc == 1 ? host_sync(m) : rc);
+    }
     if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
         return -ENOTTY;
     struct mnt *m = lk();

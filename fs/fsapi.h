@@ -140,6 +140,14 @@ struct fsapi {
     int (*utimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
     int (*lutimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
     int (*truncate)(void *fs, const char *path, uint64_t size);
+    /* file attributes, FS_FL_* (fs/fstypes.h), of the file path names
+     * (a final link followed): get, and set to exactly flags (-EOPNOTSUPP
+     * for a bit the kind or the image does not keep; -EPERM for a change
+     * that leaves an immutable file immutable); what they forbid, the
+     * kind answers with -EPERM (logfs_setflags says how).  Privilege is
+     * the caller's to check. */
+    int (*getflags)(void *fs, const char *path, unsigned *flags);
+    int (*setflags)(void *fs, const char *path, unsigned flags);
     /* the on-flash format version an unmounted dev carries, against the
      * versions this code reads and writes: 0 when it reads and writes it;
      * 1 when only reads (read-only) and 2 when it cannot read it, with a
@@ -153,6 +161,10 @@ struct fsapi {
      * leaves the names before or after, never between); a kind without
      * it has rename alone: call fsapi_rename2 */
     int (*rename2)(void *fs, const char *from, const char *to, unsigned flags);
+    /* fallocate: every hole of [off, off+len) allocated (reads as zeros,
+     * its room kept), the size grown unless FS_ALLOC_KEEP_SIZE;
+     * logfs_allocate says how (call fsapi_allocate) */
+    int (*allocate)(void *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
 };
 
 /* A mounted file system of any kind: its table and the handle its mount
@@ -201,6 +213,9 @@ int fsapi_chown(const struct fsapi_fs *m, const char *path, uint32_t uid, uint32
                 int follow);
 int fsapi_utimens(const struct fsapi_fs *m, const char *path, int64_t atime, int64_t mtime,
                   int follow);
+/* a kind without the hooks: -ENOTSUP */
+int fsapi_getflags(const struct fsapi_fs *m, const char *path, unsigned *flags);
+int fsapi_setflags(const struct fsapi_fs *m, const char *path, unsigned flags);
 /* truncate a path (a kind without the hook: open O_WRONLY, ftruncate,
  * close) */
 int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);
@@ -211,6 +226,7 @@ int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);
  * WHITEOUT on a kind without rename2. */
 int fsapi_rename2(const struct fsapi_fs *m, const char *from, const char *to, unsigned flags);
 int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint64_t rdev);
+int fsapi_allocate(const struct fsapi_fs *m, int fd, uint64_t off, uint64_t len, unsigned flags);
 int64_t fsapi_getxattr(const struct fsapi_fs *m, const char *path, const char *name,
                        void *value, uint64_t size);
 int fsapi_setxattr(const struct fsapi_fs *m, const char *path, const char *name,

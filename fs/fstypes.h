@@ -14,7 +14,16 @@ struct fs_stat {
     uint64_t size;             /* bytes; a directory: its number of entries */
     int64_t atime, mtime, ctime;
     uint64_t rdev;             /* a device file's number (the host's dev_t) */
+    /* st_blocks: 512-byte units allocated; a kind (or format) that does
+     * not count them gives fs_blocks_of_size(size) */
+    uint64_t blocks;
 };
+
+/* st_blocks where allocation is not counted: the size, rounded up. */
+static inline uint64_t fs_blocks_of_size(uint64_t size)
+{
+    return size / 512 + (size % 512 != 0);
+}
 
 struct fs_statfs {
     uint32_t block_size;
@@ -41,6 +50,23 @@ typedef int (*fs_dir_fn)(void *ctx, const char *name, uint64_t ino, uint32_t typ
 #define FS_RENAME_NOREPLACE 1u
 #define FS_RENAME_EXCHANGE 2u
 #define FS_RENAME_WHITEOUT 4u
+
+/* allocate's flags (fallocate(2)'s mode 0 and FALLOC_FL_KEEP_SIZE):
+ * KEEP_SIZE leaves the size as it is, even when the range passes it. */
+#define FS_ALLOC_KEEP_SIZE 1u
+
+/* File attributes (chattr(1); the hooks getflags and setflags): the
+ * values of Linux's FS_*_FL (<linux/fs.h>), named apart so that both
+ * headers can be included.  SYNC: each write is durable when it returns;
+ * IMMUTABLE: the file, its attributes and its names do not change (in a
+ * directory: no name added or removed); APPEND: data only added at the
+ * end, no name removed; NODUMP and NOATIME: kept for the tools that read
+ * them. */
+#define FS_FL_SYNC 0x08u
+#define FS_FL_IMMUTABLE 0x10u
+#define FS_FL_APPEND 0x20u
+#define FS_FL_NODUMP 0x40u
+#define FS_FL_NOATIME 0x80u
 
 /* Host-operation latency in simulated time, per kind of call, since mount
  * or the last reset; percentiles within 1/16 of the true value. */

@@ -22,7 +22,8 @@ void fk_inode_decode(const uint8_t *b, struct fk_inode *in, uint32_t ib)
     in->ino = le64_get(b + 200);
     in->rdev = ib >= FK_INODE_BYTES ? le64_get(b + 208) : 0;
     in->xattr = ib >= FK_INODE_BYTES ? le64_get(b + 216) : 0;
-    in->resv2_zero = ib >= FK_INODE_BYTES ? (uint8_t)fk_all(b + 224, 32, 0) : 1;
+    in->blocks = ib >= FK_INODE_BYTES ? le64_get(b + 224) : 0;
+    in->resv2_zero = ib >= FK_INODE_BYTES ? (uint8_t)fk_all(b + 232, 24, 0) : 1;
 }
 
 void fk_inode_encode(const struct fk_inode *in, uint8_t *b, uint32_t ib)
@@ -47,6 +48,7 @@ void fk_inode_encode(const struct fk_inode *in, uint8_t *b, uint32_t ib)
     if (ib >= FK_INODE_BYTES) {
         le64_put(b + 208, in->rdev);
         le64_put(b + 216, in->xattr);
+        le64_put(b + 224, in->blocks); /* zero before version 6 */
     }
 }
 

@@ -47,6 +47,13 @@ static int old_node(struct fk *k, int cls, uint64_t ino, const struct fk_inode *
     return 0;
 }
 
+/* Version 6: the inode's blocks follow a level-0 pointer from was to now. */
+static void count_block(const struct fk *k, struct fk_inode *in, uint64_t was, uint64_t now)
+{
+    if (k->ver >= FK_VERSION && !was != !now)
+        in->blocks = now ? in->blocks + 1 : in->blocks - (in->blocks != 0);
+}
+
 int fk_cow(struct fk_writer *w, int cls, uint64_t ino, struct fk_inode *in,
            struct fk_change *ch, size_t n)
 {
@@ -60,6 +67,7 @@ int fk_cow(struct fk_writer *w, int cls, uint64_t ino, struct fk_inode *in,
         if (ch[i].bix < FK_NDIRECT) {
             if (in->direct[ch[i].bix] && in->direct[ch[i].bix] != ch[i].ptr)
                 fk_drop_ref(k, in->direct[ch[i].bix]);
+            count_block(k, in, in->direct[ch[i].bix], ch[i].ptr);
             in->direct[ch[i].bix] = ch[i].ptr;
         } else if (ch[i].bix < fk_tree_cap(k, in->height)) {
             ch[m].bix = ch[i].bix - FK_NDIRECT; /* j, in place */
@@ -84,6 +92,8 @@ int fk_cow(struct fk_writer *w, int cls, uint64_t ino, struct fk_inode *in,
                 uint64_t was = le64_get(slot);
                 if (was && was != ch[i].ptr)
                     fk_drop_ref(k, was);
+                if (level == 1)
+                    count_block(k, in, was, ch[i].ptr);
                 le64_put(slot, ch[i].ptr);
             }
             uint64_t p = 0;

@@ -26,11 +26,16 @@
 #define FK_INODE_BYTES 256u       /* version 4 */
 #define FK_INODE_BYTES_V3 208u
 #define FK_INODE_XATTRS 1u        /* inode flag bit 0 (section 9.4) */
+#define FK_INODE_ATTRS 0xf8u      /* bits 3..7, chattr's S i a d A (version 6) */
 #define FK_XATTR_LIST_MAX (1u << 20)
 #define FK_XATTR_VALUE_MAX 65536u
 #define FK_SEGENT 16u
-#define FK_VERSION 5u              /* compressed data blocks (section 9.1a) */
+#define FK_VERSION 6u              /* preallocated blocks, inode blocks (sections 4, 9.4) */
+#define FK_VERSION_V5 5u          /* compressed data blocks (section 9.1a) */
 #define FK_VERSION_V4 4u          /* read-write: version 5 without compression */
+/* Section 4: a preallocated block's pointer (address 0, a whole raw
+ * object's length). */
+#define FK_PREALLOC(bs) ((uint64_t)(FK_HDR + (bs)))
 #define FK_VERSION_V3 3u          /* read, read-only (section 15) */
 enum { FK_COMPR_NONE = 0, FK_COMPR_ZLIB = 1, FK_COMPR_LZO = 2, FK_COMPR_METHODS = 3 };
 #define FK_MAX_ANCHORS 16u
@@ -95,7 +100,8 @@ struct fk_inode {
     uint64_t indirect;
     uint64_t ino;
     uint64_t rdev, xattr;
-    uint8_t resv2_zero; /* bytes 224..255 are zero (always 1 in version 3) */
+    uint64_t blocks;    /* version 6 (bytes 224..231); reserved zero before */
+    uint8_t resv2_zero; /* bytes 232..255 are zero (always 1 in version 3) */
 };
 /* ib: the record size, FK_INODE_BYTES or FK_INODE_BYTES_V3. */
 void fk_inode_decode(const uint8_t *b, struct fk_inode *in, uint32_t ib);
@@ -178,6 +184,7 @@ struct fk_ient {
     uint8_t fix;                /* FK_FIX_* planned by --repair */
     uint32_t new_nlink;
     uint32_t xnamed;            /* inodes whose xattr field names it */
+    uint64_t prealloc;          /* its preallocated blocks (version 6) */
 };
 
 /* One directory entry. */
@@ -210,7 +217,7 @@ struct fk {
     uint64_t initial_pe;
     struct fk_super sb;
     int sb_primary_bad, sb_copy_bad, readonly;
-    uint32_t ver;               /* the image's format version, 3 to 5 */
+    uint32_t ver;               /* the image's format version, 3 to 6 */
     uint32_t ib, ab;            /* its inode and anchor record sizes */
     uint32_t mirrors;           /* 2 (version 4), or 1 (version 3) */
     struct fk_anchor an;
@@ -235,6 +242,10 @@ struct fk {
     size_t nplanned, planned_cap;
     int incomplete;             /* metadata not readable whole: no repair */
     int walk_lost;              /* an indirect block lost: refs unknown */
+    /* fk_walk's last walk: its level-0 pointers that are not holes, and of
+     * them the preallocated ones; the bytes live_bytes counts for every
+     * preallocated block of the files */
+    uint64_t walk_blocks, walk_prealloc, prealloc_bytes;
     int fatal;                  /* the check cannot go on */
     int oper;                   /* an operational error happened */
     uint16_t area_bad;          /* areas whose recorded position is wrong */
@@ -301,6 +312,9 @@ typedef int (*fk_leaf_fn)(struct fk *k, void *ctx, uint64_t bix, uint64_t ptr,
  * *complete is cleared when an indirect block could not be read. */
 int fk_walk(struct fk *k, int cls, uint64_t ino, const struct fk_inode *in,
             fk_leaf_fn leaf, void *ctx, int *complete);
+/* Version 6: the inode's blocks against the walk just done (complete);
+ * ino FSCK_NONE for the two files in the anchor. */
+void fk_check_blocks(struct fk *k, const struct fk_inode *in, int64_t ino);
 /* The level-0 blocks a tree of height h can hold: 16 + P^h (capped). */
 uint64_t fk_tree_cap(const struct fk *k, unsigned h);
 

@@ -93,17 +93,23 @@ static void record(struct fk *k, struct fk_ient *ie)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": rdev %#" PRIx64 " on a file that is not a "
                "device (mode 0%o)", d->ino, d->rdev, d->mode);
-    if (d->flags & ~FK_INODE_XATTRS)
+    if (d->flags & ~(FK_INODE_XATTRS | FK_INODE_ATTRS))
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": flags %#x has unknown bits (LogFS refuses the "
                "record)", d->ino, d->flags);
+    else if ((d->flags & FK_INODE_ATTRS) && k->ver < FK_VERSION)
+        fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
+               "inode %" PRIu64 ": chattr flags %#x in a version-%u image (version 6 "
+               "added them)", d->ino, d->flags & FK_INODE_ATTRS, k->ver);
     if (d->ino == FK_INO_ROOT && t != FK_IFDIR)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode 2 (the root) is not a directory (mode 0%o)", d->mode);
-    if (d->resv[0] || d->resv[1] || d->resv[2] || d->generation || !d->resv2_zero)
+    int blocks_resv = k->ver < FK_VERSION && d->blocks; /* reserved before 6 */
+    if (d->resv[0] || d->resv[1] || d->resv[2] || d->generation || !d->resv2_zero ||
+        blocks_resv)
         fk_msg(k, FSCK_WARNING, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": reserved fields (bytes 53..55, generation, "
-               "bytes 224..255) are not zero", d->ino);
+               "bytes %u..255) are not zero", d->ino, k->ver < FK_VERSION ? 224 : 232);
     if (d->ino >= k->an.next_ino) {
         size_t m = fk_msg(k, FSCK_ERROR, FSCK_K_COUNTER, FSCK_NONE, FSCK_NONE, n,
                           "inode %" PRIu64 " exists, but the anchor's next_ino is "
@@ -118,6 +124,8 @@ int fk_load_inodes(struct fk *k)
     int complete = 1;
     if (fk_walk(k, FK_CLS_INODEFILE, 0, &k->an.inodefile, ino_leaf, NULL, &complete))
         return -1;
+    if (complete)
+        fk_check_blocks(k, &k->an.inodefile, FSCK_NONE);
     if (!complete) {
         k->incomplete = 1;
         fk_msg(k, FSCK_WARNING, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, FSCK_NONE,
@@ -234,6 +242,9 @@ int fk_check_files(struct fk *k)
             break;
         if (!complete) /* refs under a lost indirect block are unknown */
             k->walk_lost = 1;
+        else
+            fk_check_blocks(k, &ie->d, (int64_t)ie->d.ino);
+        ie->prealloc = k->walk_prealloc;
         ie->walked_ok = complete && !c->data_lost;
         if (c->xlist) {
             fk_check_xattr_list(k, ie, c->xlist, c->xlen, ie->walked_ok);

@@ -56,6 +56,9 @@ int fk_ptr_check(struct fk *k, uint64_t p, int cls, uint64_t ino, uint8_t level,
         why = "points past the device";
     else if (addr % k->seg_bytes + len > k->seg_bytes)
         why = "names an object crossing its segment's end";
+    else if (p == FK_PREALLOC(k->bs) && k->ver >= FK_VERSION)
+        why = "is a preallocated block, which only a regular file's data block "
+              "may be";
     else if (seg == 0)
         why = "points into block 0 (the superblock)";
     else if (seg == k->sb.backup_block)
@@ -84,7 +87,7 @@ static int unpack(struct fk *k, const struct fk_obj *o, uint64_t addr, int64_t m
                   const char *where, uint32_t *len)
 {
     const char *why = NULL;
-    if (k->ver < FK_VERSION)
+    if (k->ver < FK_VERSION_V5)
         why = "a compressed object in an image of version 4 or older";
     else if (o->type != FK_DATA)
         why = "compression on an object that is not a data block";

@@ -163,6 +163,9 @@ static int inodes(struct fk *k, struct plan *pl)
     for (size_t i = 0; i < k->nrefs && pl->ndeleted; i++)
         if (k->refs[i].cls == FK_CLS_FILE && was_deleted(pl, k->refs[i].ino))
             k->refs[i].dropped = 1;
+    for (size_t i = 0; i < k->nino; i++) /* and their reservations */
+        if (k->ino[i].fix & FK_FIX_DELETE)
+            k->prealloc_bytes -= k->ino[i].prealloc * FK_PREALLOC(k->bs);
     return 0;
 }
 
@@ -197,7 +200,7 @@ static void anchor_fields(struct fk *k, struct plan *pl)
             na->pool[na->npool++] = (struct fk_pool_ent){s, k->seg[s].erases};
     }
     memset(na->pool + na->npool, 0, (FK_POOL_MAX - na->npool) * sizeof na->pool[0]);
-    na->live_bytes = 0;
+    na->live_bytes = k->prealloc_bytes;
     for (size_t i = 0; i < k->nrefs; i++)
         if (!k->refs[i].dropped && k->refs[i].cls != FK_CLS_SEGFILE)
             na->live_bytes += k->refs[i].len;

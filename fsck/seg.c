@@ -69,6 +69,8 @@ int fk_load_segfile(struct fk *k)
                "and live counts are not checked");
         for (uint64_t s = 0; s < k->nblocks; s++)
             k->seg[s].unknown = 1;
+    } else {
+        fk_check_blocks(k, &k->an.segfile, FSCK_NONE);
     }
     return 0;
 }

@@ -137,6 +137,7 @@ int fk_write_segfile(struct fk *k, struct fk_writer *w, struct fk_anchor *na,
     }
     if (!rc && cnt0)
         in->indirect = ptrs[0];
+    in->blocks = k->ver >= FK_VERSION ? nb : 0; /* every block written */
     free(ptrs);
     free(buf);
     return rc;

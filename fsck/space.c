@@ -224,6 +224,7 @@ int fk_check_space(struct fk *k)
         }
     }
     k->rep->objects = k->nrefs;
+    total += k->prealloc_bytes; /* section 6.1: counted as raw objects */
     k->rep->live_bytes = total;
     if (k->walk_lost)
         fk_msg(k, FSCK_WARNING, FSCK_K_SEGMENT, FSCK_NONE, FSCK_NONE, FSCK_NONE,

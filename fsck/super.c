@@ -23,7 +23,7 @@ static int sb_decode(const uint8_t *b, struct fk_super *s)
         s->anchor_blocks[i] = le32_get(b + 48 + 4 * i);
     s->fs_id = le64_get(b + 112);
     s->segments = le32_get(b + 120);
-    s->compress = s->read_version >= FK_VERSION ? le32_get(b + 124) : 0;
+    s->compress = s->read_version >= FK_VERSION_V5 ? le32_get(b + 124) : 0;
     memcpy(s->raw, b, FK_SB_SIZE);
     return 0;
 }
@@ -116,7 +116,7 @@ static void layout(struct fk *k)
                    "superblock: unused anchor slot %u is %u, not 0", i,
                    s->anchor_blocks[i]);
     /* version 5: byte 124 is the writers' compression method */
-    uint32_t resv = k->ver >= FK_VERSION ? 128 : 124;
+    uint32_t resv = k->ver >= FK_VERSION_V5 ? 128 : 124;
     if (!fk_all(s->raw + resv, 252 - resv, 0))
         fk_msg(k, FSCK_WARNING, FSCK_K_SUPER, b, 0, FSCK_NONE,
                "superblock: reserved bytes %u..251 are not zero", resv);
@@ -131,7 +131,7 @@ static void layout(struct fk *k)
                s->backup_block, FK_SB_SEARCH);
     if (k->ver >= FK_VERSION_V4 && s->anchor_count % 2)
         fk_msg(k, FSCK_ERROR, FSCK_K_SUPER, b, 0, FSCK_NONE,
-               "superblock: %u anchor blocks: versions 4 and 5 need an even count "
+               "superblock: %u anchor blocks: versions 4 to 6 need an even count "
                "(two mirrors); the second mirror is taken as blocks %u..%u",
                s->anchor_count, s->anchor_count / 2, s->anchor_count - 1);
     if (k->ver == FK_VERSION_V3 && s->write_version == FK_VERSION_V3) {

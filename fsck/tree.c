@@ -14,6 +14,7 @@ struct walk {
     fk_leaf_fn leaf;
     void *ctx;
     int *complete;
+    int prealloc_ok;    /* a regular file of version 6: section 4 */
 };
 
 uint64_t fk_tree_cap(const struct fk *k, unsigned h)
@@ -31,6 +32,14 @@ static int leaf_at(struct walk *w, uint64_t bix, uint64_t p)
 {
     struct fk *k = w->k;
     uint32_t len;
+    k->walk_blocks++;
+    if (w->prealloc_ok && p == FK_PREALLOC(k->bs)) {
+        /* allocated, never written: no object, no segment; it reads as
+         * zeros, so it may lie past the end (fallocate's KEEP_SIZE) */
+        k->walk_prealloc++;
+        k->prealloc_bytes += p & 0xffff;
+        return 0;
+    }
     if (fk_ptr_check(k, p, w->cls, w->ino, 0, bix) ||
         fk_obj_load(k, p, w->cls, w->ino, 0, bix, &len))
         return k->fatal ? -1 : w->leaf(k, w->ctx, bix, p, NULL, 0);
@@ -83,7 +92,10 @@ static int node(struct walk *w, uint8_t level, uint64_t n, uint64_t p)
 int fk_walk(struct fk *k, int cls, uint64_t ino, const struct fk_inode *in,
             fk_leaf_fn leaf, void *ctx, int *complete)
 {
-    struct walk w = {k, cls, ino, leaf, ctx, complete};
+    struct walk w = {k, cls, ino, leaf, ctx, complete,
+                     cls == FK_CLS_FILE && (in->mode & FK_IFMT) == FK_IFREG &&
+                         k->ver >= FK_VERSION};
+    k->walk_blocks = k->walk_prealloc = 0;
     uint64_t direct[FK_NDIRECT], top = in->indirect; /* in may move */
     uint8_t height = in->height;
     memcpy(direct, in->direct, sizeof direct);
@@ -103,4 +115,20 @@ int fk_walk(struct fk *k, int cls, uint64_t ino, const struct fk_inode *in,
         return 0;
     }
     return node(&w, height, 0, top);
+}
+
+void fk_check_blocks(struct fk *k, const struct fk_inode *in, int64_t ino)
+{
+    if (k->ver < FK_VERSION || in->blocks == k->walk_blocks)
+        return;
+    const char *meta = ino == FSCK_NONE ? (in->ino ? "segment file" : "inode file") : NULL;
+    char who[48];
+    if (meta)
+        snprintf(who, sizeof who, "%s", meta);
+    else
+        snprintf(who, sizeof who, "inode %" PRIu64, in->ino);
+    fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, ino,
+           "%s: blocks %" PRIu64 " in its record, its tree has %" PRIu64
+           " (%" PRIu64 " preallocated)", who, in->blocks, k->walk_blocks,
+           k->walk_prealloc);
 }

@@ -21,11 +21,14 @@
  *         bit 1      skip the read-only mount
  *         bit 2      skip the read-write mount
  *         bit 3      read-write mount: also write (mkdir, create, pwrite,
- *                    truncate, punch, rename, link, symlink, unlink),
+ *                    truncate, punch, fallocate, rename, link, symlink,
+ *                    unlink),
  *                    sync and let the cleaner run (logfs_idle)
  *         bit 4      mount read-only again after the read-write mount
  *         bits 5-6   gc_policy: the i-th policy of logfs_gc_policy_name
  *         bit 7      gc_separate and static wear leveling
+ *   (the tree holds a file of preallocated blocks, format 6; the writes
+ *   preallocate too)
  *   record: op, page (u16 LE), offset (u16 LE), value
  *     op bits 0-1    0 XOR the byte with value, 1 set it to value,
  *                    2 erase the page's block, 3 tear the page: program it
@@ -192,6 +195,14 @@ static void fm_populate(logfs *fs)
     FM_TRY(logfs_rename(fs, "/many/file-01-with-a-longer-name", "/d/renamed"));
     FM_TRY(logfs_truncate(fs, "/d/big", 30u << 10));
     FM_TRY(logfs_chmod(fs, "/d/renamed", 0600));
+    /* format 6: preallocated blocks, inside the size and past it, one
+     * of them written */
+    int pfd = logfs_open(fs, "/d/prealloc", O_RDWR | O_CREAT, 0644);
+    FM_TRY(pfd < 0 ? pfd : 0);
+    FM_TRY(logfs_allocate(fs, pfd, 0, 20u << 10, 0));
+    FM_TRY(logfs_allocate(fs, pfd, 20u << 10, 12u << 10, FS_ALLOC_KEEP_SIZE));
+    FM_TRY(logfs_pwrite(fs, pfd, "prealloc", 8, 5000) == 8 ? 0 : -EIO);
+    FM_TRY(logfs_close(fs, pfd));
     FM_TRY(logfs_sync(fs));
 }
 
@@ -699,7 +710,9 @@ static void fm_modify(logfs *fs, const struct fm_walk *w)
             if (!logfs_fstat(fs, fd, &st)) {
                 logfs_pwrite(fs, fd, buf, 700, st.size / 2);
                 logfs_punch(fs, fd, 0, 1024);
+                logfs_allocate(fs, fd, st.size / 4, 9000, FS_ALLOC_KEEP_SIZE);
                 logfs_ftruncate(fs, fd, st.size / 3);
+                logfs_allocate(fs, fd, st.size, 5000, 0);
             }
             logfs_close(fs, fd);
         }

@@ -128,6 +128,7 @@ static void fill_stat(const struct blockfs *fs, uint32_t ino, struct fs_stat *st
     st->mtime = in->mtime;
     st->ctime = in->ctime;
     st->rdev = 0;
+    st->blocks = fs_blocks_of_size(in->size);
 }
 
 static int path_stat(struct blockfs *fs, const char *path, int follow,

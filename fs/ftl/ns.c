@@ -64,6 +64,7 @@ static void fill(const struct ftlfs *f, int ino, struct fs_stat *st)
         st->nlink = 1;
         st->size = blk_sectors(f->d) * blk_sector_size(f->d);
     }
+    st->blocks = fs_blocks_of_size(st->size);
 }
 
 int ftlfs_stat(void *fs, const char *path, struct fs_stat *st)

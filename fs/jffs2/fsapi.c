@@ -179,6 +179,7 @@ static void fill_stat(const struct jffs_inode *in, struct fs_stat *st)
     st->atime = in->atime;
     st->mtime = in->mtime;
     st->ctime = in->ctime;
+    st->blocks = fs_blocks_of_size(st->size);
 }
 
 static int do_stat(struct jffs *fs, const char *path, int follow, struct fs_stat *st)

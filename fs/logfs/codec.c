@@ -96,7 +96,8 @@ int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o)
  * 24 i64 atime  32 i64 mtime  40 i64 ctime (ns)  48 u32 flags  52 u8 height
  * 53..55 zero  56 u64 generation  64 u64 direct[16]  192 u64 indirect
  * 200 u64 inode number  -- format 3 ends here (208 bytes) --
- * 208 u64 rdev  216 u64 xattr inode  224..255 zero */
+ * 208 u64 rdev  216 u64 xattr inode  224 u64 blocks (format 6; zero
+ * before)  232..255 zero */
 
 uint32_t lfs_inode_encode(const struct lfs_inode *in, uint8_t *out, uint32_t version)
 {
@@ -121,6 +122,8 @@ uint32_t lfs_inode_encode(const struct lfs_inode *in, uint8_t *out, uint32_t ver
         le64_put(out + 208, in->rdev);
         le64_put(out + 216, in->xattr);
     }
+    if (version >= LFS_PREALLOC_VERSION)
+        le64_put(out + 224, in->blocks);
     return n;
 }
 
@@ -145,7 +148,9 @@ int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
     in->ino = le64_get(buf + 200);
     in->rdev = len >= LFS_INODE_BYTES ? le64_get(buf + 208) : 0;
     in->xattr = len >= LFS_INODE_BYTES ? le64_get(buf + 216) : 0;
-    return in->height > LFS_MAX_HEIGHT || (in->flags & ~LFS_INODE_XATTRS) ? -EINVAL : 0;
+    in->blocks = len >= LFS_INODE_BYTES ? le64_get(buf + 224) : 0; /* zero before format 6 */
+    uint32_t known = LFS_INODE_XATTRS | LFS_INODE_ATTRS;
+    return in->height > LFS_MAX_HEIGHT || (in->flags & ~known) ? -EINVAL : 0;
 }
 
 /* ---- superblock -------------------------------------------------------------
@@ -172,7 +177,7 @@ void lfs_super_encode(const struct lfs_super *sb, uint8_t out[LFS_SB_SIZE])
         le32_put(out + 48 + 4 * i, sb->anchor_blocks[i]);
     le64_put(out + 112, sb->fs_id);
     le32_put(out + 120, sb->segments);
-    if (sb->read_version >= 5)
+    if (sb->read_version >= LFS_COMPR_VERSION)
         le32_put(out + 124, sb->compress);
     le32_put(out + 252, lfs_crc(out, 252));
 }
@@ -194,7 +199,7 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
         sb->anchor_blocks[i] = le32_get(in + 48 + 4 * i);
     sb->fs_id = le64_get(in + 112);
     sb->segments = le32_get(in + 120);
-    sb->compress = sb->read_version >= 5 ? le32_get(in + 124) : LFS_COMPR_NONE;
+    sb->compress = sb->read_version >= LFS_COMPR_VERSION ? le32_get(in + 124) : LFS_COMPR_NONE;
     if (sb->read_version < LFS_OLDEST_READ_VERSION || sb->read_version > LFS_READ_VERSION)
         return -EPROTO;
     if (sb->compress >= LFS_COMPR_METHODS)
@@ -202,9 +207,10 @@ int lfs_super_decode(const uint8_t in[LFS_SB_SIZE], struct lfs_super *sb)
     if (sb->anchor_count == 0 || sb->anchor_count > LFS_MAX_ANCHOR_BLOCKS ||
         (sb->read_version >= 4 && sb->anchor_count % 2))
         return -EINVAL; /* format 4's ring is two mirrors */
-    /* format 4 is written as format 4 (no compression); format 3 is
-     * read, never written */
-    if (sb->read_version == LFS_PLAIN_VERSION && sb->write_version == LFS_PLAIN_VERSION)
+    /* formats 4 and 5 are written as they are (no compression in 4, no
+     * preallocation in either); format 3 is read, never written */
+    if ((sb->read_version == LFS_PLAIN_VERSION || sb->read_version == LFS_COMPR_VERSION) &&
+        sb->write_version == sb->read_version)
         return 0;
     return sb->read_version != LFS_READ_VERSION ||
            sb->write_version != LFS_WRITE_VERSION ? -EROFS : 0;

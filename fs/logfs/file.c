@@ -85,12 +85,11 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
 }
 
 /* Make bytes [from, to) of the file zero, freeing the blocks they cover
- * whole. */
+ * whole (or up to the end of the file).  Past the end only preallocated
+ * blocks (fallocate's KEEP_SIZE) are found, and freed the same way. */
 int lfs_file_zero(struct logfs *fs, struct lfs_inode *in, uint64_t from, uint64_t to)
 {
     uint32_t bs = fs->g.block_size;
-    if (to > in->size)
-        to = in->size;
     while (from < to) {
         uint64_t bix = from / bs;
         uint32_t boff = (uint32_t)(from % bs);
@@ -150,5 +149,61 @@ int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size)
     }
     in->size = size;
     lfs_inode_dirty(fs, in);
+    return 0;
+}
+
+/* The blocks [first, end) of the file that are not holes. */
+static int count_blocks(struct logfs *fs, struct lfs_inode *in, uint64_t first, uint64_t end,
+                        uint64_t *n)
+{
+    *n = 0;
+    for (uint64_t b = first;; b++) {
+        int rc = lfs_tree_next(fs, in, b, &b);
+        if (rc || b >= end)
+            return rc;
+        ++*n;
+    }
+}
+
+int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
+                      int keep_size)
+{
+    uint32_t bs = fs->g.block_size;
+    if (!lfs_tree_can_prealloc(fs, in))
+        return -EOPNOTSUPP;
+    if (!len)
+        return -EINVAL;
+    if (off > fs->max_file_bytes || len > fs->max_file_bytes - off)
+        return -EFBIG;
+    uint64_t first = off / bs, end = (off + len + bs - 1) / bs, have;
+    /* room for every hole first: ENOSPC changes nothing */
+    int rc = count_blocks(fs, in, first, end, &have);
+    if (!rc)
+        rc = lfs_space_check(fs, (end - first - have) * bs);
+    for (uint64_t b = first; !rc && b < end; b++)
+        rc = lfs_tree_prealloc(fs, in, b);
+    if (rc)
+        return rc;
+    if (!keep_size && off + len > in->size)
+        in->size = off + len;
+    lfs_inode_dirty(fs, in);
+    return 0;
+}
+
+int lfs_file_prealloc_bytes(struct logfs *fs, struct lfs_inode *in, uint64_t off,
+                            uint64_t len, uint64_t *held)
+{
+    uint32_t bs = fs->g.block_size;
+    lfs_ptr pre = lfs_ptr_prealloc(bs);
+    *held = 0;
+    for (uint64_t b = off / bs; len && b <= (off + len - 1) / bs; b++) {
+        lfs_ptr p;
+        int rc = lfs_tree_ptr(fs, in, 0, b, &p);
+        if (rc)
+            return rc;
+        *held += p == pre ? bs : 0;
+    }
+    if (*held > len)
+        *held = len;
     return 0;
 }

@@ -97,6 +97,10 @@ static int64_t l_pwrite(void *fs, int fd, const void *b, uint64_t n, uint64_t o)
 static int l_ftruncate(void *fs, int fd, uint64_t n) { return logfs_ftruncate(fs, fd, n); }
 static int l_punch(void *fs, int fd, uint64_t o, uint64_t n) { return logfs_punch(fs, fd, o, n); }
 static int l_fsync(void *fs, int fd) { return logfs_fsync(fs, fd); }
+static int l_allocate(void *fs, int fd, uint64_t o, uint64_t n, unsigned flags)
+{
+    return logfs_allocate(fs, fd, o, n, flags);
+}
 static int l_stat(void *fs, const char *p, struct fs_stat *st) { return logfs_stat(fs, p, st); }
 static int l_lstat(void *fs, const char *p, struct fs_stat *st) { return logfs_lstat(fs, p, st); }
 static int l_fstat(void *fs, int fd, struct fs_stat *st) { return logfs_fstat(fs, fd, st); }
@@ -114,6 +118,8 @@ static int l_setxattr(void *fs, const char *p, const char *n, const void *v, uin
 {
     return logfs_setxattr(fs, p, n, v, size, flags);
 }
+static int l_getflags(void *fs, const char *p, unsigned *f) { return logfs_getflags(fs, p, f); }
+static int l_setflags(void *fs, const char *p, unsigned f) { return logfs_setflags(fs, p, f); }
 static int64_t l_listxattr(void *fs, const char *p, char *list, uint64_t size)
 {
     return logfs_listxattr(fs, p, list, size);
@@ -231,7 +237,7 @@ const struct fsapi fsapi_logfs = {
     .removexattr = l_removexattr, .rmdir = l_rmdir,
     .unlink = l_unlink, .rename = l_rename, .link = l_link, .symlink = l_symlink,
     .readlink = l_readlink, .readdir = l_readdir, .statfs = l_statfs,
-    .mem_bytes = l_mem, .mount_work = l_work,
+    .mem_bytes = l_mem, .mount_work = l_work, .getflags = l_getflags, .setflags = l_setflags,
     .features = FSAPI_F_SPECIAL_FILES | FSAPI_F_XATTR | FSAPI_F_COMPRESS | FSAPI_F_FSCK |
                 FSAPI_F_ATTRS | FSAPI_F_FAULT_SAFE,
     .option_help = logfs_option_help, .stats = l_stats, .latency = l_latency,
@@ -239,4 +245,5 @@ const struct fsapi fsapi_logfs = {
     .scrub = l_scrub, .block_role = l_block_role, .chmod = l_chmod, .chown = l_chown,
     .lchown = l_lchown, .utimens = l_utimens, .lutimens = l_lutimens, .truncate = l_truncate,
     .format_check = l_format_check, .check_device = l_check_device, .rename2 = l_rename2,
+    .allocate = l_allocate,
 };

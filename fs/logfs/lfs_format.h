@@ -14,11 +14,17 @@
 #define LFS_SB_MAGIC "FLLOGFS\0"      /* 8 bytes */
 #define LFS_ANCHOR_MAGIC 0x52434e41u  /* "ANCR" */
 #define LFS_OBJ_MAGIC 0x4a424fu       /* "OBJ" in 24 bits */
-#define LFS_READ_VERSION 5u
-#define LFS_WRITE_VERSION 5u
+#define LFS_READ_VERSION 6u
+#define LFS_WRITE_VERSION 6u
+/* Format 6 added preallocated blocks (lfs_ptr_prealloc) and the inode's
+ * block count.  Format 5 is format 6 without them: this code writes it as
+ * it is (never preallocating, the count left zero), so its images stay
+ * readable by a format-5 reader. */
+#define LFS_PREALLOC_VERSION 6u
+#define LFS_COMPR_VERSION 5u
 /* Format 4 is format 5 without compressed objects: this code writes it
- * as it is (never compressing), so its images stay readable by a
- * format-4 reader. */
+ * as it is (never compressing, never preallocating), so its images stay
+ * readable by a format-4 reader. */
 #define LFS_PLAIN_VERSION 4u
 /* The oldest format this code reads (read-only): 3, without special
  * files, xattrs and the mirrored anchor ring. */
@@ -79,6 +85,20 @@ static inline uint32_t lfs_ptr_len(lfs_ptr p) { return (uint32_t)(p & 0xffff); }
 static inline lfs_ptr lfs_ptr_make(uint64_t addr, uint32_t len)
 {
     return addr << 16 | (len & 0xffff);
+}
+/* A preallocated block (format 6, a regular file's level-0 pointer only):
+ * allocated, never written, read as zeros.  Address 0 (the superblock's,
+ * never an object's) and the length of a whole raw object, which the
+ * anchor's live_bytes counts as if it were one (FORMAT.md section 4). */
+static inline lfs_ptr lfs_ptr_prealloc(uint32_t block_size)
+{
+    return lfs_ptr_make(0, LFS_OBJ_HDR + block_size);
+}
+/* Address 0 and not LFS_PTR_PENDING: preallocated, or invalid when its
+ * length is not lfs_ptr_prealloc's. */
+static inline int lfs_ptr_at_zero(lfs_ptr p)
+{
+    return p > LFS_PTR_PENDING && lfs_ptr_addr(p) == 0;
 }
 
 #endif

@@ -153,10 +153,11 @@ int logfs_mount(nand_dev *dev, const struct logfs_options *opt, logfs **out);
  * 0, or -EINVAL when there is no superblock.  This code writes
  * LOGFS_FORMAT_VERSION and reads LOGFS_FORMAT_OLDEST.. it, the older ones
  * read-only; logfs_mount answers -EPROTO for the others. */
-#define LOGFS_FORMAT_VERSION 5
+#define LOGFS_FORMAT_VERSION 6
 #define LOGFS_FORMAT_OLDEST 3
-/* Format 4 is still written (as format 4: without compression); older
- * formats are read-only. */
+/* Formats 4 and 5 are still written, each as it is (4 without
+ * compression, neither with preallocated blocks); older formats are
+ * read-only. */
 #define LOGFS_FORMAT_WRITABLE 4
 int logfs_format_version(nand_dev *dev, uint32_t *read_version, uint32_t *write_version);
 /* Commit what is dirty (one commit point); no-op when nothing changed. */
@@ -180,6 +181,15 @@ int logfs_ftruncate(logfs *fs, int fd, uint64_t size);
 int logfs_truncate(logfs *fs, const char *path, uint64_t size);
 /* Deallocate [off, off+len): reads as zeros, size unchanged. */
 int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len);
+/* fallocate(2) mode 0 or KEEP_SIZE: every hole of [off, off+len) becomes
+ * a preallocated block (reads as zeros; its room is kept, so writing it
+ * later does not fail for space), blocks there stay; the size grows to
+ * off+len unless FS_ALLOC_KEEP_SIZE.  -ENOSPC (nothing done) when the
+ * holes do not fit, -EFBIG past the largest file, -EBADF on an fd not
+ * open for writing, -EROFS read-only, -EOPNOTSUPP on a format-5 or older
+ * image, -EISDIR / -ENODEV on a directory / another non-regular file.
+ * flags: FS_ALLOC_* (fs/fstypes.h). */
+int logfs_allocate(logfs *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
 int logfs_fsync(logfs *fs, int fd);
 
 int logfs_stat(logfs *fs, const char *path, struct fs_stat *st);
@@ -199,6 +209,17 @@ int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
  * 0777, as on Linux. */
 int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
 int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+/* File attributes (chattr(1)): FS_FL_SYNC, _IMMUTABLE, _APPEND, _NODUMP
+ * and _NOATIME of fs/fstypes.h, of the file path names (a final link
+ * followed).  setflags sets exactly flags and commits (the change is
+ * durable when it returns); -EOPNOTSUPP for another bit, or for any on a
+ * format-5 or older image (which keeps none: its files read 0, and
+ * setting 0 changes nothing); -EPERM for a change of an immutable file's
+ * attributes that leaves it immutable.  Privilege (Linux's
+ * CAP_LINUX_IMMUTABLE for i and a) is the caller's to check.  What each
+ * flag forbids: docs/FORMAT.md 9.4; every such call answers -EPERM. */
+int logfs_getflags(logfs *fs, const char *path, unsigned *flags);
+int logfs_setflags(logfs *fs, const char *path, unsigned flags);
 
 /* ---- the namespace --------------------------------------------------- */
 int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);

@@ -121,21 +121,24 @@ int lfs_seg_freed_add(struct logfs *fs, uint32_t seg)
     return 0;
 }
 
-/* Count an object's bytes in (add) or out of its segment. */
+/* Count an object's bytes in (add) or out of its segment.  A
+ * preallocated block (address 0) is in no segment: only live_bytes counts
+ * it, keeping room for its later write. */
 int lfs_seg_account(struct logfs *fs, lfs_ptr p, int add)
 {
     uint32_t seg = lfs_seg_of(fs, p), len = lfs_ptr_len(p);
+    int pre = lfs_ptr_at_zero(p);
     struct lfs_segent e;
-    int rc = lfs_seg_get(fs, seg, &e);
+    int rc = pre ? 0 : lfs_seg_get(fs, seg, &e);
     if (rc)
         return rc;
-    if (add) {
-        e.live += len;
+    if (add)
         fs->an.live_bytes += len;
-    } else {
-        e.live = e.live >= len ? e.live - len : 0;
+    else
         fs->an.live_bytes -= fs->an.live_bytes >= len ? len : fs->an.live_bytes;
-    }
+    if (pre)
+        return 0;
+    e.live = add ? e.live + len : e.live >= len ? e.live - len : 0;
     if (!add && e.live == 0 && e.state == LFS_SEG_USED &&
         e.area != LFS_AREA_SEGFILE && (rc = lfs_seg_freed_add(fs, seg)))
         return rc;

@@ -148,7 +148,7 @@ static int set_compress(struct logfs *fs, const struct logfs_options *o, int rea
     unsigned m = o->compress ? (unsigned)(o->compress - LOGFS_COMPRESS_NONE) : fs->sb.compress;
     if (m >= LFS_COMPR_METHODS)
         return -EINVAL;
-    if (m && fs->sb.read_version < 5 && !readonly)
+    if (m && fs->sb.read_version < LFS_COMPR_VERSION && !readonly)
         return -EOPNOTSUPP; /* its readers know no compressed objects */
     fs->compress = m;
     if (m && !readonly && (!(fs->cbuf = lfs_alloc(fs, LFS_COMPR_BOUND(fs->g.block_size))) ||

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Height a tree needs so that level-0 block bix fits. */
 static unsigned height_for(const struct logfs *fs, uint64_t bix)
@@ -138,6 +139,21 @@ static int fill(struct logfs *fs, struct lfs_inode *in, struct lfs_node *n, lfs_
     return rc;
 }
 
+int lfs_tree_can_prealloc(const struct logfs *fs, const struct lfs_inode *in)
+{
+    return fs->sb.read_version >= LFS_PREALLOC_VERSION && S_ISREG(in->mode) &&
+           in->ino >= LFS_INO_FIRST_FREE;
+}
+
+/* p, at address 0, is a preallocated block where one may be: a level-0
+ * pointer of a regular file, of exactly lfs_ptr_prealloc's length. */
+static int prealloc_at(const struct logfs *fs, const struct lfs_inode *in, uint8_t level,
+                       lfs_ptr p)
+{
+    return level == 0 && p == lfs_ptr_prealloc(fs->g.block_size) &&
+           lfs_tree_can_prealloc(fs, in);
+}
+
 static int get_node(struct logfs *fs, struct lfs_inode *in, uint8_t level, uint64_t bix,
                     int create, struct lfs_held *held, struct lfs_node **out)
 {
@@ -153,19 +169,26 @@ static int get_node(struct logfs *fs, struct lfs_inode *in, uint8_t level, uint6
     int rc = lfs_tree_ptr(fs, in, level, bix, &p);
     if (rc)
         return rc;
-    if (!p && !create)
-        return 0;
     if (p == LFS_PTR_PENDING)
         return -EIO; /* a pending block is always cached */
+    /* preallocated: reads as a hole; a write replaces it (its node
+     * starts zeroed, and its reservation goes when the object lands) */
+    int pre = lfs_ptr_at_zero(p);
+    if (pre && !prealloc_at(fs, in, level, p))
+        return -EIO;
+    if ((!p || pre) && !create)
+        return 0;
     if (!p && level == 0 && (rc = grow(fs, in, bix)))
         return rc;
     /* a block the caller overwrites whole needs neither its old copy
      * read nor its buffer zeroed; one read is zeroed past its bytes */
     int whole = create == LFS_TREE_OVERWRITE && level == 0;
-    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !p)))
+    if (!(n = lfs_cache_add(fs, in->ino, level, bix, !p || (pre && !whole))))
         return -ENOMEM;
     n->len = level ? fs->g.block_size : 0;
-    if (!p) {
+    if (pre) {
+        n->ptr = p;
+    } else if (!p) {
         /* link it at once, so that walks of the tree see it */
         lfs_node_dirty(fs, n);
         if ((rc = lfs_tree_set_parent(fs, in, n, LFS_PTR_PENDING))) {
@@ -201,6 +224,18 @@ int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,
     return get_node(fs, in, level, bix, 0, held, out);
 }
 
+/* The inode's block count (format 6) when a level-0 pointer goes from
+ * old to p: up when a hole gets a block, down when a block becomes a
+ * hole. */
+static void count_block(struct logfs *fs, struct lfs_inode *in, uint8_t level,
+                        lfs_ptr old, lfs_ptr p)
+{
+    if (level || !old == !p || fs->sb.read_version < LFS_PREALLOC_VERSION)
+        return;
+    in->blocks = p ? in->blocks + 1 : in->blocks ? in->blocks - 1 : 0;
+    lfs_inode_dirty(fs, in);
+}
+
 int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
                         struct lfs_node *n, lfs_ptr p)
 {
@@ -209,6 +244,7 @@ int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
     uint32_t slot = 0;
     parent_of(fs, in, n->level, n->bix, &slot_in, &pn, &slot);
     if (slot_in) {
+        count_block(fs, in, n->level, *slot_in, p);
         *slot_in = p;
         lfs_inode_dirty(fs, in);
         return 0;
@@ -217,9 +253,25 @@ int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
     int rc = lfs_tree_get(fs, in, (uint8_t)(n->level + 1), pn, 1, &parent);
     if (rc)
         return rc;
+    count_block(fs, in, n->level, le64_get(parent->data + 8 * slot), p);
     le64_put(parent->data + 8 * slot, p);
     lfs_node_dirty(fs, parent);
     return 0;
+}
+
+int lfs_tree_prealloc(struct logfs *fs, struct lfs_inode *in, uint64_t bix)
+{
+    lfs_ptr p;
+    int rc = lfs_tree_ptr(fs, in, 0, bix, &p);
+    if (rc || p)
+        return rc; /* a block (or a preallocated one) is there */
+    if ((rc = grow(fs, in, bix)))
+        return rc;
+    lfs_ptr pre = lfs_ptr_prealloc(fs->g.block_size);
+    struct lfs_node tmp = {.ino = in->ino, .level = 0, .bix = bix};
+    if ((rc = lfs_tree_set_parent(fs, in, &tmp, pre)))
+        return rc;
+    return lfs_seg_account(fs, pre, 1);
 }
 
 /* Make level-0 block bix a hole; its old object stops being live. */
@@ -295,7 +347,7 @@ static int walk_under(struct logfs *fs, struct lfs_inode *in, uint8_t level,
         return rc;
     for (uint32_t s = 0; s < fs->ptrs_per_block && !rc; s++) {
         lfs_ptr p = le64_get(node->data + 8 * s);
-        if (!p || p == LFS_PTR_PENDING)
+        if (!p || p == LFS_PTR_PENDING || (level == 1 && prealloc_at(fs, in, 0, p)))
             continue;
         if ((rc = fn(fs, ctx, p)))
             return rc;
@@ -313,7 +365,8 @@ int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *c
 {
     int rc = 0;
     for (unsigned i = 0; i < LFS_NDIRECT && !rc; i++)
-        if (in->direct[i] && in->direct[i] != LFS_PTR_PENDING)
+        if (in->direct[i] && in->direct[i] != LFS_PTR_PENDING &&
+            !prealloc_at(fs, in, 0, in->direct[i]))
             rc = fn(fs, ctx, in->direct[i]);
     if (rc || !in->height || !in->indirect || in->indirect == LFS_PTR_PENDING)
         return rc;

@@ -99,13 +99,19 @@ struct lfs_held {
 int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                       uint64_t bix, struct lfs_held *held, struct lfs_node **out);
 int lfs_tree_punch(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+/* Preallocated blocks (FORMAT.md section 4): whether in may have them (a
+ * regular file of a format-6 fs); make level-0 block bix one if it is a
+ * hole (live_bytes counts it), leave it as it is if not.  lfs_tree_get
+ * gives no node for one unless asked to create it: it reads as a hole. */
+int lfs_tree_can_prealloc(const struct logfs *fs, const struct lfs_inode *in);
+int lfs_tree_prealloc(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
 /* The pointer to node (level, n): 0 for a hole, LFS_PTR_PENDING for a
  * node only in RAM. */
 int lfs_tree_ptr(struct logfs *fs, struct lfs_inode *in, uint8_t level,
                  uint64_t n, lfs_ptr *out);
 /* Call fn for every on-flash pointer of the file's tree -- to data and to
  * indirect blocks -- reading only the indirect blocks (pointers only in
- * RAM are skipped). */
+ * RAM and preallocated blocks, which no segment holds, are skipped). */
 int lfs_tree_walk(struct logfs *fs, struct lfs_inode *in, lfs_ptr_fn fn, void *ctx);
 /* The first existing level-0 block at or after bix (UINT64_MAX: none). */
 int lfs_tree_next(struct logfs *fs, struct lfs_inode *in, uint64_t bix,
@@ -130,6 +136,16 @@ int64_t lfs_file_pwrite(struct logfs *fs, struct lfs_inode *in, const void *buf,
 int lfs_file_zero(struct logfs *fs, struct lfs_inode *in, uint64_t from, uint64_t to);
 int lfs_file_truncate(struct logfs *fs, struct lfs_inode *in, uint64_t size);
 int lfs_file_free_from(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
+/* fallocate: every hole of [off, off + len) becomes a preallocated block,
+ * the size grows to off + len unless keep_size.  Room for all of them is
+ * checked first (-ENOSPC changes nothing); -EFBIG past the largest file,
+ * -EOPNOTSUPP where lfs_tree_can_prealloc says no, -EINVAL for len 0. */
+int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
+                      int keep_size);
+/* The bytes of [off, off + len) that lie in preallocated blocks, whose
+ * room is already counted. */
+int lfs_file_prealloc_bytes(struct logfs *fs, struct lfs_inode *in, uint64_t off,
+                            uint64_t len, uint64_t *held);
 
 /* dir.c */
 int lfs_dir_lookup(struct logfs *fs, struct lfs_inode *dir, const char *name,

@@ -41,7 +41,7 @@ import collections
 import ctypes
 import errno
 import os
-from ctypes import byref, c_uint64, c_void_p
+from ctypes import byref, c_uint, c_uint64, c_void_p
 
 from . import _lib
 from ._lib import LogfsOptions, struct_dict
@@ -51,7 +51,7 @@ __all__ = ["FileSystem", "LogFS", "NotSupported", "mkfs", "mount", "options", "g
            "option_keys", "fs_kinds", "fs_features", "StatResult", "StatFS", "DirEntry"]
 
 StatResult = collections.namedtuple(
-    "StatResult", "ino mode nlink uid gid size atime mtime ctime rdev")
+    "StatResult", "ino mode nlink uid gid size atime mtime ctime rdev blocks")
 StatFS = collections.namedtuple("StatFS", "block_size total_bytes free_bytes files")
 DirEntry = collections.namedtuple("DirEntry", "name ino type")
 
@@ -462,11 +462,21 @@ class FileSystem:
         """Deallocate [offset, offset+length): reads as zeros, size unchanged."""
         self._call(self._op("punch")(self._fs(), fd, offset, length))
 
+    def allocate(self, fd, offset, length, keep_size=False):
+        """fallocate: the holes of [offset, offset+length) allocated (read
+        as zeros, their room kept); the size grows unless keep_size.
+        NotSupported where the kind (or a LogFS before format 6) lacks it."""
+        rc = self._op("allocate")(self._fs(), fd, offset, length,
+                                  _lib.FS_ALLOC_KEEP_SIZE if keep_size else 0)
+        if rc == -errno.ENOTSUP:
+            raise NotSupported(errno.ENOTSUP, "%s does not support allocate" % self.kind)
+        self._call(rc)
+
     def _stat(self, fn, arg, path):
         st = _lib.LogfsStat()
         self._call(fn(self._fs(), arg, byref(st)), path)
         return StatResult(st.ino, st.mode, st.nlink, st.uid, st.gid, st.size,
-                          st.atime, st.mtime, st.ctime, st.rdev)
+                          st.atime, st.mtime, st.ctime, st.rdev, st.blocks)
 
     def stat(self, path):
         return self._stat(self._op("stat"), _path(path), path)
@@ -486,6 +496,17 @@ class FileSystem:
     def utimens(self, path, atime_ns, mtime_ns):
         """Times in ns since 1970, or _lib.FS_TIME_NOW / FS_TIME_OMIT."""
         self._call(self._op("utimens")(self._fs(), _path(path), atime_ns, mtime_ns), path)
+
+    def getflags(self, path):
+        """The file attributes (chattr's), _lib.FS_FL_* bits."""
+        flags = c_uint(0)
+        self._call(self._op("getflags")(self._fs(), _path(path), byref(flags)), path)
+        return flags.value
+
+    def setflags(self, path, flags):
+        """Set the file attributes to exactly flags (_lib.FS_FL_*): one
+        commit; what they forbid then raises PermissionError."""
+        self._call(self._op("setflags")(self._fs(), _path(path), flags), path)
 
     def lchown(self, path, uid, gid):
         """chown of a final symbolic link itself."""

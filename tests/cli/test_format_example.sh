@@ -17,7 +17,7 @@ awk '/<!-- format-example: commands -->/ {f = 1; next}
 [ -s "$T/commands.sh" ] && ok || bad "no example commands in $DOC"
 if (cd "$T/ex" && PATH="$T/bin:$PATH" sh -e "$T/commands.sh" > "$T/commands.out" 2>&1); then ok
 else bad "the example's commands failed: $(cat "$T/commands.out")"; fi
-grep -q "^000000 *46 4c 4c 4f 47 46 53 00 05" "$T/commands.out" && ok ||
+grep -q "^000000 *46 4c 4c 4f 47 46 53 00 06" "$T/commands.out" && ok ||
     bad "sim read does not show the superblock: $(head -3 "$T/commands.out")"
 expect 0 "fsck of the example" "clean" -- $FL fsck "$T/ex/example.img"
 expect 0 "stat prints the times exactly" "^mtime:  1179273600.059291500  2007-05-16T00:00:00.059291500Z$" -- $FL stat "$T/ex/example.img:/hello"

@@ -21,7 +21,7 @@ I="$T/fs.img"
 # ---- help ------------------------------------------------------------------
 expect 0 "top-level help lists mkfs" "mkfs " -- $FL --help
 expect 0 "top-level help lists put" "put " -- $FL --help
-for c in mkfs ls cat put get mkdir rm rmdir ln mv df stat; do
+for c in mkfs ls cat put get mkdir rm rmdir ln mv df stat fallocate; do
     expect 0 "$c --help" "usage: flashlab $c" -- $FL $c --help
 done
 
@@ -264,6 +264,21 @@ cp "$T/tiny.img" "$T/tiny-before.img"
 expect 1 "put more than fits" "flashlab put: no space left on device: /big" -- $FL put "$T/big.bin" "$T/tiny.img:/big"
 same "a failed put leaves the image unchanged" "$T/tiny.img" "$T/tiny-before.img"
 expect 0 "the fs is usable after ENOSPC" "/h: 13 bytes" -- $FL put "$T/hello.txt" "$T/tiny.img:/h"
+
+# ---- fallocate ----------------------------------------------------------------
+expect 2 "fallocate without -l" "expected -l LENGTH" -- $FL fallocate "$T/tiny.img:/f"
+expect 2 "fallocate -l 0" "-l '0' is not a size above 0" -- $FL fallocate -l 0 "$T/tiny.img:/f"
+expect 2 "fallocate bad size" "-o '1X' is not a size" -- $FL fallocate -o 1X -l 1K "$T/tiny.img:/f"
+cp "$T/tiny.img" "$T/tiny-before.img"
+expect 1 "fallocate more than fits" "flashlab fallocate: no space left on device: /f" -- \
+    $FL fallocate -l 64M "$T/tiny.img:/f"
+same "a failed fallocate leaves the image unchanged" "$T/tiny.img" "$T/tiny-before.img"
+expect 0 "fallocate 64K" "" -- $FL fallocate -l 64K "$T/tiny.img:/f"
+expect 0 "stat: its 16 blocks" "blocks: 128 " -- $FL stat "$T/tiny.img:/f"
+expect 0 "fallocate -n past the end" "" -- $FL fallocate -n -o 64K -l 8K "$T/tiny.img:/f"
+expect 0 "stat: size kept, 18 blocks" "size: *65536 bytes" -- $FL stat "$T/tiny.img:/f"
+expect 0 "stat: 18 blocks" "blocks: 144 " -- $FL stat "$T/tiny.img:/f"
+expect 0 "fsck clean after fallocate" "clean" -- $FL fsck "$T/tiny.img"
 
 echo "test_fs_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -22,7 +22,7 @@ common() {
 }
 
 common v3
-expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 5" -- \
+expect 1 "v3: read-only, and says why" "format version 3, read-only: this flashlab writes version 6" -- \
     $FL put "$T/hello.txt" "$T/v3.img:/new"
 gunzip -c "$G/logfs-v3.img.gz" > "$T/v3.orig"
 check "v3: never written" 'cmp -s "$T/v3.img" "$T/v3.orig"'
@@ -60,6 +60,29 @@ check "v5: stored compressed ($live5 live bytes, v4 $live4)" '[ "$live5" -gt 0 ]
 expect 0 "v5: writable" "" -- $FL put "$T/pattern.bin" "$T/v5.img:/new"
 check "v5: reads what it wrote" '$FL get "$T/v5.img:/new" "$T/n.v5" 2>/dev/null && cmp -s "$T/n.v5" "$T/pattern.bin"'
 expect 0 "v5: clean after a write" "clean" -- $FL fsck "$T/v5.img"
+# format 5 is written as format 5 (docs/FORMAT.md 15): no preallocation,
+# no block count (st_blocks is the size rounded up)
+expect 1 "v5: no fallocate on a format-5 image" "not supported" -- \
+    $FL fallocate -l 8K "$T/v5.img:/new"
+expect 0 "v5: still version 5" "format version 5" -- $FL fsck -v "$T/v5.img"
+expect 0 "v5: st_blocks from the size" "blocks: 137 " -- $FL stat "$T/v5.img:/new"
+
+# version 6: v5's contents, and a file of preallocated blocks (10 inside
+# its 40,000 bytes, 4 past them)
+common v6
+special4 v6
+check "v6: the lzo file" '[ "$($FL cat "$T/v6.img:/dir/lzo.hex")" = "$(python3 "$G/pattern.py" 20000 hex)" ]'
+expect 0 "v6: version 6, compression zlib" "format version 6, .* compression zlib" -- $FL fsck -v "$T/v6.img"
+expect 0 "v6: preallocated file's size" "size: *40000 bytes" -- $FL stat "$T/v6.img:/dir/prealloc"
+expect 0 "v6: its 14 blocks counted" "blocks: 112 " -- $FL stat "$T/v6.img:/dir/prealloc"
+expect 0 "v6: a sparse file counts what it holds" "blocks: 8 " -- $FL stat "$T/v6.img:/dir/hello.txt"
+head -c 40000 /dev/zero > "$T/zeros"
+check "v6: preallocated blocks read as zeros" \
+    '$FL get "$T/v6.img:/dir/prealloc" "$T/z.v6" 2>/dev/null && cmp -s "$T/z.v6" "$T/zeros"'
+expect 0 "v6: writable" "" -- $FL put "$T/pattern.bin" "$T/v6.img:/dir/prealloc"
+check "v6: a write over them reads back" '$FL get "$T/v6.img:/dir/prealloc" "$T/n.v6" 2>/dev/null && cmp -s "$T/n.v6" "$T/pattern.bin"'
+expect 0 "v6: fallocate" "" -- $FL fallocate -n -l 1M "$T/v6.img:/dir/hello.txt"
+expect 0 "v6: clean after them" "clean" -- $FL fsck "$T/v6.img"
 
 summary() { echo "test_golden: $passed passed, $failed failed, 0 skipped"; }
 summary

@@ -137,7 +137,7 @@ if have cc; then
     n=$(grep -c '^ok ' "$T/sem.out"); nf=$(grep -c '^FAIL' "$T/sem.out")
     passed=$((passed + n)); failed=$((failed + nf))
     grep '^FAIL' "$T/sem.out"
-    [ "$n" -eq 29 ] && ok || bad "semantics: $n checks passed, 29 expected: $(tail -3 "$T/sem.out")"
+    [ "$n" -eq 31 ] && ok || bad "semantics: $n checks passed, 31 expected: $(tail -3 "$T/sem.out")"
     rm -rf "$M/sem"
 else
     skip 28 "no C compiler"
@@ -262,6 +262,27 @@ else
     skip 2 "stress-ng is not installed"
 fi
 
+# ---- fallocate(1), du: what is allocated counts, not the size (LogFS format 6) -----------
+if have fallocate; then
+    check "fallocate -l 1M: size, st_blocks 2048, du 1024" 'fallocate -l 1M "$M/fa" &&
+        [ "$(stat -c %s.%b "$M/fa")" = 1048576.2048 ] && [ "$(du -k "$M/fa" | cut -f1)" = 1024 ]'
+    head -c 1048576 /dev/zero > "$T/zero1m"
+    check "preallocated blocks read as zeros" 'cmp -s "$T/zero1m" "$M/fa"'
+    check "fallocate --keep-size: the size kept, st_blocks 3072" 'fallocate --keep-size -o 1M -l 512K "$M/fa" &&
+        [ "$(stat -c %s.%b "$M/fa")" = 1048576.3072 ]'
+    head -c 131072 "$T/rand8" > "$T/fz"
+    cp "$T/fz" "$M/fz"
+    dd if=/dev/zero of="$T/fz" bs=4096 seek=1 count=16 conv=notrunc 2>/dev/null
+    check "fallocate -z: zeros, size and st_blocks kept" 'fallocate -z -o 4096 -l 65536 "$M/fz" &&
+        cmp -s "$T/fz" "$M/fz" && [ "$(stat -c %s.%b "$M/fz")" = 131072.256 ]'
+    # xfstests' _require_sparse_files: 50 KiB at 1.6 MiB, du -sk at most 1024
+    dd if="$T/rand8" of="$M/sparse" bs=50k count=1 seek=32 2>/dev/null
+    check "a sparse file's du is what it holds ($(du -sk "$M/sparse" | cut -f1) KiB)" \
+        '[ "$(du -sk "$M/sparse" | cut -f1)" -le 64 ]'
+else
+    skip 5 "fallocate is not installed"
+fi
+
 # ---- counters grow ---------------------------------------------------------------------
 p0=$(stat_of "$M" nand.programs); o0=$(stat_of "$M" mount.fuse_ops)
 dd if="$T/rand8" of="$M/more" bs=1M count=2 conv=fsync 2>/dev/null
@@ -292,6 +313,12 @@ else
     skip 1 "fio is not installed"
 fi
 check "a file read back after remount" 'cmp -s "$T/rand8" "$M/rand8"'
+if have fallocate; then
+    check "preallocation survives the remount" '[ "$(stat -c %s.%b "$M/fa")" = 1048576.3072 ] &&
+        cmp -s "$T/zero1m" "$M/fa" && cmp -s "$T/fz" "$M/fz" && [ "$(stat -c %s.%b "$M/fz")" = 131072.256 ]'
+else
+    skip 1 "fallocate is not installed"
+fi
 umnt "unmount after remount" "$I" "$M"
 
 # ---- foreground, SIGTERM ---------------------------------------------------------------

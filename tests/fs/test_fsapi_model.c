@@ -1,7 +1,7 @@
 /*
  * test_fsapi_model.c -- every file system in the fsapi table against the
  * reference model of tests/lfs_model.h: long random sequences of file and
- * namespace operations (writes, sparse writes, truncate, punch, hard and
+ * namespace operations (writes, sparse writes, truncate, punch, allocate, hard and
  * symbolic links, rename, unlink while open, an fd kept open across other
  * operations and unlinks), each result compared with the model's, the
  * whole tree compared every few steps (readdir in one call and one entry
@@ -31,17 +31,18 @@
 enum op {
     OP_WRITE, OP_BIG_WRITE, OP_TRUNCATE, OP_PUNCH, OP_UNLINK, OP_MKDIR, OP_RMDIR,
     OP_RENAME, OP_LINK, OP_SYMLINK, OP_SYNC, OP_REMOUNT, OP_UNLINK_OPEN, OP_FSYNC,
-    OP_KEEP, NOPS
+    OP_KEEP, OP_ALLOCATE, NOPS
 };
 static const char *op_names[NOPS] = {
     "write", "big write", "truncate", "punch", "unlink", "mkdir", "rmdir",
     "rename", "link", "symlink", "sync", "remount", "unlink open", "fsync", "keep fd",
+    "allocate",
 };
 
 /* Relative frequencies of the operations. */
-static const int mix_fill[NOPS] = {3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const int mix_fill[NOPS] = {3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 /* no big writes; renames twice as often */
-static const int mix_small[NOPS] = {3, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1};
+static const int mix_small[NOPS] = {3, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1};
 
 struct profile {
     const char *fs;            /* the fs it is for; NULL: every fs */
@@ -259,10 +260,11 @@ static void op_write(struct run *r, const struct md_place *a, int big)
     }
 }
 
-/* truncate or punch through an fd */
-static void op_resize(struct run *r, const char *path, int ino, enum m_type t, int punch)
+/* truncate, punch or allocate through an fd */
+static void op_resize(struct run *r, const char *path, int ino, enum m_type t, enum op op)
 {
-    if (punch ? !r->api->punch : !r->api->ftruncate)
+    int punch = op == OP_PUNCH;
+    if (op == OP_ALLOCATE ? !r->api->allocate : punch ? !r->api->punch : !r->api->ftruncate)
         return;
     int fd = r->api->open(r->fs, path, O_WRONLY | O_NOFOLLOW, 0);
     if (t != M_FILE) {
@@ -271,7 +273,14 @@ static void op_resize(struct run *r, const char *path, int ino, enum m_type t, i
     }
     EXPECT(fd >= 0, "open for truncate");
     struct m_inode *in = &r->m.in[ino];
-    if (!punch) {
+    if (op == OP_ALLOCATE) { /* zeros where there were holes, data kept */
+        uint64_t off = rnd(r) % 20000, len = 1 + rnd(r) % 30000;
+        unsigned flags = rnd(r) % 2 ? FS_ALLOC_KEEP_SIZE : 0;
+        int rc = r->api->allocate(r->fs, fd, off, len, flags);
+        EXPECT(rc == 0 || FULL(rc) || rc == -EOPNOTSUPP, "allocate");
+        if (!rc && !flags && off + len > in->size)
+            m_resize(in, off + len);
+    } else if (!punch) {
         uint64_t size = rnd(r) % 20000;
         int rc = r->api->ftruncate(r->fs, fd, size);
         EXPECT(rc == 0 || (FULL(rc) && size > in->size), "ftruncate");
@@ -343,7 +352,8 @@ static void step(struct run *r)
         break;
     case OP_TRUNCATE:
     case OP_PUNCH:
-        op_resize(r, a.path, a.ino, a.t, op == OP_PUNCH);
+    case OP_ALLOCATE:
+        op_resize(r, a.path, a.ino, a.t, (enum op)op);
         break;
     case OP_UNLINK:
         EXPECT(ns(r, MD_UNLINK, &a, NULL, NULL, r->api->unlink(r->fs, a.path)), "unlink");

@@ -6,6 +6,7 @@
  * mixture: a renamed file is under one name), and must go on working.
  */
 #include "fixture.h"
+#include "fsck.h"
 #include "fsdigest.h"
 #include "logfs/logfs.h"
 
@@ -68,6 +69,10 @@ static int next(struct wl *w, int is_sync, int rc)
 /* Set: the workload also changes modes, owners, device nodes and
  * extended attributes (the state format 4 added). */
 static int meta_ops;
+/* Set: calls 9 and 10 of each round of 16 preallocate (mode 0, then
+ * KEEP_SIZE and a write into part of it), and every recovered image must
+ * also pass fsck (block counts, live_bytes with the reservations). */
+static int prealloc_ops;
 /* Set: a device of that many dies (blocks split among them), LogFS
  * mounted with parallel = that many: queued programs in flight at cuts. */
 static uint32_t par_dies;
@@ -112,6 +117,16 @@ static void workload(struct wl *w, int ops)
             CALL(w, 0, logfs_mkdir(w->fs, dn, 0755));
         } else if (meta_ops && (k == 2 || k == 3 || k == 4 || k == 9 || k == 10)) {
             CALL(w, 0, meta_call(w, k, i, buf));
+        } else if (prealloc_ops && (k == 9 || k == 10)) {
+            CALL(w, 0, logfs_open(w->fs, a, O_WRONLY | O_CREAT, 0644));
+            int fd = last_rc;
+            uint64_t off = (uint64_t)(i % 4) * 3000, len = 2000 + (uint64_t)(i * 397) % 6000;
+            if (fd >= 0) {
+                CALL(w, 0, logfs_allocate(w->fs, fd, off, len, k == 10 ? FS_ALLOC_KEEP_SIZE : 0));
+                if (k == 10)
+                    CALL(w, 0, logfs_pwrite(w->fs, fd, buf, len / 2, off + 100));
+                CALL(w, 0, logfs_close(w->fs, fd));
+            }
         } else if (k < 5 || k == 9 || k == 10) {
             CALL(w, 0, logfs_open(w->fs, a, O_WRONLY | O_CREAT, 0644));
             int fd = last_rc;
@@ -191,6 +206,14 @@ static void campaign(uint32_t blocks, int ops, uint64_t stride, int want_reuse,
             break;
         }
         nand_power_on(d);
+        struct fsck_report fr;
+        if (prealloc_ops && fsck_run(d, 0, &fr) != FSCK_CLEAN) {
+            fprintf(stderr, "cut %" PRIu64 ": fsck: %s\n", cut,
+                    fr.nmsgs ? fr.msgs[0].text : "not clean");
+            bad++;
+        }
+        if (prealloc_ops)
+            fsck_report_free(&fr);
         if (logfs_mount(d, &opt, &fs)) {
             fprintf(stderr, "cut %" PRIu64 ": mount failed\n", cut);
             bad++;
@@ -261,6 +284,15 @@ TEST(cut_at_every_operation_metadata)
     meta_ops = 0;
 }
 
+/* The same with fallocate (both modes) and writes into what it
+ * allocated: each cut leaves the state before or after a call, fsck clean. */
+TEST(cut_at_every_operation_prealloc)
+{
+    prealloc_ops = 1;
+    campaign(96, 96, 1, 0, 0);
+    prealloc_ops = 0;
+}
+
 TEST(cut_during_cleaning)
 {
     campaign(64, test_long() ? 2000 : 700, test_long() ? 1 : 7, 1, 0);
@@ -309,6 +341,7 @@ int main(int argc, char **argv)
     test_init(argc, argv);
     RUN(cut_at_every_operation);
     RUN(cut_at_every_operation_metadata);
+    RUN(cut_at_every_operation_prealloc);
     RUN(cut_during_cleaning);
     RUN(cut_with_paired_pages);
     RUN(cut_with_paired_pages_during_cleaning);

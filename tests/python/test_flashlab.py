@@ -973,6 +973,25 @@ class TestFiles(FsCase):
         self.assertEqual(fs.stat("/d/alias").nlink, 1)
         self.assertEqual(fs.read_file("/d/alias"), b"Shared")
 
+    def test_file_attributes(self):
+        fs = self.fs
+        fs.write_file("/f", b"log")
+        self.assertEqual(fs.getflags("/f"), 0)
+        fs.setflags("/f", _lib.FS_FL_APPEND | _lib.FS_FL_NODUMP)
+        self.assertEqual(fs.getflags("/f"), _lib.FS_FL_APPEND | _lib.FS_FL_NODUMP)
+        with self.assertRaises(PermissionError):
+            fs.unlink("/f")
+        with self.assertRaises(PermissionError):
+            fs.truncate("/f", 0)
+        fs.setflags("/f", _lib.FS_FL_IMMUTABLE)
+        with self.assertRaises(PermissionError):
+            fs.chmod("/f", 0o600)
+        with self.assertRaises(OSError) as cm:  # a bit LogFS does not keep
+            fs.setflags("/f", 0x1)
+        self.assertEqual(cm.exception.errno, errno.EOPNOTSUPP)
+        fs.setflags("/f", 0)
+        fs.unlink("/f")
+
     def test_special_files_and_xattrs(self):
         fs = self.fs
         fs.mknod("/fifo", stat.S_IFIFO | 0o644)
@@ -1044,6 +1063,16 @@ class TestFiles(FsCase):
         fs.close(fd)
         want = data[:5000] + bytes(20000) + data[25000:49000]
         self.assertEqual(fs.read_file("/p"), want)
+        # preallocation (format 6): zeros, the size grown unless keep_size,
+        # st_blocks counting the blocks allocated
+        fd = fs.open("/a", os.O_RDWR | os.O_CREAT)
+        fs.allocate(fd, 0, 40000)
+        st = fs.fstat(fd)
+        self.assertEqual((st.size, st.blocks), (40000, 10 * 4096 // 512))
+        fs.allocate(fd, 40960, 8192, keep_size=True)
+        self.assertEqual((fs.fstat(fd).size, fs.fstat(fd).blocks), (40000, 12 * 8))
+        fs.close(fd)
+        self.assertEqual(fs.read_file("/a"), bytes(40000))
         # a hole far past the end
         fd = fs.open("/h", os.O_RDWR | os.O_CREAT)
         fs.pwrite(fd, b"end", 10 << 20)
