@@ -159,17 +159,49 @@ static int area_open(struct logfs *fs, struct lfs_areaw *a, unsigned area)
     return 0;
 }
 
+/* Whether known is the payload CRC of o's very bytes (a moved, unchanged
+ * raw object's). */
+static int crc_known(const struct lfs_obj *o, const struct lfs_objcrc *known)
+{
+    return known && known->ok && known->len == o->len && !o->compr;
+}
+
 /* The payload CRC of o: known's when it covers these very bytes, raw. */
 static uint32_t payload_crc(const struct lfs_obj *o, const uint8_t *payload,
                             const struct lfs_objcrc *known)
 {
-    if (!known || !known->ok || known->len != o->len || o->compr)
+    if (!crc_known(o, known))
         return lfs_crc(payload, o->len);
 #ifdef LFS_CRC_CHECK /* test builds: a reused CRC is recomputed */
     if (lfs_crc(payload, o->len) != known->crc)
         abort();
 #endif
     return known->crc;
+}
+
+/* Take o's payload CRC and encode its header.  When the CRC is to be
+ * computed and the header fits in the area's page, the header goes there
+ * at once with what fits of the payload, the CRC taken as the payload is
+ * copied (its bytes are read once); returns the bytes so placed, else 0.
+ * The header is in hdr either way. */
+static uint32_t place_head(struct logfs *fs, struct lfs_areaw *a, struct lfs_obj *o,
+                           const uint8_t *payload, const struct lfs_objcrc *known,
+                           uint8_t hdr[LFS_OBJ_HDR])
+{
+    uint32_t ps = fs->g.page_size, room = ps - a->off % ps;
+    if (room < LFS_OBJ_HDR || crc_known(o, known)) {
+        o->payload_crc = payload_crc(o, payload, known);
+        lfs_obj_encode(o, hdr);
+        return 0;
+    }
+    uint8_t *at = a->page + a->off % ps;
+    uint32_t first = room - LFS_OBJ_HDR < o->len ? room - LFS_OBJ_HDR : o->len;
+    o->payload_crc = lfs_crc_copy(0, at + LFS_OBJ_HDR, payload, first, o->len);
+    /* encoded on the stack: the header CRC reads back what the encoding
+     * stored, which in the page buffer waits for its cold cache lines */
+    lfs_obj_encode(o, hdr);
+    memcpy(at, hdr, LFS_OBJ_HDR);
+    return LFS_OBJ_HDR + first;
 }
 
 /* Append an object; its payload CRC is taken here, after a new segment is
@@ -189,8 +221,7 @@ again:
             return rc;
     uint32_t seg = a->seg;
     uint8_t hdr[LFS_OBJ_HDR];
-    o->payload_crc = payload_crc(o, payload, known);
-    lfs_obj_encode(o, hdr);
+    uint32_t placed = place_head(fs, a, o, payload, known, hdr);
     uint64_t addr = (uint64_t)a->seg * fs->g.seg_bytes + a->off;
     *out = lfs_ptr_make(addr, total);
     a->pend[a->npend++] = (struct lfs_pend){o->ino, o->bix, o->level, *out};
@@ -201,7 +232,8 @@ again:
         uint32_t part = done < LFS_OBJ_HDR ? LFS_OBJ_HDR - done : total - done;
         if (part > room)
             part = room;
-        memcpy(a->page + a->off % ps, src, part);
+        if (done >= placed) /* the parts end where the placed bytes do */
+            memcpy(a->page + a->off % ps, src, part);
         a->off += part;
         done += part;
         if (a->off % ps == 0 && (rc = program_page(fs, a, area, a->off / ps - 1)))
@@ -249,14 +281,15 @@ static int read_bytes(struct logfs *fs, uint64_t addr, uint8_t *dst, uint32_t le
     return 0;
 }
 
-int lfs_obj_check_decoded(struct logfs *fs, const uint8_t *obj, const struct lfs_obj *o,
+int lfs_obj_check_decoded(struct logfs *fs, const struct lfs_objbytes *b, const struct lfs_obj *o,
                           uint32_t total, uint8_t type, uint64_t ino, uint8_t level,
                           uint64_t bix, uint8_t *payload, uint32_t *len,
                           struct lfs_objcrc *pcrc)
 {
+    const uint8_t *stored = b->obj + LFS_OBJ_HDR;
 #ifdef LFS_CRC_CHECK /* test builds: the caller's header is obj's */
     struct lfs_obj again;
-    if (lfs_obj_decode(obj, &again) || again.type != o->type || again.level != o->level ||
+    if (lfs_obj_decode(b->obj, &again) || again.type != o->type || again.level != o->level ||
         again.compr != o->compr || again.raw_len != o->raw_len || again.len != o->len ||
         again.payload_crc != o->payload_crc || again.ino != o->ino || again.bix != o->bix ||
         again.seq != o->seq)
@@ -267,16 +300,24 @@ int lfs_obj_check_decoded(struct logfs *fs, const uint8_t *obj, const struct lfs
     if (total < LFS_OBJ_HDR || total - LFS_OBJ_HDR > fs->g.block_size ||
         o->type != type || o->ino != ino ||
         o->level != level || o->bix != bix || o->len != total - LFS_OBJ_HDR ||
-        lfs_crc(obj + LFS_OBJ_HDR, o->len) != o->payload_crc)
-        return -EIO;
+        (b->rest && (o->compr || b->first > o->len)))
+        return -EIO; /* (a compressed stream is decompressed whole: never in pieces) */
     if (o->compr) { /* the CRC is of what is stored: now the stream itself */
-        if (o->raw_len > fs->g.block_size ||
-            lfs_decompress(o->compr, obj + LFS_OBJ_HDR, o->len, payload, o->raw_len))
+        if (lfs_crc(stored, o->len) != o->payload_crc || o->raw_len > fs->g.block_size ||
+            lfs_decompress(o->compr, stored, o->len, payload, o->raw_len))
             return -EIO;
         *len = o->raw_len;
         return 0;
     }
-    memcpy(payload, obj + LFS_OBJ_HDR, o->len);
+    /* checked as it is copied, in one pass over the bytes as read: the
+     * payload holds them even when they do not check, and then is not
+     * the block's */
+    uint32_t first = b->rest ? b->first : o->len;
+    uint32_t crc = lfs_crc_copy(0, payload, stored, first, first);
+    if (b->rest)
+        crc = lfs_crc_copy(crc, payload + first, b->rest, o->len - first, o->len - first);
+    if (crc != o->payload_crc)
+        return -EIO;
     *len = o->len;
     if (pcrc)
         *pcrc = (struct lfs_objcrc){.crc = o->payload_crc, .len = o->len, .ok = 1};
@@ -292,8 +333,8 @@ int lfs_obj_check(struct logfs *fs, const uint8_t *obj, uint32_t total, uint8_t 
         pcrc->ok = 0;
     if (total < LFS_OBJ_HDR || lfs_obj_decode(obj, &o))
         return -EIO;
-    return lfs_obj_check_decoded(fs, obj, &o, total, type, ino, level, bix, payload,
-                                 len, pcrc);
+    return lfs_obj_check_decoded(fs, &(struct lfs_objbytes){.obj = obj}, &o, total, type,
+                                 ino, level, bix, payload, len, pcrc);
 }
 
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,

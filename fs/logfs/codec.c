@@ -10,6 +10,12 @@ uint32_t lfs_crc(const void *buf, size_t len)
     return flashlab_crc32(0, buf, len);
 }
 
+uint32_t lfs_crc_copy(uint32_t crc, void *dst, const void *src, size_t ncopy, size_t len)
+{
+    crc = flashlab_crc32_copy(crc, dst, src, ncopy);
+    return flashlab_crc32(crc, (const uint8_t *)src + ncopy, len - ncopy);
+}
+
 /* All n bytes equal v: the first is v and every byte equals the next,
  * which memcmp checks with vector compares.  The cleaner checks every
  * padded page tail with it (commits leave pages of higher tree levels

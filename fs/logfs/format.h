@@ -91,6 +91,9 @@ void lfs_obj_encode(const struct lfs_obj *o, uint8_t out[LFS_OBJ_HDR]);
 /* 0, or -EINVAL if the bytes are not a valid header. */
 int lfs_obj_decode(const uint8_t in[LFS_OBJ_HDR], struct lfs_obj *o);
 uint32_t lfs_crc(const void *buf, size_t len);
+/* Continue crc (0 to start) over len bytes at src, copying the first
+ * ncopy <= len of them to dst in the same pass (those are read once). */
+uint32_t lfs_crc_copy(uint32_t crc, void *dst, const void *src, size_t ncopy, size_t len);
 /* 1 if the n bytes at p all equal v */
 int lfs_all_bytes(const uint8_t *p, uint32_t n, uint8_t v);
 

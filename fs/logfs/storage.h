@@ -223,13 +223,21 @@ void lfs_area_resume(struct logfs *fs, unsigned area, uint32_t seg, uint32_t off
 int lfs_obj_read(struct logfs *fs, lfs_ptr p, uint8_t type, uint64_t ino,
                  uint8_t level, uint64_t bix, uint8_t *payload, uint32_t *len,
                  struct lfs_objcrc *pcrc);
+/* An object already in memory: its header and payload at obj, or, for a
+ * raw object across a page boundary that was not gathered, its header and
+ * the payload's first `first` bytes at obj and the others at rest. */
+struct lfs_objbytes {
+    const uint8_t *obj;
+    const uint8_t *rest; /* NULL: the whole payload follows the header */
+    uint32_t first;
+};
 /* The same check of an object of total bytes already in memory at obj. */
 int lfs_obj_check(struct logfs *fs, const uint8_t *obj, uint32_t total, uint8_t type,
                   uint64_t ino, uint8_t level, uint64_t bix, uint8_t *payload,
                   uint32_t *len, struct lfs_objcrc *pcrc);
 /* lfs_obj_check of an object whose header the caller has decoded into o
  * (which checked its CRC): the header's CRC is not computed again. */
-int lfs_obj_check_decoded(struct logfs *fs, const uint8_t *obj, const struct lfs_obj *o,
+int lfs_obj_check_decoded(struct logfs *fs, const struct lfs_objbytes *b, const struct lfs_obj *o,
                           uint32_t total, uint8_t type, uint64_t ino, uint8_t level,
                           uint64_t bix, uint8_t *payload, uint32_t *len,
                           struct lfs_objcrc *pcrc);

@@ -127,7 +127,7 @@ static int fill(struct logfs *fs, struct lfs_inode *in, struct lfs_node *n, lfs_
     uint8_t type = node_type(in->ino, n->level);
     int rc = -EIO;
     if (held && held->p == p &&
-        !(rc = lfs_obj_check_decoded(fs, held->obj, held->hdr, lfs_ptr_len(p), type,
+        !(rc = lfs_obj_check_decoded(fs, &held->bytes, held->hdr, lfs_ptr_len(p), type,
                                      in->ino, n->level, n->bix, n->data, &n->len,
                                      &n->pcrc)))
         held->filled = 1;

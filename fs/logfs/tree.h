@@ -93,8 +93,8 @@ int lfs_tree_get(struct logfs *fs, struct lfs_inode *in, uint8_t level,
  * only when the copy does not check (a page the copy's read lost). */
 struct lfs_held {
     lfs_ptr p;
-    const uint8_t *obj;         /* lfs_ptr_len(p) bytes */
-    const struct lfs_obj *hdr;  /* obj's header, decoded (and so checked) */
+    struct lfs_objbytes bytes;  /* its lfs_ptr_len(p) bytes */
+    const struct lfs_obj *hdr;  /* their header, decoded (and so checked) */
     int filled;
 };
 int lfs_tree_get_held(struct logfs *fs, struct lfs_inode *in, uint8_t level,

@@ -72,11 +72,44 @@ TEST(continuation_equals_whole)
     flashlab_crc32_use(best);
 }
 
+/* The CRC that copies: the same CRC as flashlab_crc32 and the same bytes
+ * at dst, on every path, at lengths around each path's cut-offs and at
+ * every source and destination alignment, continuing a seed. */
+TEST(copy_equals_crc_and_memcpy)
+{
+    static uint8_t src[4096 + 200 + 64], dst[4096 + 200 + 64 + 2];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)rng_key(11, 1, i, 0, 0, 0);
+    static const size_t lens[] = {0, 1, 63, 64, 127, 128, 255, 256, 257, 383, 384,
+                                  511, 1000, 4095, 4096, 4097, 4144, 4296};
+    int best = flashlab_crc32_accelerated(), bad = 0;
+    for (int level = 0; level <= best; level++) {
+        flashlab_crc32_use(level);
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+            for (size_t sa = 0; sa < 64; sa += 7)
+                for (size_t da = 0; da < 64; da += 5) {
+                    size_t len = lens[li];
+                    uint32_t seed = (uint32_t)rng_key(11, 2, li, sa, da, 0);
+                    memset(dst, 0x5a, sizeof dst);
+                    uint32_t c = flashlab_crc32_copy(seed, dst + da + 1, src + sa, len);
+                    int ok = c == crc_bitwise(seed, src + sa, len) &&
+                             !memcmp(dst + da + 1, src + sa, len) && dst[da] == 0x5a &&
+                             dst[da + 1 + len] == 0x5a;
+                    if (!ok && bad++ < 5)
+                        fprintf(stderr, "  path %d: copy mismatch at len %zu src %zu dst %zu\n",
+                                level, len, sa, da);
+                }
+    }
+    flashlab_crc32_use(best);
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv);
     RUN(check_values);
     RUN(every_length_and_alignment);
     RUN(continuation_equals_whole);
+    RUN(copy_equals_crc_and_memcpy);
     return test_summary(argv[0]);
 }
