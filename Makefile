@@ -185,9 +185,14 @@ check-xfstests: all
 	@sh scripts/check-xfstests.sh '$(XFSTESTS)' ./$(BUILD)/flashlab \
 	    ./$(BUILD)/mount.fuse.flashlab $(BUILD)/xfstests $(XFSTESTS_ARGS)
 
+# and the users and group some tests run as (xfstests' README, step 6;
+# without them those tests are "not run": fsgqa user not defined)
+XFSTESTS_USERS := fsgqa fsgqa2 123456-fsgqa
 deps-xfstests:
 	@missing=$$(for p in $(XFSTESTS_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	 [ -z "$$missing" ] || apt-get install -y $$missing
+	@for u in $(XFSTESTS_USERS); do id -u $$u >/dev/null 2>&1 || useradd -m $$u || exit 1; done; \
+	 getent group fsgqa >/dev/null || groupadd fsgqa
 
 # `make install PREFIX=/usr/local DESTDIR=`: the program, the library with
 # its soname, the public headers in include/flashlab/, flashlab.pc, and the

@@ -2,7 +2,8 @@
  * kernel checks access against the ACLs, which it reads and writes as the
  * xattrs system.posix_acl_access and _default; the file system stores them
  * and keeps the mode in step (LogFS, fs/posixacl.h), and the daemon does
- * what Linux's VFS does around it for a disk file system (libfuse's
+ * what Linux's VFS does around it and around a file's set-ID bits for a
+ * disk file system (libfuse's
  * fuse_common.h says so): a new file takes its directory's default ACL,
  * or the caller's umask when there is none (FUSE_CAP_DONT_MASK: the kernel
  * leaves the umask to us), and setting an ACL drops the set-group-ID bit
@@ -66,12 +67,35 @@ int mnt_acl_apply(struct mnt *m, const char *path, const struct mnt_acl_new *a, 
     return rc;
 }
 
+/* Drop the set-group-ID bit of PATH (mode in ST) unless the caller may
+ * keep it: privileged (uid 0 stands for CAP_FSETID) or in the file's group. */
+static void drop_sgid(struct mnt *m, const char *path, const struct fs_stat *st)
+{
+    const struct fuse_context *c = fuse_get_context();
+    if (!c || c->uid == 0 || in_group(c, st->gid))
+        return;
+    fsapi_chmod(&m->fs, path, st->mode & 07777 & ~(uint32_t)S_ISGID);
+}
+
 void mnt_acl_set(struct mnt *m, const char *path, const char *name)
+{
+    struct fs_stat st;
+    if (m->acl && fs_acl_name(name) == 1 && !MNT_CALL(m, lstat, path, &st) &&
+        (st.mode & S_ISGID))
+        drop_sgid(m, path, &st);
+}
+
+/* After a write, truncate or fallocate: Linux's VFS (since 6.2,
+ * setattr_should_drop_sgid) also drops a set-group-ID bit without group
+ * execute when the caller may not keep it.  The kernel's FUSE applies the
+ * older rule before it sends the request (fuse_setattr without
+ * handle_killpriv: set-user-ID, and set-group-ID only with group
+ * execute), so this part is ours (xfstests generic/683-685). */
+void mnt_acl_modified(struct mnt *m, const char *path, int fd)
 {
     const struct fuse_context *c = fuse_get_context();
     struct fs_stat st;
-    if (!m->acl || fs_acl_name(name) != 1 || !c || c->uid == 0 ||
-        MNT_CALL(m, lstat, path, &st) || !(st.mode & S_ISGID) || in_group(c, st.gid))
-        return;
-    fsapi_chmod(&m->fs, path, st.mode & 07777 & ~(uint32_t)S_ISGID);
+    if (c && c->uid != 0 && path && !(fd >= 0 ? MNT_CALL(m, fstat, fd, &st) : MNT_CALL(m, lstat, path, &st)) &&
+        (st.mode & (S_ISGID | S_IXGRP)) == S_ISGID && S_ISREG(st.mode))
+        drop_sgid(m, path, &st);
 }

@@ -320,9 +320,11 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
         rc = MNT_CALL(m, ftruncate, (int)fi->fh, (uint64_t)size);
     if (rc == -EBADF && path) /* no fd, or one opened read-only */
         rc = fsapi_truncate(&m->fs, path, (uint64_t)size);
-    if (!rc)
+    if (!rc) {
+        mnt_acl_modified(m, path, fi ? (int)fi->fh : -1);
         mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
                                          .size = (uint64_t)size});
+    }
     return ulk(m, rc);
 }
 
@@ -771,8 +773,10 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
         at = ls.size;
     if (!n)
         n = MNT_CALL(m, pwrite, fd, buf, size, at);
-    if (n > 0)
+    if (n > 0) {
+        mnt_acl_modified(m, path, fd);
         trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
+    }
     return ulk(m, (int)n);
 }
 
@@ -852,6 +856,8 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
            : op ? MNT_CALL(m, punch, fd, (uint64_t)off, (uint64_t)len)
            : fsapi_allocate(&m->fs, fd, (uint64_t)off, (uint64_t)len,
                             keep ? FS_ALLOC_KEEP_SIZE : 0);
+    if (!rc)
+        mnt_acl_modified(m, path, fd);
     if (!rc && op)
         trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
     return ulk(m, rc);

@@ -113,6 +113,7 @@ void mnt_acl_init(struct mnt *m, struct fuse_conn_info *conn);
 void mnt_acl_new(struct mnt *m, const char *parent, uint32_t *mode, struct mnt_acl_new *a);
 int mnt_acl_apply(struct mnt *m, const char *path, const struct mnt_acl_new *a, int is_dir);
 void mnt_acl_set(struct mnt *m, const char *path, const char *name);
+void mnt_acl_modified(struct mnt *m, const char *path, int fd);
 
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);

@@ -10,8 +10,8 @@
 # tools; the checks that switch users or make whiteouts need root; what
 # cannot run is reported as skipped.
 . "$(dirname "$0")/lib.sh"
-NCHECKS=18 # reported as skipped when FUSE or the acl tools cannot be used
-NROOT=6    # of them, the checks that need root or python3
+NCHECKS=19 # reported as skipped when FUSE or the acl tools cannot be used
+NROOT=7    # of them, the checks that need root or python3
 SUITE=test_mount_acl; . "$(dirname "$0")/mountlib.sh"
 if [ ! -c /dev/fuse ] || ! have fusermount3 || ! have flock || ! have setfacl ||
    ! have getfacl; then
@@ -56,7 +56,7 @@ check "without a default ACL the umask applies" \
 check "a file in a directory without default ACL has none" \
     '[ "$(acl_of plain)" = "user::rw- group::r-- other::--- " ]'
 
-if [ $root = 1 ] && have setpriv && have python3; then
+if [ $root = 1 ] && have setpriv && have python3 && have xfs_io; then
     echo secret > s && chmod 600 s && setfacl -m u:65534:r s
     as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
     check "the kernel grants a named user's entry" '[ "$(as_nobody cat s 2>/dev/null)" = secret ]'
@@ -78,8 +78,17 @@ if libc.syscall(316, -100, sys.argv[1].encode(), -100, sys.argv[2].encode(), int
     as_nobody setfacl -m u:4243:r g1 && setfacl -m u:4243:r g2
     check "an ACL set by an owner outside the group drops set-group-ID, by root not" \
         '[ "$(stat -c %a g1)" = 770 ] && [ "$(stat -c %a g2)" = 2770 ]'
+    # a write, truncate or punch by a caller outside the group drops
+    # set-user-ID and set-group-ID even without group execute (VFS since 6.2)
+    for op in "pwrite 0 1" "truncate 100" "fpunch 0 4k"; do
+        name=k${op%% *}; head -c 8192 /dev/zero > "$name" && chmod 6666 "$name"
+        as_nobody xfs_io -c "$op" "$name" >/dev/null
+    done
+    cp kpwrite kroot && chmod 6666 kroot && xfs_io -c "pwrite 0 1" kroot >/dev/null
+    check "write, truncate, punch by another user drop both set-ID bits, root's write not" \
+        '[ "$(stat -c %a kpwrite ktruncate kfpunch kroot | tr "\n" " ")" = "666 666 666 6666 " ]'
 else
-    skip $NROOT "not root, or no setpriv/python3"
+    skip $NROOT "not root, or no setpriv/python3/xfs_io"
 fi
 
 cd "$T"
