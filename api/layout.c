@@ -172,6 +172,7 @@ static const struct flashlab_field fields_fsapi[] = {
     F(fsapi, latency), F(fsapi, reset_latency), F(fsapi, set_gc_observer), F(fsapi, idle),
     F(fsapi, scrub), F(fsapi, block_role), F(fsapi, chmod), F(fsapi, chown),
     F(fsapi, lchown), F(fsapi, utimens), F(fsapi, lutimens), F(fsapi, truncate),
+    F(fsapi, getflags), F(fsapi, setflags),
     F(fsapi, format_check), F(fsapi, check_device), F(fsapi, rename2),
     F(fsapi, allocate),
 };
@@ -303,6 +304,7 @@ static const struct flashlab_enum enums[] = {
     /* fs/fstypes.h, fs/fsapi.h */
     E(FS_OP_READ), E(FS_OP_WRITE), E(FS_OP_SYNC), E(FS_OP_META), E(FS_OP_KINDS),
     E(FS_TIME_NOW), E(FS_TIME_OMIT), E(FSAPI_COUNTERS_MAX),
+    E(FS_FL_SYNC), E(FS_FL_IMMUTABLE), E(FS_FL_APPEND), E(FS_FL_NODUMP), E(FS_FL_NOATIME),
     E(FSAPI_F_SPECIAL_FILES), E(FSAPI_F_XATTR), E(FSAPI_F_COMPRESS), E(FSAPI_F_FSCK),
     E(FSAPI_F_ATTRS), E(FSAPI_F_FAULT_SAFE),
     /* analysis/results.h */

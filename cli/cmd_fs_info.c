@@ -199,6 +199,34 @@ static void print_time(const char *name, int64_t ns)
            mag / 1000000000u, mag % 1000000000u, iso);
 }
 
+/* The file attributes, as lsattr's letters and in words, for a kind
+ * that keeps them (a symbolic link has none of its own). */
+static void print_flags(struct session *s, const char *path, uint32_t mode)
+{
+    static const struct {
+        unsigned fl;
+        char letter;
+        const char *name;
+    } names[] = {
+        {FS_FL_SYNC, 'S', "sync"},          {FS_FL_IMMUTABLE, 'i', "immutable"},
+        {FS_FL_APPEND, 'a', "append-only"}, {FS_FL_NODUMP, 'd', "no dump"},
+        {FS_FL_NOATIME, 'A', "no atime"},
+    };
+    unsigned fl;
+    if (S_ISLNK(mode) || fsapi_getflags(&s->m, path, &fl))
+        return;
+    char letters[8] = "-", words[80] = "none";
+    size_t nl = 0, nw = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (fl & names[i].fl) {
+            letters[nl++] = names[i].letter;
+            letters[nl] = 0;
+            nw += (size_t)snprintf(words + nw, sizeof words - nw, "%s%s", nw ? ", " : "",
+                                   names[i].name);
+        }
+    printf("flags:  %s (%s)\n", letters, words);
+}
+
 int cmd_stat(int argc, char **argv)
 {
     const struct fsapi *kind = NULL;
@@ -237,6 +265,7 @@ int cmd_stat(int argc, char **argv)
         printf("size:   %" PRIu64 "%s\n", st.size,
                S_ISDIR(st.mode) ? " entries" : " bytes");
         printf("blocks: %" PRIu64 " (512-byte units allocated, as st_blocks)\n", st.blocks);
+        print_flags(&s, t.path, st.mode);
         if (S_ISCHR(st.mode) || S_ISBLK(st.mode))
             printf("device: %u, %u\n", major((dev_t)st.rdev), minor((dev_t)st.rdev));
         print_time("atime", st.atime);

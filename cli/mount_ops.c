@@ -777,6 +777,9 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
         mnt_acl_modified(m, path, fd);
         trace_io(m, TRACE_WRITE, path, at, (uint64_t)n);
     }
+    /* chattr +S: LogFS committed the write; the image file takes it too */
+    if (n > 0 && path && mnt_attr_is_sync(m, path) && host_sync(m))
+        n = -EIO;
     return ulk(m, (int)n);
 }
 
@@ -856,10 +859,11 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
            : op ? MNT_CALL(m, punch, fd, (uint64_t)off, (uint64_t)len)
            : fsapi_allocate(&m->fs, fd, (uint64_t)off, (uint64_t)len,
                             keep ? FS_ALLOC_KEEP_SIZE : 0);
-    if (!rc)
+    if (!rc) {
         mnt_acl_modified(m, path, fd);
-    if (!rc && op)
-        trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+        if (op)
+            trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+    }
     return ulk(m, rc);
 }
 
@@ -868,13 +872,20 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
  * sync as XFS's default flag asks: the kernel forwards the ioctl, but not
  * its flag (an _IOR: nothing is copied in), so every shutdown is taken as
  * the default one.  The torn image is saved at unmount, so the next mount
- * recovers from it.  Anything else: ENOTTY. */
+ * recovers from it.  The file attributes' four: mount_attr.c.  Anything
+ * else: ENOTTY. */
 #define MNT_IOC_GOINGDOWN 0x8004587dU /* _IOR('X', 125, uint32_t) */
 
 static int op_ioctl(const char *path, int cmd, void *arg, struct fuse_file_info *fi,
                     unsigned int flags, void *data)
 {
-    (void)path, (void)arg, (void)fi, (void)flags, (void)data;
+    (void)arg, (void)fi, (void)flags;
+    if (mnt_attr_ioctl_cmd((unsigned)cmd)) {
+        struct mnt *m = lk();
+        int rc = !path || is_stats(path) ? -ENOTTY : mnt_attr_ioctl(m, path, (unsigned)cmd, data);
+        /* a change is a LogFS commit: durable in the image file too */
+        return ulk(m, rc == 1 ? host_sync(m) : rc);
+    }
     if ((unsigned int)cmd != MNT_IOC_GOINGDOWN)
         return -ENOTTY;
     struct mnt *m = lk();

@@ -115,6 +115,17 @@ int mnt_acl_apply(struct mnt *m, const char *path, const struct mnt_acl_new *a, 
 void mnt_acl_set(struct mnt *m, const char *path, const char *name);
 void mnt_acl_modified(struct mnt *m, const char *path, int fd);
 
+/* A file attributes' ioctl (FS_IOC_GETFLAGS, _SETFLAGS, _FSGETXATTR,
+ * _FSSETXATTR) on path, data the kernel's buffer (mount_attr.c; caller
+ * holds lock): 0 after a get, 1 after a set (a LogFS commit), or a
+ * negative errno; -ENOTTY for another command or a kind without
+ * attributes. */
+int mnt_attr_ioctl(struct mnt *m, const char *path, unsigned cmd, void *data);
+/* Whether cmd is one of those four. */
+int mnt_attr_ioctl_cmd(unsigned cmd);
+/* Whether path has chattr's S (each write durable when it returns). */
+int mnt_attr_is_sync(struct mnt *m, const char *path);
+
 /* The statistics text, a new string of *len bytes (caller holds lock). */
 char *mnt_stats_text(struct mnt *m, size_t *len);
 /* Append one record to the trace, stamped with the simulated time since

@@ -96,6 +96,16 @@ int fsapi_mknod(const struct fsapi_fs *m, const char *path, uint32_t mode, uint6
     return m->api->mknod ? m->api->mknod(m->fs, path, mode, rdev) : -ENOTSUP;
 }
 
+int fsapi_getflags(const struct fsapi_fs *m, const char *path, unsigned *flags)
+{
+    return m->api->getflags ? m->api->getflags(m->fs, path, flags) : -ENOTSUP;
+}
+
+int fsapi_setflags(const struct fsapi_fs *m, const char *path, unsigned flags)
+{
+    return m->api->setflags ? m->api->setflags(m->fs, path, flags) : -ENOTSUP;
+}
+
 int fsapi_allocate(const struct fsapi_fs *m, int fd, uint64_t off, uint64_t len, unsigned flags)
 {
     return m->api->allocate ? m->api->allocate(m->fs, fd, off, len, flags) : -ENOTSUP;

@@ -140,6 +140,14 @@ struct fsapi {
     int (*utimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
     int (*lutimens)(void *fs, const char *path, int64_t atime, int64_t mtime);
     int (*truncate)(void *fs, const char *path, uint64_t size);
+    /* file attributes, FS_FL_* (fs/fstypes.h), of the file path names
+     * (a final link followed): get, and set to exactly flags (-EOPNOTSUPP
+     * for a bit the kind or the image does not keep; -EPERM for a change
+     * that leaves an immutable file immutable); what they forbid, the
+     * kind answers with -EPERM (logfs_setflags says how).  Privilege is
+     * the caller's to check. */
+    int (*getflags)(void *fs, const char *path, unsigned *flags);
+    int (*setflags)(void *fs, const char *path, unsigned flags);
     /* the on-flash format version an unmounted dev carries, against the
      * versions this code reads and writes: 0 when it reads and writes it;
      * 1 when only reads (read-only) and 2 when it cannot read it, with a
@@ -205,6 +213,9 @@ int fsapi_chown(const struct fsapi_fs *m, const char *path, uint32_t uid, uint32
                 int follow);
 int fsapi_utimens(const struct fsapi_fs *m, const char *path, int64_t atime, int64_t mtime,
                   int follow);
+/* a kind without the hooks: -ENOTSUP */
+int fsapi_getflags(const struct fsapi_fs *m, const char *path, unsigned *flags);
+int fsapi_setflags(const struct fsapi_fs *m, const char *path, unsigned flags);
 /* truncate a path (a kind without the hook: open O_WRONLY, ftruncate,
  * close) */
 int fsapi_truncate(const struct fsapi_fs *m, const char *path, uint64_t size);

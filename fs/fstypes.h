@@ -55,6 +55,19 @@ typedef int (*fs_dir_fn)(void *ctx, const char *name, uint64_t ino, uint32_t typ
  * KEEP_SIZE leaves the size as it is, even when the range passes it. */
 #define FS_ALLOC_KEEP_SIZE 1u
 
+/* File attributes (chattr(1); the hooks getflags and setflags): the
+ * values of Linux's FS_*_FL (<linux/fs.h>), named apart so that both
+ * headers can be included.  SYNC: each write is durable when it returns;
+ * IMMUTABLE: the file, its attributes and its names do not change (in a
+ * directory: no name added or removed); APPEND: data only added at the
+ * end, no name removed; NODUMP and NOATIME: kept for the tools that read
+ * them. */
+#define FS_FL_SYNC 0x08u
+#define FS_FL_IMMUTABLE 0x10u
+#define FS_FL_APPEND 0x20u
+#define FS_FL_NODUMP 0x40u
+#define FS_FL_NOATIME 0x80u
+
 /* Host-operation latency in simulated time, per kind of call, since mount
  * or the last reset; percentiles within 1/16 of the true value. */
 enum {

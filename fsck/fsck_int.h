@@ -26,6 +26,7 @@
 #define FK_INODE_BYTES 256u       /* version 4 */
 #define FK_INODE_BYTES_V3 208u
 #define FK_INODE_XATTRS 1u        /* inode flag bit 0 (section 9.4) */
+#define FK_INODE_ATTRS 0xf8u      /* bits 3..7, chattr's S i a d A (version 6) */
 #define FK_XATTR_LIST_MAX (1u << 20)
 #define FK_XATTR_VALUE_MAX 65536u
 #define FK_SEGENT 16u

@@ -93,10 +93,14 @@ static void record(struct fk *k, struct fk_ient *ie)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": rdev %#" PRIx64 " on a file that is not a "
                "device (mode 0%o)", d->ino, d->rdev, d->mode);
-    if (d->flags & ~FK_INODE_XATTRS)
+    if (d->flags & ~(FK_INODE_XATTRS | FK_INODE_ATTRS))
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode %" PRIu64 ": flags %#x has unknown bits (LogFS refuses the "
                "record)", d->ino, d->flags);
+    else if ((d->flags & FK_INODE_ATTRS) && k->ver < FK_VERSION)
+        fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
+               "inode %" PRIu64 ": chattr flags %#x in a version-%u image (version 6 "
+               "added them)", d->ino, d->flags & FK_INODE_ATTRS, k->ver);
     if (d->ino == FK_INO_ROOT && t != FK_IFDIR)
         fk_msg(k, FSCK_ERROR, FSCK_K_INODE, FSCK_NONE, FSCK_NONE, n,
                "inode 2 (the root) is not a directory (mode 0%o)", d->mode);

@@ -20,6 +20,20 @@ static int fd_inode(struct logfs *fs, int fd, enum fs_fd_need need, struct lfs_i
     return fd_get(fs, fd, need, &f, in);
 }
 
+/* chattr's rules for an open of an existing file (as Linux's may_open):
+ * an immutable one is not opened for writing, an append-only one only
+ * with O_APPEND and without O_TRUNC. */
+static int may_open(const struct lfs_inode *in, int flags)
+{
+    int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+    if (!writes)
+        return 0;
+    if (in->flags & LFS_INODE_IMMUTABLE)
+        return -EPERM;
+    return in->flags & LFS_INODE_APPEND && (!(flags & O_APPEND) || (flags & O_TRUNC)) ? -EPERM
+                                                                                      : 0;
+}
+
 /* Find or create the file open names, with open's checks. */
 static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mode,
                       struct lfs_inode **in)
@@ -36,7 +50,8 @@ static int open_inode(struct logfs *fs, const char *path, int flags, uint32_t mo
         return rc;
     if (!r.ino)
         return flags & O_CREAT ? lfs_create(fs, &r, S_IFREG | (mode & 07777), in) : -ENOENT;
-    if ((rc = lfs_inode_get(fs, r.ino, in)) || (rc = fs_open_existing(flags, (*in)->mode)))
+    if ((rc = lfs_inode_get(fs, r.ino, in)) || (rc = fs_open_existing(flags, (*in)->mode)) ||
+        (rc = may_open(*in, flags)))
         return rc;
     /* O_TRUNC marks mtime and ctime even when the file was empty */
     if (fs_open_truncates(flags) && !(rc = (*in)->size ? lfs_file_truncate(fs, *in, 0) : 0)) {
@@ -147,6 +162,8 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
         return rc;
     uint64_t at = off ? *off : f->flags & O_APPEND ? in->size : f->pos;
     /* cut first, so that space is asked only for what will be written */
+    if ((rc = lfs_may_write_at(in, at)))
+        return rc;
     int64_t fit = fs_write_fit(at, len, fs->max_file_bytes);
     if (fit < 0 || (rc = write_space(fs, in, at, (uint64_t)fit)))
         return fit < 0 ? fit : rc;
@@ -157,6 +174,9 @@ static int64_t write_fd(struct logfs *fs, int fd, const void *buf, uint64_t len,
         if (!off)
             f->pos = at + (uint64_t)n;
     }
+    /* chattr +S: the write is committed before it returns */
+    if (n > 0 && (in->flags & LFS_INODE_SYNC) && (rc = lfs_sync_all(fs)))
+        return rc;
     return n;
 }
 
@@ -211,7 +231,9 @@ static int truncate_inode(struct logfs *fs, struct lfs_inode *in, uint64_t size)
         return lfs_cannot_write(fs);
     if (S_ISDIR(in->mode))
         return -EISDIR;
-    int rc = lfs_file_truncate(fs, in, size); /* holes take no space */
+    int rc = lfs_may_modify(in);
+    if (!rc)
+        rc = lfs_file_truncate(fs, in, size); /* holes take no space */
     if (!rc) { /* even to the same size, as Linux (pjdfstest truncate/00.t) */
         in->mtime = in->ctime = lfs_now(fs);
         lfs_inode_dirty(fs, in);
@@ -256,6 +278,8 @@ static int punch_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len)
         return rc;
     if (lfs_cannot_write(fs))
         return lfs_cannot_write(fs);
+    if ((rc = lfs_may_modify(in)))
+        return rc;
     uint64_t end = off + len < off ? UINT64_MAX : off + len;
     rc = lfs_file_zero(fs, in, off, end);
     in->mtime = in->ctime = lfs_now(fs);
@@ -281,6 +305,9 @@ static int allocate_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len, uns
         return -EISDIR;
     if (!S_ISREG(in->mode))
         return -ENODEV; /* fallocate(2) on a FIFO or device */
+    /* allocating adds no data: allowed on an append-only file, as Linux */
+    if (in->flags & LFS_INODE_IMMUTABLE)
+        return -EPERM;
     uint64_t size = in->size;
     if (!(rc = lfs_file_allocate(fs, in, off, len, flags & FS_ALLOC_KEEP_SIZE)) &&
         in->size != size)
@@ -360,10 +387,25 @@ struct attr_change {
     int64_t atime, mtime;
 };
 
+/* chattr's rules, as Linux's setattr: nothing on an immutable file; on
+ * an append-only one only times set to "now" (touch). */
+static int attrs_may_change(const struct lfs_inode *in, const struct attr_change *c)
+{
+    if (c->set_times && c->atime == LOGFS_TIME_OMIT && c->mtime == LOGFS_TIME_OMIT)
+        return 0; /* changes nothing */
+    int now_only = c->set_times && (c->atime == LOGFS_TIME_NOW || c->atime == LOGFS_TIME_OMIT) &&
+                   (c->mtime == LOGFS_TIME_NOW || c->mtime == LOGFS_TIME_OMIT);
+    if (in->flags & LFS_INODE_IMMUTABLE)
+        return -EPERM;
+    return now_only ? 0 : lfs_may_modify(in);
+}
+
 static int change_attrs(struct logfs *fs, const char *path, const struct attr_change *c)
 {
     struct lfs_inode *in;
     int rc = path_inode(fs, path, !c->nofollow, 1, &in);
+    if (!rc)
+        rc = attrs_may_change(in, c);
     if (!rc) {
         if (c->set_mode) {
             in->mode = (in->mode & S_IFMT) | (c->mode & 07777);

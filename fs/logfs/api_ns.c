@@ -71,6 +71,8 @@ int logfs_rmdir(logfs *fs, const char *path)
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, path, 0, &r, &in);
+    if (!rc)
+        rc = lfs_may_drop_name(r.dir, in); /* first, as Linux's may_delete */
     if (!rc && !S_ISDIR(in->mode))
         rc = -ENOTDIR;
     if (!rc && !r.len)
@@ -88,6 +90,8 @@ int logfs_unlink(logfs *fs, const char *path)
     struct lfs_path r;
     struct lfs_inode *in;
     int rc = lfs_cannot_write(fs) ? lfs_cannot_write(fs) : lfs_resolve_existing(fs, path, 0, &r, &in);
+    if (!rc)
+        rc = lfs_may_drop_name(r.dir, in);
     if (!rc && S_ISDIR(in->mode))
         rc = -EISDIR;
     if (!rc)
@@ -107,6 +111,10 @@ int logfs_link(logfs *fs, const char *existing, const char *newpath)
         rc = lfs_resolve(fs, newpath, 0, &t);
     if (!rc && t.ino)
         rc = -EEXIST;
+    if (!rc) /* after EEXIST, as Linux's vfs_link */
+        rc = lfs_may_add_name(t.dir);
+    if (!rc)
+        rc = lfs_may_modify(in);
     if (!rc && in->nlink >= 65000)
         rc = -EMLINK;
     if (!rc)

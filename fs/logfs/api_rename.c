@@ -53,6 +53,8 @@ static int exchange(struct logfs *fs, const char *from, const char *to, struct l
         return rc;
     if ((S_ISDIR(a->mode) && a_holds_b) || (S_ISDIR(b->mode) && b_holds_a))
         return -EINVAL; /* a directory would move under itself */
+    if ((rc = lfs_may_drop_name(s->dir, a)) || (rc = lfs_may_drop_name(t.dir, b)))
+        return rc;
     if ((rc = lfs_space_check(fs, 2ull * fs->g.block_size)))
         return rc; /* may clean and commit: nothing is changed yet */
     /* all checks done: the rest lands in one commit */
@@ -92,6 +94,10 @@ static int move(struct logfs *fs, const char *to, unsigned flags, struct lfs_pat
         else if (S_ISDIR(victim->mode) && victim->size)
             rc = -ENOTEMPTY;
     }
+    if (!rc)
+        rc = lfs_may_drop_name(s->dir, in);
+    if (!rc)
+        rc = victim ? lfs_may_drop_name(t.dir, victim) : lfs_may_add_name(t.dir);
     /* the whiteout's inode: room for it before anything changes, so that
      * lfs_create below need not clean (a cleaning commit in between
      * would make the rename durable without it) */

@@ -97,6 +97,7 @@ static int64_t get(struct logfs *fs, const char *path, const char *name, void *v
     int rc = name_check(name, &nlen);
     if (rc || (rc = load(fs, path, &in, &buf, &len)))
         return rc;
+    rc = lfs_may_modify(in);
     int64_t n = find(buf, len, name, nlen, &pos, &e);
     if (n == 1) {
         n = size && size < e.vlen ? -ERANGE : (int64_t)e.vlen;
@@ -163,6 +164,7 @@ static int change(struct logfs *fs, const char *path, const char *name,
         rc = -E2BIG;
     if (rc || (rc = load(fs, path, &in, &buf, &len)))
         return rc;
+    rc = lfs_may_modify(in);
     /* as Linux: user attributes only on files and directories */
     if (!strncmp(name, "user.", 5) && !S_ISREG(in->mode) && !S_ISDIR(in->mode))
         rc = -EPERM;

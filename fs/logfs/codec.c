@@ -143,7 +143,8 @@ int lfs_inode_decode(const uint8_t *buf, uint32_t len, struct lfs_inode *in)
     in->rdev = len >= LFS_INODE_BYTES ? le64_get(buf + 208) : 0;
     in->xattr = len >= LFS_INODE_BYTES ? le64_get(buf + 216) : 0;
     in->blocks = len >= LFS_INODE_BYTES ? le64_get(buf + 224) : 0; /* zero before format 6 */
-    return in->height > LFS_MAX_HEIGHT || (in->flags & ~LFS_INODE_XATTRS) ? -EINVAL : 0;
+    uint32_t known = LFS_INODE_XATTRS | LFS_INODE_ATTRS;
+    return in->height > LFS_MAX_HEIGHT || (in->flags & ~known) ? -EINVAL : 0;
 }
 
 /* ---- superblock -------------------------------------------------------------

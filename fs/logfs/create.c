@@ -11,7 +11,9 @@ int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,
     struct lfs_inode *in;
     if (!r->len)
         return -EEXIST;
-    int rc = lfs_space_check(fs, fs->g.block_size);
+    int rc = lfs_may_add_name(r->dir);
+    if (!rc)
+        rc = lfs_space_check(fs, fs->g.block_size);
     if (!rc)
         rc = lfs_inode_new(fs, mode, &in);
     if (rc)

@@ -18,6 +18,16 @@
 #define LFS_INODE_BYTES 256u
 #define LFS_INODE_BYTES_V3 208u
 #define LFS_INODE_XATTRS 1u      /* flags: an owner's xattr stream, no name */
+/* flags, format 6: chattr(1)'s attributes, at the values of Linux's
+ * FS_*_FL (<linux/fs.h>), so that the ioctl's bits and the record's are
+ * the same (FORMAT.md 9.4 says what each does here) */
+#define LFS_INODE_SYNC 0x08u      /* S: each write committed before it returns */
+#define LFS_INODE_IMMUTABLE 0x10u /* i: nothing about it changes */
+#define LFS_INODE_APPEND 0x20u    /* a: data only added at the end */
+#define LFS_INODE_NODUMP 0x40u    /* d: kept for backup tools, no effect here */
+#define LFS_INODE_NOATIME 0x80u   /* A: kept; LogFS never sets atime on a read */
+#define LFS_INODE_ATTRS 0xf8u     /* all of them */
+#define LFS_ATTRS_VERSION 6u      /* the first format that keeps them */
 struct lfs_inode {
     uint64_t ino;
     uint32_t mode, uid, gid, nlink, flags;

@@ -118,6 +118,8 @@ static int l_setxattr(void *fs, const char *p, const char *n, const void *v, uin
 {
     return logfs_setxattr(fs, p, n, v, size, flags);
 }
+static int l_getflags(void *fs, const char *p, unsigned *f) { return logfs_getflags(fs, p, f); }
+static int l_setflags(void *fs, const char *p, unsigned f) { return logfs_setflags(fs, p, f); }
 static int64_t l_listxattr(void *fs, const char *p, char *list, uint64_t size)
 {
     return logfs_listxattr(fs, p, list, size);
@@ -235,7 +237,7 @@ const struct fsapi fsapi_logfs = {
     .removexattr = l_removexattr, .rmdir = l_rmdir,
     .unlink = l_unlink, .rename = l_rename, .link = l_link, .symlink = l_symlink,
     .readlink = l_readlink, .readdir = l_readdir, .statfs = l_statfs,
-    .mem_bytes = l_mem, .mount_work = l_work,
+    .mem_bytes = l_mem, .mount_work = l_work, .getflags = l_getflags, .setflags = l_setflags,
     .features = FSAPI_F_SPECIAL_FILES | FSAPI_F_XATTR | FSAPI_F_COMPRESS | FSAPI_F_FSCK |
                 FSAPI_F_ATTRS | FSAPI_F_FAULT_SAFE,
     .option_help = logfs_option_help, .stats = l_stats, .latency = l_latency,

@@ -209,6 +209,17 @@ int logfs_utimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
  * 0777, as on Linux. */
 int logfs_lchown(logfs *fs, const char *path, uint32_t uid, uint32_t gid);
 int logfs_lutimens(logfs *fs, const char *path, int64_t atime, int64_t mtime);
+/* File attributes (chattr(1)): FS_FL_SYNC, _IMMUTABLE, _APPEND, _NODUMP
+ * and _NOATIME of fs/fstypes.h, of the file path names (a final link
+ * followed).  setflags sets exactly flags and commits (the change is
+ * durable when it returns); -EOPNOTSUPP for another bit, or for any on a
+ * format-5 or older image (which keeps none: its files read 0, and
+ * setting 0 changes nothing); -EPERM for a change of an immutable file's
+ * attributes that leaves it immutable.  Privilege (Linux's
+ * CAP_LINUX_IMMUTABLE for i and a) is the caller's to check.  What each
+ * flag forbids: docs/FORMAT.md 9.4; every such call answers -EPERM. */
+int logfs_getflags(logfs *fs, const char *path, unsigned *flags);
+int logfs_setflags(logfs *fs, const char *path, unsigned flags);
 
 /* ---- the namespace --------------------------------------------------- */
 int logfs_mkdir(logfs *fs, const char *path, uint32_t mode);

@@ -42,6 +42,35 @@ static inline uint8_t lfs_dtype_of(uint32_t mode)
     return (uint8_t)((mode & S_IFMT) >> 12);
 }
 
+/* chattr's rules (docs/FORMAT.md 9.4; Linux's VFS keeps the same for
+ * every fs), each 0 or -EPERM.  lfs_may_modify: in's size, mode, owner,
+ * set times, extended attributes and links may change unless it is
+ * immutable or append-only. */
+static inline int lfs_may_modify(const struct lfs_inode *in)
+{
+    return in->flags & (LFS_INODE_IMMUTABLE | LFS_INODE_APPEND) ? -EPERM : 0;
+}
+/* A name may be added to an append-only directory, not to an immutable
+ * one. */
+static inline int lfs_may_add_name(const struct lfs_inode *dir)
+{
+    return dir->flags & LFS_INODE_IMMUTABLE ? -EPERM : 0;
+}
+/* in's name may leave dir unless either is immutable or append-only. */
+static inline int lfs_may_drop_name(const struct lfs_inode *dir, const struct lfs_inode *in)
+{
+    int rc = lfs_may_modify(dir);
+    return rc ? rc : lfs_may_modify(in);
+}
+/* Data written at off: never into an immutable file, only at the end of
+ * an append-only one. */
+static inline int lfs_may_write_at(const struct lfs_inode *in, uint64_t off)
+{
+    return in->flags & LFS_INODE_IMMUTABLE ||
+                   (in->flags & LFS_INODE_APPEND && off != in->size)
+               ? -EPERM : 0;
+}
+
 /* create.c: a new inode of mode named r->name in r->dir (which must not
  * hold that name), with the parent's times and link count updated. */
 int lfs_create(struct logfs *fs, struct lfs_path *r, uint32_t mode,

@@ -176,6 +176,9 @@ class FsapiCounter(_TableStruct):
 # fs/fstypes.h, fs/fsapi.h
 FS_OP_READ, FS_OP_WRITE, FS_OP_SYNC, FS_OP_META, FS_OP_KINDS = range(5)
 FS_TIME_NOW, FS_TIME_OMIT = LOGFS_TIME_NOW, LOGFS_TIME_OMIT
+# file attributes (chattr), Linux's FS_*_FL values
+FS_FL_SYNC, FS_FL_IMMUTABLE, FS_FL_APPEND, FS_FL_NODUMP, FS_FL_NOATIME = (
+    0x08, 0x10, 0x20, 0x40, 0x80)
 FSAPI_COUNTERS_MAX = 64
 (FSAPI_F_SPECIAL_FILES, FSAPI_F_XATTR, FSAPI_F_COMPRESS, FSAPI_F_FSCK, FSAPI_F_ATTRS,
  FSAPI_F_FAULT_SAFE) = (1 << i for i in range(6))
@@ -368,6 +371,8 @@ FSAPI_HOOKS = {
     "utimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "lutimens": (c_int, [_fs, c_char_p, c_int64, c_int64]),
     "truncate": (c_int, [_fs, c_char_p, c_uint64]),
+    "getflags": (c_int, [_fs, c_char_p, _P(c_uint)]),
+    "setflags": (c_int, [_fs, c_char_p, c_uint]),
     "format_check": (c_int, [_dev, c_char_p, c_size_t]),
     "check_device": (c_int, [_dev, c_char_p, c_char_p, c_size_t]),
     "rename2": (c_int, [_fs, c_char_p, c_char_p, c_uint]),
@@ -417,6 +422,7 @@ _CONSTANTS = (
     "RESULTS_RUNNING", "RESULTS_COMPLETE", "RESULTS_FAILED", "RESULTS_INCOMPLETE",
     "FS_OP_READ", "FS_OP_WRITE", "FS_OP_SYNC", "FS_OP_META", "FS_OP_KINDS",
     "FS_TIME_NOW", "FS_TIME_OMIT", "FSAPI_COUNTERS_MAX",
+    "FS_FL_SYNC", "FS_FL_IMMUTABLE", "FS_FL_APPEND", "FS_FL_NODUMP", "FS_FL_NOATIME",
     "FSAPI_F_SPECIAL_FILES", "FSAPI_F_XATTR", "FSAPI_F_COMPRESS", "FSAPI_F_FSCK",
     "FSAPI_F_ATTRS", "FSAPI_F_FAULT_SAFE",
 )

@@ -41,7 +41,7 @@ import collections
 import ctypes
 import errno
 import os
-from ctypes import byref, c_uint64, c_void_p
+from ctypes import byref, c_uint, c_uint64, c_void_p
 
 from . import _lib
 from ._lib import LogfsOptions, struct_dict
@@ -496,6 +496,17 @@ class FileSystem:
     def utimens(self, path, atime_ns, mtime_ns):
         """Times in ns since 1970, or _lib.FS_TIME_NOW / FS_TIME_OMIT."""
         self._call(self._op("utimens")(self._fs(), _path(path), atime_ns, mtime_ns), path)
+
+    def getflags(self, path):
+        """The file attributes (chattr's), _lib.FS_FL_* bits."""
+        flags = c_uint(0)
+        self._call(self._op("getflags")(self._fs(), _path(path), byref(flags)), path)
+        return flags.value
+
+    def setflags(self, path, flags):
+        """Set the file attributes to exactly flags (_lib.FS_FL_*): one
+        commit; what they forbid then raises PermissionError."""
+        self._call(self._op("setflags")(self._fs(), _path(path), flags), path)
 
     def lchown(self, path, uid, gid):
         """chown of a final symbolic link itself."""

@@ -973,6 +973,25 @@ class TestFiles(FsCase):
         self.assertEqual(fs.stat("/d/alias").nlink, 1)
         self.assertEqual(fs.read_file("/d/alias"), b"Shared")
 
+    def test_file_attributes(self):
+        fs = self.fs
+        fs.write_file("/f", b"log")
+        self.assertEqual(fs.getflags("/f"), 0)
+        fs.setflags("/f", _lib.FS_FL_APPEND | _lib.FS_FL_NODUMP)
+        self.assertEqual(fs.getflags("/f"), _lib.FS_FL_APPEND | _lib.FS_FL_NODUMP)
+        with self.assertRaises(PermissionError):
+            fs.unlink("/f")
+        with self.assertRaises(PermissionError):
+            fs.truncate("/f", 0)
+        fs.setflags("/f", _lib.FS_FL_IMMUTABLE)
+        with self.assertRaises(PermissionError):
+            fs.chmod("/f", 0o600)
+        with self.assertRaises(OSError) as cm:  # a bit LogFS does not keep
+            fs.setflags("/f", 0x1)
+        self.assertEqual(cm.exception.errno, errno.EOPNOTSUPP)
+        fs.setflags("/f", 0)
+        fs.unlink("/f")
+
     def test_special_files_and_xattrs(self):
         fs = self.fs
         fs.mknod("/fifo", stat.S_IFIFO | 0o644)
