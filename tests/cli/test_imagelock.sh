@@ -90,6 +90,7 @@ expect 1 "rmdir during a mount" "flashlab rmdir: $msg" -- $FL rmdir "$I:/d"
 expect 1 "ln during a mount" "flashlab ln: $msg" -- $FL ln "$I:/mine.txt" "$I:/hard"
 expect 1 "mv during a mount" "flashlab mv: $msg" -- $FL mv "$I:/mine.txt" "$I:/moved"
 expect 1 "mknod during a mount" "flashlab mknod: $msg" -- $FL mknod "$I:/fifo" p
+expect 1 "fallocate during a mount" "flashlab fallocate: $msg" -- $FL fallocate -l 4K "$I:/pre"
 expect 1 "xattr set during a mount" "flashlab xattr: $msg" -- $FL xattr set "$I:/mine.txt" user.k v
 mkdir -p "$T/m2"
 expect 1 "a second mount is refused" "flashlab mount: $msg" -- $FL mount "$I" "$T/m2"

@@ -159,7 +159,7 @@ TEST(prealloc_keep_size_and_giving_back)
     REQUIRE(logfs_sync(fs) == 0);
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, 12 * BS / 512);
     CHECK_EQ_INT(live(fs), live0 + 11 * PRE);
-    /* truncate (even to the same size) frees the rest past the end */
+    /* a truncate below the size frees everything past the new end */
     CHECK_EQ_INT(logfs_ftruncate(fs, fd, 500), 0);
     REQUIRE(logfs_sync(fs) == 0);
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, BS / 512);
