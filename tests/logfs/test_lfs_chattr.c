@@ -10,6 +10,7 @@
 #include "crc32.h"
 #include "fixture.h"
 #include "fsck.h"
+#include "lfs_cuts.h"
 #include "le.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
@@ -332,50 +333,29 @@ TEST(chattr_change_is_durable_at_once)
 /* A power cut at every flash operation of one setflags: the image mounts,
  * fsck finds it clean, and the file's flags are the old ones or the new
  * ones, never others; both occur. */
+static const unsigned cut_from = FS_FL_APPEND, cut_to = FS_FL_IMMUTABLE | FS_FL_NODUMP;
+
+static int cut_step(const struct fsapi_fs *m, void *ctx)
+{
+    (void)ctx;
+    return fsapi_setflags(m, "/f", cut_to);
+}
+
+static int cut_flags_are(const struct fsapi_fs *m, int after, void *ctx)
+{
+    (void)ctx;
+    unsigned got;
+    return !fsapi_getflags(m, "/f", &got) && got == (after ? cut_to : cut_from);
+}
+
 TEST(chattr_cut_at_every_operation)
 {
-    const unsigned from = FS_FL_APPEND, to = FS_FL_IMMUTABLE | FS_FL_NODUMP;
     nand_dev *d = mkdev();
     logfs *fs;
     REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
     put(fs, "/f", "data");
-    REQUIRE(logfs_setflags(fs, "/f", from) == 0 && logfs_unmount(fs) == 0);
-    nand_snapshot *start;
-    REQUIRE(nand_snapshot_take(d, &start) == 0);
-    int n_before = 0, n_after = 0, bad = 0;
-    for (uint64_t cut = 0;; cut++) {
-        REQUIRE(nand_snapshot_restore(d, start) == 0);
-        REQUIRE(logfs_mount(d, NULL, &fs) == 0);
-        nand_cut_after_ops(d, cut, -1.0);
-        int rc = logfs_setflags(fs, "/f", to);
-        int was_cut = !nand_is_powered(d);
-        nand_cut_disarm(d);
-        logfs_unmount(fs); /* fails when the power is off; frees the fs */
-        if (!was_cut) {
-            CHECK_EQ_INT(rc, 0);
-            break;
-        }
-        nand_power_on(d);
-        char msg[256];
-        if (fsck_verdict(d, msg, sizeof msg)) {
-            fprintf(stderr, "cut %" PRIu64 ": fsck: %s\n", cut, msg);
-            bad++;
-        }
-        unsigned got = 0;
-        if (logfs_mount(d, NULL, &fs) || logfs_getflags(fs, "/f", &got)) {
-            fprintf(stderr, "cut %" PRIu64 ": does not mount or read\n", cut);
-            bad++;
-            continue;
-        }
-        n_before += got == from;
-        n_after += got == to;
-        bad += got != from && got != to;
-        logfs_unmount(fs);
-    }
-    fprintf(stderr, "setflags: %d cuts before, %d after, %d bad\n", n_before, n_after, bad);
-    CHECK_EQ_INT(bad, 0);
-    CHECK(n_before > 0 && n_after > 0);
-    nand_snapshot_free(start);
+    REQUIRE(logfs_setflags(fs, "/f", cut_from) == 0 && logfs_unmount(fs) == 0);
+    lfs_cut_every_op(d, "setflags", cut_step, cut_flags_are, NULL);
     nand_close(d);
 }
 
