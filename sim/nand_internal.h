@@ -21,6 +21,7 @@
 #define FLASHLAB_SIM_NAND_INTERNAL_H
 
 #include "nand.h"
+#include "slab.h"
 
 /* An immutable page image: page_size + oob_size bytes, or with clen != 0
  * their run-length form in clen bytes (format in store.c). */
@@ -126,6 +127,9 @@ struct nand_dev {
         uint64_t small_held;
         uint8_t *scarve, *scarve_end; /* the newest small chunk's unused bytes */
     } arena;
+    /* the blocks' page tables (struct bpages), on huge pages: every
+     * read and program touches one at random (slab.c) */
+    struct flashlab_slab bpslab;
 
     /* the image journal (journal.c), set up by nand_open and nand_save:
      * what changed since the last save or sync of the image at jpath */

@@ -7,6 +7,7 @@
 #include "rng.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -424,7 +425,7 @@ void sim_bpages_unref(nand_dev *dev, struct bpages *bp)
             __builtin_prefetch(bp->slot[p + 8].pg, 1, 3);
         sim_pbuf_unref(dev, bp->slot[p].pg);
     }
-    free(bp);
+    flashlab_slab_put(&dev->bpslab, bp);
 }
 
 /* The block's page table, private to the device so it may be written:
@@ -441,7 +442,7 @@ struct bpages *sim_bpages_own_page(nand_dev *dev, nand_block_t b, nand_page_t fr
     dev_touch_page(dev, b, from);
     if (bp && bp->refs == 1)
         return bp;
-    struct bpages *nb = malloc(bpages_size(dev));
+    struct bpages *nb = flashlab_slab_get(&dev->bpslab);
     if (!nb)
         return NULL;
     if (bp) {
@@ -510,6 +511,7 @@ int sim_store_init(nand_dev *dev)
     dev->bp = calloc(dev->nblocks, sizeof *dev->bp);
     dev->die_free = calloc(dev->ndies, sizeof *dev->die_free);
     dev->bus = calloc(dev->cfg.geo.channels, sizeof *dev->bus);
+    flashlab_slab_init(&dev->bpslab, bpages_size(dev));
     if (!dev->bs || !dev->bp || !dev->die_free || !dev->bus)
         return NAND_E_NOMEM;
     return NAND_OK;
@@ -526,6 +528,13 @@ void sim_store_free(nand_dev *dev)
     free(dev->die_free);
     sim_bus_free_all(dev);
     free(dev->dtab);
+    if (flashlab_slab_destroy(&dev->bpslab)) {
+        /* a snapshot not freed before its device: its tables are gone */
+        fprintf(stderr, "nand: block page tables still held at close\n");
+#if defined(__SANITIZE_ADDRESS__)
+        abort();
+#endif
+    }
     sim_arena_free(dev);
 }
 
