@@ -91,6 +91,7 @@ int lfs_cache_init(struct logfs *fs, uint64_t max_bytes)
         for (unsigned l = 0; l <= LFS_MAX_HEIGHT; l++)
             list_init(&c->dirty[k][l]);
     c->max_bytes = max_bytes;
+    flashlab_slab_init(&c->blocks, fs->g.block_size);
     return 0;
 }
 
@@ -134,7 +135,8 @@ static void node_struct_put(struct logfs *fs, struct lfs_node *n)
 
 static void node_free(struct logfs *fs, struct lfs_node *n)
 {
-    lfs_free(fs, n->data, fs->g.block_size);
+    flashlab_slab_put(&fs->cache.blocks, n->data);
+    fs->mem_bytes -= fs->g.block_size;
     node_struct_put(fs, n);
 }
 
@@ -184,6 +186,7 @@ void lfs_cache_destroy(struct logfs *fs)
         lfs_free(fs, k, sizeof *k);
     }
     c->free_structs = NULL;
+    flashlab_slab_destroy(&c->blocks); /* every block was put back above */
 }
 
 struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
@@ -194,6 +197,21 @@ struct lfs_node *lfs_cache_find(struct logfs *fs, uint64_t ino, uint8_t level,
     while (n && !(n->ino == ino && n->level == level && n->bix == bix))
         n = n->hnext;
     return n;
+}
+
+/* A lookup to come, started early (the cleaner looks up every object of
+ * its victim, and each step of a lookup was a cache miss): stage 0 starts
+ * loading the key's hash bucket, stage 1, when the bucket has had time
+ * to arrive, the first node of its chain. */
+void lfs_cache_prefetch(const struct logfs *fs, uint64_t ino, uint8_t level, uint64_t bix,
+                        int stage)
+{
+    const struct lfs_cache *c = &fs->cache;
+    struct lfs_node *const *b = &c->tab[node_hash(ino, level, bix) & (c->size - 1)];
+    if (stage == 0)
+        __builtin_prefetch(b);
+    else if (*b)
+        __builtin_prefetch(*b);
 }
 
 static void cache_grow(struct logfs *fs)
@@ -234,11 +252,13 @@ struct lfs_node *lfs_cache_add(struct logfs *fs, uint64_t ino, uint8_t level,
     } else {
         if (!(n = node_struct_get(fs)))
             return NULL;
-        n->data = zero ? lfs_zalloc(fs, fs->g.block_size) : lfs_alloc(fs, fs->g.block_size);
-        if (!n->data) {
+        if (!(n->data = flashlab_slab_get(&c->blocks))) {
             node_struct_put(fs, n);
             return NULL;
         }
+        fs->mem_bytes += fs->g.block_size;
+        if (zero)
+            memset(n->data, 0, fs->g.block_size);
     }
     n->ino = ino;
     n->level = level;

@@ -241,6 +241,66 @@ __attribute__((always_inline)) static inline void prefetch_header(const struct l
     __builtin_prefetch(fs->gc_pages[last / ps] + last % ps);
 }
 
+/* The next object of the victim at or after *off (padding skipped);
+ * 0 at the end.  Its header is decoded, and the headers after it
+ * prefetched. */
+static int next_object(struct logfs *fs, uint32_t *off, struct lfs_obj *o)
+{
+    uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
+    while (*off + LFS_OBJ_HDR <= sb) {
+        if (!lfs_obj_decode(victim_bytes(fs, *off, LFS_OBJ_HDR), o)) {
+            uint32_t total = LFS_OBJ_HDR + o->len;
+            if (*off + total > sb)
+                return 0;
+            prefetch_header(fs, *off + total);
+            /* and where the one after would be if the next is a whole block */
+            prefetch_header(fs, *off + total + LFS_OBJ_HDR + fs->g.block_size);
+            return 1;
+        }
+        /* padding (0xFF to the page's end): the next page.  Anything else
+         * is the tail of an object whose start was lost (an unreadable or
+         * wiped page): the next object may start anywhere, its header is
+         * looked for byte by byte (magic and header CRC must match) */
+        uint32_t end = (*off / ps + 1) * ps;
+        *off = lfs_all_bytes(victim_bytes(fs, *off, end - *off), end - *off, 0xff) ? end
+                                                                                    : *off + 1;
+    }
+    return 0;
+}
+
+/* How many objects the walk decodes ahead of the one it looks up. */
+#define AHEAD 3
+
+struct ahead {
+    uint32_t off;
+    struct lfs_obj o;
+};
+
+/* Start the liveness lookups of an object a few steps ahead, each a
+ * cache miss that waited on the one before (lfs_cache_find and
+ * lfs_tree_ptr were 13 % of the steady state): stage 0 the hash buckets
+ * of its node and of its parent, stage 1 their first nodes, stage 2 the
+ * parent's slot that points to it. */
+static void lookahead(struct logfs *fs, const struct lfs_obj *o, uint32_t stage)
+{
+    uint64_t n = o->bix;
+    if (stage < 2)
+        lfs_cache_prefetch(fs, o->ino, o->level, n, (int)stage);
+    if (o->level == 0) {
+        if (n < LFS_NDIRECT)
+            return; /* its pointer is in the inode */
+        n -= LFS_NDIRECT;
+    }
+    uint64_t pn = n / fs->ptrs_per_block;
+    if (stage < 2) {
+        lfs_cache_prefetch(fs, o->ino, (uint8_t)(o->level + 1), pn, (int)stage);
+        return;
+    }
+    const struct lfs_node *parent = lfs_cache_find(fs, o->ino, (uint8_t)(o->level + 1), pn);
+    if (parent)
+        __builtin_prefetch(parent->data + 8 * (n % fs->ptrs_per_block));
+}
+
 static int clean_segment(struct logfs *fs, uint32_t seg)
 {
     uint32_t ps = fs->g.page_size, sb = fs->g.seg_bytes;
@@ -272,27 +332,24 @@ static int clean_segment(struct logfs *fs, uint32_t seg)
         else if (nrc)
             rc = lfs_errno(nrc);
     }
-    for (uint32_t off = 0; !rc && off + LFS_OBJ_HDR <= sb;) {
-        struct lfs_obj o;
-        if (lfs_obj_decode(victim_bytes(fs, off, LFS_OBJ_HDR), &o)) {
-            /* padding (0xFF to the page's end): the next page.  Anything
-             * else is the tail of an object whose start was lost (an
-             * unreadable or wiped page): the next object may start
-             * anywhere, its header is looked for byte by byte (magic and
-             * header CRC must match) */
-            uint32_t end = (off / ps + 1) * ps;
-            off = lfs_all_bytes(victim_bytes(fs, off, end - off), end - off, 0xff) ? end : off + 1;
-            continue;
+    /* the walk decodes AHEAD objects in front of the one looked up, and
+     * starts each queued object's lookups a step further as it nears */
+    struct ahead q[AHEAD + 1];
+    uint32_t nq = 0, off = 0;
+    int more = 1;
+    while (!rc) {
+        while (more && nq <= AHEAD && (more = next_object(fs, &off, &q[nq].o))) {
+            q[nq].off = off;
+            off += LFS_OBJ_HDR + q[nq].o.len;
+            nq++;
         }
-        uint32_t total = LFS_OBJ_HDR + o.len;
-        if (off + total > sb)
+        if (!nq)
             break;
-        prefetch_header(fs, off + total);
-        /* and where the one after would be if the next is a whole block */
-        prefetch_header(fs, off + total + LFS_OBJ_HDR + fs->g.block_size);
-        lfs_ptr p = lfs_ptr_make((uint64_t)seg * sb + off, total);
-        rc = keep_if_live(fs, seg, &o, p);
-        off += total;
+        for (uint32_t i = 1; i < nq; i++)
+            lookahead(fs, &q[i].o, AHEAD - i);
+        lfs_ptr p = lfs_ptr_make((uint64_t)seg * sb + q[0].off, LFS_OBJ_HDR + q[0].o.len);
+        rc = keep_if_live(fs, seg, &q[0].o, p);
+        memmove(q, q + 1, --nq * sizeof q[0]);
     }
     return rc;
 }

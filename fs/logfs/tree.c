@@ -255,6 +255,8 @@ int lfs_tree_set_parent(struct logfs *fs, struct lfs_inode *in,
         return rc;
     count_block(fs, in, n->level, le64_get(parent->data + 8 * slot), p);
     le64_put(parent->data + 8 * slot, p);
+    if (p)
+        parent->set_slot = slot;
     lfs_node_dirty(fs, parent);
     return 0;
 }
