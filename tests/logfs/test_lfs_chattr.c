@@ -8,10 +8,10 @@
  * bits and names an unknown one.
  */
 #include "crc32.h"
-#include "fixture.h"
 #include "fsck.h"
-#include "lfs_cuts.h"
 #include "le.h"
+#include "lfs_cuts.h"
+#include "lfs_fixture.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 
@@ -21,12 +21,7 @@
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 31);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 31);
 }
 
 static uint64_t commits(logfs *fs)

@@ -5,8 +5,8 @@
  * remount and passes fsck.  A seeded random run checks content against a
  * byte model and the count against a walk of the tree.
  */
-#include "fixture.h"
 #include "fsck.h"
+#include "lfs_fixture.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 
@@ -19,12 +19,7 @@
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 30);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 30);
 }
 
 static uint64_t live(logfs *fs)
