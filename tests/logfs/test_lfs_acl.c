@@ -6,8 +6,8 @@
  * the ACL, an ACL the mode says alone is not kept, default ACLs only on
  * directories; through a remount, fsck clean.
  */
-#include "fixture.h"
 #include "fsck.h"
+#include "lfs_fixture.h"
 #include "logfs/logfs.h"
 #include "posixacl.h"
 
@@ -107,10 +107,9 @@ static uint32_t mode_of(logfs *fs, const char *path)
 
 TEST(logfs_keeps_acl_and_mode_one)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 96, .pages = 16, .seed = 4);
-    REQUIRE(d && logfs_mkfs(d, NULL) == 0);
-    logfs *fs;
-    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    nand_dev *d;
+    logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 96, .pages = 16, .seed = 4);
+    REQUIRE(fs);
     int fd = logfs_open(fs, "/f", O_WRONLY | O_CREAT, 0644);
     REQUIRE(fd >= 0 && logfs_close(fs, fd) == 0);
     REQUIRE(logfs_mkdir(fs, "/d", 0755) == 0);

@@ -8,10 +8,10 @@
  * bits and names an unknown one.
  */
 #include "crc32.h"
-#include "fixture.h"
 #include "fsck.h"
-#include "lfs_cuts.h"
 #include "le.h"
+#include "lfs_cuts.h"
+#include "lfs_fixture.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 
@@ -21,19 +21,7 @@
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 31);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
-}
-
-static uint64_t commits(logfs *fs)
-{
-    struct logfs_stats s;
-    logfs_get_stats(fs, &s);
-    return s.commits;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 31);
 }
 
 static void put(logfs *fs, const char *path, const char *text)
@@ -250,17 +238,6 @@ TEST(chattr_directories)
     nand_close(d);
 }
 
-static void check_fsck_clean(nand_dev *d)
-{
-    struct fsck_report r;
-    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_CLEAN);
-    for (size_t i = 0; i < r.nmsgs; i++)
-        if (r.msgs[i].severity != FSCK_INFO)
-            fprintf(stderr, "fsck: %s\n", r.msgs[i].text);
-    CHECK_EQ_INT(r.nwarnings, 0);
-    fsck_report_free(&r);
-}
-
 /* Every flag kept across a remount, each set in a commit of its own;
  * fsck takes them; unknown bits are refused. */
 TEST(chattr_flags_survive_remount)
@@ -276,17 +253,17 @@ TEST(chattr_flags_survive_remount)
     for (unsigned i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "/f%u", i);
         put(fs, path, "data");
-        uint64_t c = commits(fs);
+        uint64_t c = lfs_fx_stats(fs).commits;
         CHECK_EQ_INT(logfs_setflags(fs, path, each[i]), 0);
-        CHECK_EQ_INT(commits(fs), c + 1);
+        CHECK_EQ_INT(lfs_fx_stats(fs).commits, c + 1);
     }
     put(fs, "/all", "data");
     CHECK_EQ_INT(logfs_setflags(fs, "/all", all), 0);
     CHECK_EQ_INT(logfs_setflags(fs, "/dir", FS_FL_APPEND | FS_FL_NODUMP), 0);
     /* no change, no commit */
-    uint64_t c = commits(fs);
+    uint64_t c = lfs_fx_stats(fs).commits;
     CHECK_EQ_INT(logfs_setflags(fs, "/all", all), 0);
-    CHECK_EQ_INT(commits(fs), c);
+    CHECK_EQ_INT(lfs_fx_stats(fs).commits, c);
     /* refused: bits LogFS does not keep (Linux's SECRM, COMPR, DIRSYNC) */
     CHECK_EQ_INT(logfs_setflags(fs, "/all", all | 0x1), -EOPNOTSUPP);
     CHECK_EQ_INT(logfs_setflags(fs, "/all", 0x4), -EOPNOTSUPP);
@@ -298,7 +275,7 @@ TEST(chattr_flags_survive_remount)
     REQUIRE(logfs_symlink(fs, "/f3", "/ln") == 0);
     CHECK_EQ_INT(flags_of(fs, "/ln"), FS_FL_NODUMP);
     REQUIRE(logfs_unmount(fs) == 0);
-    check_fsck_clean(d);
+    lfs_fx_fsck_clean(d);
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     for (unsigned i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "/f%u", i);
@@ -371,13 +348,13 @@ TEST(chattr_sync_commits_each_write)
     REQUIRE(logfs_setflags(fs, "/sync", FS_FL_SYNC) == 0);
     int p = logfs_open(fs, "/plain", O_WRONLY, 0), s = logfs_open(fs, "/sync", O_WRONLY, 0);
     REQUIRE(p >= 0 && s >= 0);
-    uint64_t c = commits(fs);
+    uint64_t c = lfs_fx_stats(fs).commits;
     for (unsigned i = 0; i < 3; i++)
         CHECK_EQ_INT(logfs_pwrite(fs, p, "abcd", 4, 4 * i), 4);
-    CHECK_EQ_INT(commits(fs), c);
+    CHECK_EQ_INT(lfs_fx_stats(fs).commits, c);
     for (unsigned i = 0; i < 3; i++) {
         CHECK_EQ_INT(logfs_pwrite(fs, s, "abcd", 4, 4 * i), 4);
-        CHECK_EQ_INT(commits(fs), c + 1 + i);
+        CHECK_EQ_INT(lfs_fx_stats(fs).commits, c + 1 + i);
     }
     logfs_close(fs, p);
     logfs_close(fs, s);
@@ -590,7 +567,7 @@ TEST(chattr_model_random_ops)
         CHECK(dir_flagged > 100); /* the directories' flags were in play */
         free(m);
         REQUIRE(logfs_unmount(fs) == 0);
-        check_fsck_clean(d);
+        lfs_fx_fsck_clean(d);
         nand_close(d);
     }
 }

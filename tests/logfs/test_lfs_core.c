@@ -64,6 +64,34 @@ static const uint64_t sample_bix[] = {0, 5, 15, 16, 17, 79, 80, 81, 4175, 4176,
                                       4177, 200000, 266319, 266320, 300001};
 #define NSAMPLE (sizeof sample_bix / sizeof sample_bix[0])
 
+/* Every sample block at version v: 0, or the first error. */
+static int write_samples(struct logfs *fs, struct lfs_inode *in, uint32_t v)
+{
+    int rc = 0;
+    for (size_t i = 0; i < NSAMPLE && !rc; i++)
+        rc = write_block(fs, in, sample_bix[i], v);
+    return rc;
+}
+
+/* A device of the given blocks of 16 pages, formatted with 512-byte blocks
+ * and mounted in *fs, holding one new regular file, linked, in *in; or
+ * NULL. */
+static nand_dev *dev_with_file(uint32_t blocks, struct logfs **fs, struct lfs_inode **in)
+{
+    nand_dev *d = make_dev(blocks, 16);
+    if (!d || logfs_mkfs(d, &small_blocks) || logfs_mount(d, NULL, fs)) {
+        nand_close(d);
+        return NULL;
+    }
+    if (lfs_inode_new(*fs, S_IFREG | 0644, in)) {
+        logfs_unmount(*fs);
+        nand_close(d);
+        return NULL;
+    }
+    (*in)->nlink = 1;
+    return d;
+}
+
 /* The check value of CRC-32/IEEE, whole and in pieces of every length. */
 TEST(crc32_check_value)
 {
@@ -117,17 +145,12 @@ TEST(mount_rejects_garbage)
 
 TEST(tree_round_trip_all_heights)
 {
-    nand_dev *d = make_dev(512, 16);
-    REQUIRE(d);
-    REQUIRE(logfs_mkfs(d, &small_blocks) == 0);
     logfs *fs;
-    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     struct lfs_inode *in;
-    REQUIRE(lfs_inode_new(fs, S_IFREG | 0644, &in) == 0);
-    in->nlink = 1;
+    nand_dev *d = dev_with_file(512, &fs, &in);
+    REQUIRE(d);
     uint64_t ino = in->ino;
-    for (size_t i = 0; i < NSAMPLE; i++)
-        REQUIRE(write_block(fs, in, sample_bix[i], 1) == 0);
+    REQUIRE(write_samples(fs, in, 1) == 0);
     CHECK_EQ_INT(in->height, 4); /* 300001 - 16 >= 64^3 */
     REQUIRE(logfs_sync(fs) == 0);
     /* overwrite half, at version 2 */
@@ -154,14 +177,10 @@ TEST(tree_round_trip_all_heights)
  * and punches; segments emptied by overwrites return to the pool. */
 TEST(live_accounting_and_reuse)
 {
-    nand_dev *d = make_dev(128, 16);
-    REQUIRE(d);
-    REQUIRE(logfs_mkfs(d, &small_blocks) == 0);
     logfs *fs;
-    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     struct lfs_inode *in;
-    REQUIRE(lfs_inode_new(fs, S_IFREG | 0644, &in) == 0);
-    in->nlink = 1;
+    nand_dev *d = dev_with_file(128, &fs, &in);
+    REQUIRE(d);
     struct logfs_stats st0, st;
     REQUIRE(logfs_sync(fs) == 0);
     logfs_get_stats(fs, &st0);
@@ -358,17 +377,12 @@ TEST(damaged_bucket_entry_is_not_read)
  * the old version or every block at the new one. */
 TEST(power_cut_every_op_of_a_commit)
 {
-    nand_dev *d = make_dev(128, 16);
-    REQUIRE(d);
-    REQUIRE(logfs_mkfs(d, &small_blocks) == 0);
     logfs *fs;
-    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     struct lfs_inode *in;
-    REQUIRE(lfs_inode_new(fs, S_IFREG | 0644, &in) == 0);
-    in->nlink = 1;
+    nand_dev *d = dev_with_file(128, &fs, &in);
+    REQUIRE(d);
     uint64_t ino = in->ino;
-    for (size_t i = 0; i < NSAMPLE; i++)
-        REQUIRE(write_block(fs, in, sample_bix[i], 1) == 0);
+    REQUIRE(write_samples(fs, in, 1) == 0);
     REQUIRE(logfs_unmount(fs) == 0);
     nand_snapshot *snap;
     REQUIRE(nand_snapshot_take(d, &snap) == 0);
@@ -378,8 +392,7 @@ TEST(power_cut_every_op_of_a_commit)
         REQUIRE(nand_snapshot_restore(d, snap) == 0);
         REQUIRE(logfs_mount(d, NULL, &fs) == 0);
         REQUIRE(lfs_inode_get(fs, ino, &in) == 0);
-        for (size_t i = 0; i < NSAMPLE; i++)
-            REQUIRE(write_block(fs, in, sample_bix[i], 2) == 0);
+        REQUIRE(write_samples(fs, in, 2) == 0);
         nand_cut_after_ops(d, cut, -1.0);
         int rc = logfs_unmount(fs);
         nand_cut_disarm(d);

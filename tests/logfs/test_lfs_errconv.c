@@ -7,7 +7,7 @@
  */
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,10 +63,9 @@ TEST(flash_calls_return_errnos)
 /* Through the public calls: after a cut, a sync says EIO, not EBADF. */
 TEST(power_cut_surfaces_as_eio)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 6, .quiet = 1);
-    REQUIRE(d);
-    logfs *fs;
-    REQUIRE(logfs_mkfs(d, NULL) == 0 && logfs_mount(d, NULL, &fs) == 0);
+    nand_dev *d;
+    logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 128, .pages = 64, .seed = 6, .quiet = 1);
+    REQUIRE(fs);
     int fd = logfs_open(fs, "/f", O_RDWR | O_CREAT, 0644);
     REQUIRE(fd >= 0);
     uint8_t buf[3000];

@@ -5,18 +5,16 @@
  * and retention would.
  */
 #include "logfs/logfs.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
 
 TEST(uncorrectable_reads_give_eio_not_wrong_data)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .ecc_bits = 1, .seed = 21);
-    REQUIRE(d != NULL);
-    REQUIRE(logfs_mkfs(d, NULL) == 0);
-    logfs *fs;
-    REQUIRE(logfs_mount(d, NULL, &fs) == 0);
+    nand_dev *d;
+    logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 128, .pages = 64, .ecc_bits = 1, .seed = 21);
+    REQUIRE(fs);
     uint8_t buf[8192], got[8192];
     for (int f = 0; f < 40; f++) {
         char name[32];

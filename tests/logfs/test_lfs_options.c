@@ -7,7 +7,7 @@
  */
 #include "logfs/logfs.h"
 #include "crc32.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 #include "le.h"
 
 #include <errno.h>
@@ -190,10 +190,9 @@ TEST(max_utilisation_caps_live_over_cleanable)
     /* 32 KiB segments hold 7: u 0.85 frees 1.05 blocks, 0.9 only 0.7 */
     CHECK_EQ_INT(logfs_utilisation_fits(0.85, 32768, 4096, NULL, 0), 0);
     CHECK_EQ_INT(logfs_utilisation_fits(0.9, 32768, 4096, NULL, 0), -EINVAL);
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
+    nand_dev *d = LFS_FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
     REQUIRE(d);
     logfs *fs = NULL;
-    REQUIRE(logfs_mkfs(d, NULL) == 0);
     CHECK_EQ_INT(logfs_mount(d, &(struct logfs_options){.max_utilisation = 0.9}, &fs), -EINVAL);
     /* unset: 85% of the cleanable segments' bytes, as always */
     struct logfs_stats st;
@@ -229,12 +228,11 @@ TEST(max_utilisation_caps_live_over_cleanable)
  * under the cap after it.  Growing the file still stops at the cap. */
 TEST(max_utilisation_accepts_overwrites_at_the_cap)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
+    nand_dev *d = LFS_FX_DEVICE(.blocks = 128, .pages = 16, .quiet = 1); /* 32 KiB segments */
     REQUIRE(d);
     logfs *fs = NULL;
     struct logfs_stats st;
     static uint8_t buf[4096];
-    REQUIRE(logfs_mkfs(d, NULL) == 0);
     REQUIRE(logfs_mount(d, &(struct logfs_options){.max_utilisation = 0.85,
                                                    .dirty_bytes = 256 << 10}, &fs) == 0);
     uint64_t bytes = fill_until_full(fs, &st);

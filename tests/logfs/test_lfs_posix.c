@@ -9,7 +9,7 @@
  */
 #include "fscommon.h"
 #include "logfs/logfs.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,12 +18,7 @@
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 8);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 8);
 }
 
 TEST(open_flags_and_seek)

@@ -5,8 +5,8 @@
  * remount and passes fsck.  A seeded random run checks content against a
  * byte model and the count against a walk of the tree.
  */
-#include "fixture.h"
 #include "fsck.h"
+#include "lfs_fixture.h"
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 
@@ -19,19 +19,7 @@
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 30);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
-}
-
-static uint64_t live(logfs *fs)
-{
-    struct logfs_stats s;
-    logfs_get_stats(fs, &s);
-    return s.live_bytes;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 30);
 }
 
 static uint64_t free_bytes(logfs *fs)
@@ -57,17 +45,6 @@ static void check_zeros(logfs *fs, int fd, uint64_t off, uint64_t len)
     }
 }
 
-static void check_fsck_clean(nand_dev *d)
-{
-    struct fsck_report r;
-    CHECK_EQ_INT(fsck_run(d, 0, &r), FSCK_CLEAN);
-    for (size_t i = 0; i < r.nmsgs; i++)
-        if (r.msgs[i].severity != FSCK_INFO)
-            fprintf(stderr, "fsck: %s\n", r.msgs[i].text);
-    CHECK_EQ_INT(r.nwarnings, 0); /* not even "past the end of the file" */
-    fsck_report_free(&r);
-}
-
 TEST(prealloc_reads_zeros_and_keeps_room)
 {
     nand_dev *d = mkdev();
@@ -76,7 +53,7 @@ TEST(prealloc_reads_zeros_and_keeps_room)
     int fd = logfs_open(fs, "/f", O_RDWR | O_CREAT, 0644);
     REQUIRE(fd >= 0);
     REQUIRE(logfs_sync(fs) == 0);
-    uint64_t live0 = live(fs), free0 = free_bytes(fs);
+    uint64_t live0 = lfs_fx_stats(fs).live_bytes, free0 = free_bytes(fs);
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, 0);
     /* 25 blocks: [1000, 101000) touches blocks 0..24 */
     CHECK_EQ_INT(logfs_allocate(fs, fd, 1000, 100000, 0), 0);
@@ -85,7 +62,7 @@ TEST(prealloc_reads_zeros_and_keeps_room)
     CHECK_EQ_INT(st.blocks, 25 * BS / 512);
     check_zeros(fs, fd, 0, 101000);
     REQUIRE(logfs_sync(fs) == 0);
-    uint64_t live1 = live(fs), free1 = free_bytes(fs);
+    uint64_t live1 = lfs_fx_stats(fs).live_bytes, free1 = free_bytes(fs);
     /* the indirect block under blocks 16..24 is the rest */
     CHECK(live1 - live0 >= 25 * PRE && live1 - live0 <= 25 * PRE + PRE);
     CHECK(free0 - free1 >= 25 * PRE);
@@ -95,19 +72,19 @@ TEST(prealloc_reads_zeros_and_keeps_room)
     memset(buf, 0x5a, sizeof buf);
     CHECK_EQ_INT(logfs_pwrite(fs, fd, buf, BS, 3 * BS), BS);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK_EQ_INT(live(fs), live1);
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live1);
     CHECK_EQ_INT(free_bytes(fs), free1);
     /* a short one (trailing zeros trimmed) gives some back */
     CHECK_EQ_INT(logfs_pwrite(fs, fd, buf, 100, 5 * BS), 100);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK_EQ_INT(live(fs), live1 - (BS - 100));
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live1 - (BS - 100));
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, 25 * BS / 512);
     uint32_t seg, have;
     uint64_t want;
     CHECK_EQ_INT(lfs_check_live(fs, &seg, &want, &have), 0);
     logfs_close(fs, fd);
     REQUIRE(logfs_unmount(fs) == 0);
-    check_fsck_clean(d);
+    lfs_fx_fsck_clean(d);
     /* remount: pointers, count and size as they were */
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     fd = logfs_open(fs, "/f", O_RDONLY, 0);
@@ -115,7 +92,7 @@ TEST(prealloc_reads_zeros_and_keeps_room)
     st = fstat_of(fs, fd);
     CHECK_EQ_INT(st.size, 101000);
     CHECK_EQ_INT(st.blocks, 25 * BS / 512);
-    CHECK_EQ_INT(live(fs), live1 - (BS - 100));
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live1 - (BS - 100));
     uint8_t got[BS];
     CHECK_EQ_INT(logfs_pread(fs, fd, got, BS, 3 * BS), BS);
     CHECK(!memcmp(got, buf, BS));
@@ -136,21 +113,21 @@ TEST(prealloc_keep_size_and_giving_back)
     memset(buf, 7, sizeof buf);
     CHECK_EQ_INT(logfs_pwrite(fs, fd, buf, sizeof buf, 0), sizeof buf);
     REQUIRE(logfs_sync(fs) == 0);
-    uint64_t live0 = live(fs);
+    uint64_t live0 = lfs_fx_stats(fs).live_bytes;
     /* blocks 0..15: block 0 exists and stays, 1..15 past the end */
     CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 16 * BS, FS_ALLOC_KEEP_SIZE), 0);
     struct fs_stat st = fstat_of(fs, fd);
     CHECK_EQ_INT(st.size, 1000);
     CHECK_EQ_INT(st.blocks, 16 * BS / 512);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK_EQ_INT(live(fs), live0 + 15 * PRE);
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live0 + 15 * PRE);
     /* allocating again changes nothing */
     CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 16 * BS, FS_ALLOC_KEEP_SIZE), 0);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK_EQ_INT(live(fs), live0 + 15 * PRE);
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live0 + 15 * PRE);
     logfs_close(fs, fd);
     REQUIRE(logfs_unmount(fs) == 0);
-    check_fsck_clean(d); /* blocks past the end are no warning */
+    lfs_fx_fsck_clean(d); /* blocks past the end are no warning */
     REQUIRE(logfs_mount(d, NULL, &fs) == 0);
     fd = logfs_open(fs, "/k", O_RDWR, 0);
     REQUIRE(fd >= 0);
@@ -158,22 +135,22 @@ TEST(prealloc_keep_size_and_giving_back)
     CHECK_EQ_INT(logfs_punch(fs, fd, 8 * BS, 4 * BS), 0);
     REQUIRE(logfs_sync(fs) == 0);
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, 12 * BS / 512);
-    CHECK_EQ_INT(live(fs), live0 + 11 * PRE);
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live0 + 11 * PRE);
     /* a truncate below the size frees everything past the new end */
     CHECK_EQ_INT(logfs_ftruncate(fs, fd, 500), 0);
     REQUIRE(logfs_sync(fs) == 0);
     CHECK_EQ_INT(fstat_of(fs, fd).blocks, BS / 512);
-    CHECK(live(fs) <= live0);
+    CHECK(lfs_fx_stats(fs).live_bytes <= live0);
     /* unlink gives back everything, preallocated blocks too */
     CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 40 * BS, 0), 0);
     logfs_close(fs, fd);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK(live(fs) >= live0 + 39 * PRE);
+    CHECK(lfs_fx_stats(fs).live_bytes >= live0 + 39 * PRE);
     CHECK_EQ_INT(logfs_unlink(fs, "/k"), 0);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK(live(fs) < live0);
+    CHECK(lfs_fx_stats(fs).live_bytes < live0);
     REQUIRE(logfs_unmount(fs) == 0);
-    check_fsck_clean(d);
+    lfs_fx_fsck_clean(d);
     nand_close(d);
 }
 
@@ -185,7 +162,7 @@ TEST(prealloc_errors_change_nothing)
     int fd = logfs_open(fs, "/e", O_RDWR | O_CREAT, 0644);
     REQUIRE(fd >= 0);
     REQUIRE(logfs_sync(fs) == 0);
-    uint64_t live0 = live(fs);
+    uint64_t live0 = lfs_fx_stats(fs).live_bytes;
     struct fs_statfs sf;
     REQUIRE(logfs_statfs(fs, &sf) == 0);
     /* more than the device holds, well inside the largest file */
@@ -198,7 +175,7 @@ TEST(prealloc_errors_change_nothing)
     CHECK_EQ_INT(st.size, 0);
     CHECK_EQ_INT(st.blocks, 0);
     REQUIRE(logfs_sync(fs) == 0);
-    CHECK_EQ_INT(live(fs), live0);
+    CHECK_EQ_INT(lfs_fx_stats(fs).live_bytes, live0);
     logfs_close(fs, fd);
     fd = logfs_open(fs, "/e", O_RDONLY, 0);
     CHECK_EQ_INT(logfs_allocate(fs, fd, 0, 4096, 0), -EBADF);
@@ -239,7 +216,7 @@ TEST(prealloc_write_fits_when_full)
     logfs_close(fs, fd);
     logfs_close(fs, g);
     REQUIRE(logfs_unmount(fs) == 0);
-    check_fsck_clean(d);
+    lfs_fx_fsck_clean(d);
     nand_close(d);
 }
 
@@ -312,7 +289,7 @@ TEST(prealloc_model_random_ops)
         if (step % 50 == 49) {
             logfs_close(fs, fd);
             REQUIRE(logfs_unmount(fs) == 0);
-            check_fsck_clean(d);
+            lfs_fx_fsck_clean(d);
             REQUIRE(logfs_mount(d, NULL, &fs) == 0);
             fd = logfs_open(fs, "/m", O_RDWR, 0);
             REQUIRE(fd >= 0);
@@ -430,7 +407,7 @@ TEST(prealloc_fsck_repair_deletes_their_room)
         if (r.msgs[i].severity == FSCK_ERROR && !r.msgs[i].repaired)
             fprintf(stderr, "fsck left: %s\n", r.msgs[i].text);
     fsck_report_free(&r);
-    check_fsck_clean(d);
+    lfs_fx_fsck_clean(d);
     nand_close(d);
 }
 

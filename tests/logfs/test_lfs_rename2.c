@@ -7,7 +7,7 @@
  * at every flash operation of an exchange and its sync: afterwards the
  * names are exactly as before or exactly as after, and fsck is clean.
  */
-#include "fixture.h"
+#include "lfs_fixture.h"
 #include "lfs_cuts.h"
 #include "fsapi.h"
 #include "fsck.h"
@@ -17,16 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-
-static nand_dev *mkdev(void)
-{
-    nand_dev *d = FX_DEVICE(.blocks = 96, .pages = 16, .seed = 5);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
-}
 
 static uint64_t ino_of(const struct fsapi_fs *m, const char *path)
 {
@@ -85,7 +75,7 @@ static void tree(const struct fsapi_fs *m)
 /* A fresh LogFS holding tree(), mounted in *m; NULL when it cannot be made. */
 static nand_dev *start(struct fsapi_fs *m)
 {
-    nand_dev *d = mkdev();
+    nand_dev *d = LFS_FX_DEVICE(.blocks = 96, .pages = 16, .seed = 5);
     *m = d ? lfs_cut_mount(d) : (struct fsapi_fs){0};
     if (d && !m->fs) {
         nand_close(d);

@@ -10,7 +10,7 @@
 #include "logfs/lfs.h"
 #include "logfs/logfs.h"
 #include "fsck.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,10 +78,9 @@ static void make_bad(nand_dev *d, uint32_t block)
 TEST(ring_skips_a_grown_bad_block)
 {
     for (uint32_t k = 0; k < 4; k++) {
-        nand_dev *d = FX_DEVICE(.blocks = 128, .pages = PAGES, .quiet = 1, .seed = 40 + k);
-        REQUIRE(d);
-        logfs *fs;
-        REQUIRE(logfs_mkfs(d, NULL) == 0 && logfs_mount(d, NULL, &fs) == 0);
+        nand_dev *d;
+        logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 128, .pages = PAGES, .quiet = 1, .seed = 40 + k);
+        REQUIRE(fs);
         REQUIRE(fs->ring.count == 4);
         int n = 0;
         for (; n < 5; n++)
@@ -131,10 +130,9 @@ TEST(ring_skips_a_grown_bad_block)
  * and the commits before it are what the next mount finds. */
 TEST(ring_without_two_good_blocks_turns_read_only)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = PAGES, .quiet = 1, .seed = 50);
-    REQUIRE(d);
-    logfs *fs;
-    REQUIRE(logfs_mkfs(d, NULL) == 0 && logfs_mount(d, NULL, &fs) == 0);
+    nand_dev *d;
+    logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 128, .pages = PAGES, .quiet = 1, .seed = 50);
+    REQUIRE(fs);
     int n = 0;
     for (; n < 3; n++)
         REQUIRE(put_sync(fs, n) == 0);
@@ -161,10 +159,9 @@ TEST(ring_without_two_good_blocks_turns_read_only)
 TEST(ring_skipping_a_bad_block_survives_a_cut_at_every_op)
 {
     for (uint32_t k = 0; k < 4; k += 2) { /* the current block, in each mirror */
-        nand_dev *d = FX_DEVICE(.blocks = 128, .pages = PAGES, .quiet = 1, .seed = 60 + k);
-        REQUIRE(d);
-        logfs *fs;
-        REQUIRE(logfs_mkfs(d, NULL) == 0 && logfs_mount(d, NULL, &fs) == 0);
+        nand_dev *d;
+        logfs *fs = LFS_FX_MOUNTED(&d, .blocks = 128, .pages = PAGES, .quiet = 1, .seed = 60 + k);
+        REQUIRE(fs);
         for (int i = 0; i < 3; i++)
             REQUIRE(put_sync(fs, i) == 0);
         uint32_t cur = fs->ring.cur, len = fs->ring.count / 2;

@@ -7,7 +7,7 @@
  * directory link counts.
  */
 #include "logfs/logfs.h"
-#include "fixture.h"
+#include "lfs_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +23,7 @@ static int64_t tick(void *ctx)
 
 static nand_dev *mkdev(void)
 {
-    nand_dev *d = FX_DEVICE(.blocks = 128, .pages = 64, .seed = 8);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
+    return LFS_FX_DEVICE(.blocks = 128, .pages = 64, .seed = 8);
 }
 
 static struct fs_stat st_of(logfs *fs, const char *path)

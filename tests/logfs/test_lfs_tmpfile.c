@@ -7,10 +7,10 @@
  * at every flash operation of tmpfile + write + fsync + linkfd + sync:
  * afterwards there is no name or the whole file, and fsck is clean.
  */
-#include "fixture.h"
 #include "fsapi.h"
 #include "fsck.h"
 #include "lfs_cuts.h"
+#include "lfs_fixture.h"
 #include "logfs/logfs.h"
 
 #include <errno.h>
@@ -18,20 +18,10 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 
-static nand_dev *mkdev(void)
-{
-    nand_dev *d = FX_DEVICE(.blocks = 96, .pages = 16, .seed = 7);
-    if (!d || logfs_mkfs(d, NULL)) {
-        nand_close(d);
-        return NULL;
-    }
-    return d;
-}
-
 /* A fresh LogFS with the directory /d, mounted in *m. */
 static nand_dev *start(struct fsapi_fs *m)
 {
-    nand_dev *d = mkdev();
+    nand_dev *d = LFS_FX_DEVICE(.blocks = 96, .pages = 16, .seed = 7);
     *m = d ? lfs_cut_mount(d) : (struct fsapi_fs){0};
     if (!m->fs || m->api->mkdir(m->fs, "/d", 0755) || m->api->sync(m->fs)) {
         if (m->fs)

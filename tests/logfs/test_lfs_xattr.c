@@ -4,7 +4,7 @@
  * queries, ERANGE, CREATE/REPLACE, limits), what survives a remount, and
  * that deleting a file deletes its attribute inode.
  */
-#include "fixture.h"
+#include "lfs_fixture.h"
 #include "logfs/logfs.h"
 
 #include <errno.h>
@@ -14,11 +14,7 @@
 
 static logfs *fresh(nand_dev **d)
 {
-    logfs *fs = NULL;
-    *d = FX_DEVICE(.blocks = 256, .pages = 32);
-    if (*d && !logfs_mkfs(*d, NULL))
-        logfs_mount(*d, NULL, &fs);
-    return fs;
+    return LFS_FX_MOUNTED(d, .blocks = 256, .pages = 32);
 }
 
 static void put(logfs *fs, const char *path)
