@@ -113,15 +113,12 @@ struct nand_dev {
      * buffer and its hash, so a probe reads no buffer but a match's */
     struct dslot { uint64_t hash; struct pbuf *pg; } *dtab;
     uint64_t dtab_size, dtab_count;
-    /* full-page buffers (arena.c): slots of large mappings, the free
-     * ones chained through dnext; run-length forms likewise, in slots
-     * of 16-byte size classes */
+    /* full-page buffers (arena.c): the blocks of a slab; run-length forms
+     * in slots of 16-byte size classes carved from a slab's 1 MiB blocks,
+     * the free ones chained through dnext */
     struct page_arena {
-        struct pbuf *free;
-        uint64_t nfree, held;
-        uint8_t *carve, *carve_end; /* the newest chunk's slots not used yet */
-        size_t next_bytes;        /* the next chunk's size */
-        struct arena_chunk *chunks;
+        struct flashlab_slab pages;
+        struct flashlab_slab chunks;  /* the small slots' */
         struct pbuf **small;      /* [nsmall] free small slots by class */
         uint32_t nsmall;
         uint64_t small_held;

@@ -1,11 +1,12 @@
 /*
- * slab.c -- fixed-size blocks carved from chunks that double from 16
- * blocks up to 2 MiB; those of 2 MiB are mapped on a 2 MiB boundary and
- * asked for transparent huge pages, as the page buffers are (arena.c).
- * Blocks are carved from the newest chunk as they are needed (memory no
- * block has used is never touched); a freed block goes on a free list
- * (last freed, first reused: it is still in the caches) and stays until
- * the slab is destroyed.  ASan builds poison free blocks.
+ * slab.c -- fixed-size blocks carved from chunks that double from 64
+ * blocks up to 32 MiB; those of 2 MiB and more are mapped on a 2 MiB
+ * boundary and asked for transparent huge pages.  Blocks are carved from
+ * the newest chunk as they are needed (memory no block has used is never
+ * touched: building a whole chunk's free list made all of it resident at
+ * once); a freed block goes on a free list (last freed, first reused: it
+ * may still be in the caches) and stays until the slab is destroyed.
+ * ASan builds poison free blocks.
  */
 #include "slab.h"
 
@@ -13,18 +14,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
+#define POISON FLASHLAB_POISON
+#define UNPOISON FLASHLAB_UNPOISON
 #define LINE 64u
 #define HUGE_PAGE (2u << 20)
-#define FIRST_BLOCKS 16u
+#define FIRST_BLOCKS 64u
+#define CHUNK_MAX (32u << 20)
 
 struct flashlab_slab_chunk { /* malloc'd: writing it would touch the mapping */
     struct flashlab_slab_chunk *next;
@@ -41,8 +36,10 @@ void flashlab_slab_init(struct flashlab_slab *s, size_t size)
 static int grow(struct flashlab_slab *s)
 {
     size_t want = s->next_bytes ? s->next_bytes : FIRST_BLOCKS * s->size;
+    if (want > CHUNK_MAX)
+        want = CHUNK_MAX;
     if (want < s->size)
-        want = s->size; /* blocks larger than 2 MiB: one a chunk */
+        want = s->size; /* a block larger than a chunk: one a chunk */
     size_t align = want >= HUGE_PAGE ? HUGE_PAGE : LINE;
     struct flashlab_slab_chunk *c = malloc(sizeof *c);
     uint8_t *map = c ? mmap(NULL, want + align, PROT_READ | PROT_WRITE,
@@ -60,7 +57,7 @@ static int grow(struct flashlab_slab *s)
     s->carve = base;
     s->carve_end = base + want / s->size * s->size;
     POISON(base, want);
-    s->next_bytes = want * 2 > HUGE_PAGE ? HUGE_PAGE : want * 2;
+    s->next_bytes = want * 2 > CHUNK_MAX ? CHUNK_MAX : want * 2;
     return 0;
 }
 
@@ -70,6 +67,8 @@ void *flashlab_slab_get(struct flashlab_slab *s)
     if (b) {
         UNPOISON(b, s->size);
         memcpy(&s->free, b, sizeof s->free);
+        if (s->free) /* freed long ago (an erase's page): cold */
+            __builtin_prefetch(s->free, 0, 3);
     } else {
         if (s->carve == s->carve_end && grow(s))
             return NULL;

@@ -1,11 +1,22 @@
-/* slab.h -- fixed-size blocks carved from large mappings, for the
- * structures touched at random on every operation (a device's page tables,
- * LogFS's cached blocks): from malloc each sat on its own 4 KiB pages and
- * missed the TLB on every touch. */
+/* slab.h -- fixed-size blocks carved from large mappings, for what is
+ * touched at random on every operation (the stored pages, a device's page
+ * tables, LogFS's cached blocks): from malloc each sat on its own 4 KiB
+ * pages and missed the TLB on every touch. */
 #ifndef FLASHLAB_SLAB_H
 #define FLASHLAB_SLAB_H
 #include <stddef.h>
 #include <stdint.h>
+
+/* ASan builds poison what is free (leak checkers do not see into the
+ * mappings, so this is how a use after free is still caught). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define FLASHLAB_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define FLASHLAB_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define FLASHLAB_POISON(p, n) ((void)(p), (void)(n))
+#define FLASHLAB_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 struct flashlab_slab {
     size_t size;               /* bytes per block, whole cache lines */
