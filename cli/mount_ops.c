@@ -857,24 +857,25 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     return ulk(m, rc);
 }
 
-/* ZERO_RANGE: the part inside the file punched, then the range allocated
- * (the size grown unless KEEP_SIZE), as ext4 does: it reads as zeros and
- * its room is kept.  A kind without allocate (or a LogFS image older than
- * format 6) gets the hole and the size only: a later write there can
- * still fail with ENOSPC. */
+/* ZERO_RANGE: allocate's FS_ALLOC_ZERO_RANGE (LogFS punches the part
+ * inside the file and allocates the range in one call, the room checked
+ * first, as ext4: it reads as zeros and its room is kept).  A kind without
+ * allocate (or a LogFS image older than format 6) gets the hole and the
+ * size only: a later write there can still fail with ENOSPC. */
 static int zero_range(struct mnt *m, const char *path, int fd, uint64_t off, uint64_t len,
                       int keep_size)
 {
-    struct fs_stat st;
-    int rc = MNT_CALL(m, fstat, fd, &st);
+    int rc = fsapi_allocate(&m->fs, fd, off, len,
+                            FS_ALLOC_ZERO_RANGE | (keep_size ? FS_ALLOC_KEEP_SIZE : 0));
+    if (rc != -ENOTSUP)
+        return rc;
+    struct fs_stat st; /* no preallocation: the hole alone */
+    rc = MNT_CALL(m, fstat, fd, &st);
     if (!rc && off < st.size)
         rc = MNT_CALL(m, punch, fd, off, (off + len < st.size ? off + len : st.size) - off);
-    if (rc)
-        return rc;
-    rc = fsapi_allocate(&m->fs, fd, off, len, keep_size ? FS_ALLOC_KEEP_SIZE : 0);
-    if (rc == -ENOTSUP) { /* no preallocation: the hole alone */
-        rc = !keep_size && off + len > st.size ? MNT_CALL(m, ftruncate, fd, off + len) : 0;
-        if (!rc && !keep_size && off + len > st.size)
+    if (!rc && !keep_size && off + len > st.size) {
+        rc = MNT_CALL(m, ftruncate, fd, off + len);
+        if (!rc)
             mnt_trace(m, &(struct trace_rec){.op = TRACE_TRUNCATE, .path = path,
                                              .size = off + len});
     }

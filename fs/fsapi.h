@@ -162,8 +162,10 @@ struct fsapi {
      * it has rename alone: call fsapi_rename2 */
     int (*rename2)(void *fs, const char *from, const char *to, unsigned flags);
     /* fallocate: every hole of [off, off+len) allocated (reads as zeros,
-     * its room kept), the size grown unless FS_ALLOC_KEEP_SIZE;
-     * logfs_allocate says how (call fsapi_allocate) */
+     * its room kept), the size grown unless FS_ALLOC_KEEP_SIZE; with
+     * FS_ALLOC_ZERO_RANGE the data there is punched first, in the same
+     * call (ENOSPC changes nothing); logfs_allocate says how (call
+     * fsapi_allocate) */
     int (*allocate)(void *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
     /* O_TMPFILE (logfs.h's logfs_tmpfile): a regular file with no name
      * in directory dirpath, open for flags, owned by uid/gid: an fd;

@@ -51,9 +51,12 @@ typedef int (*fs_dir_fn)(void *ctx, const char *name, uint64_t ino, uint32_t typ
 #define FS_RENAME_EXCHANGE 2u
 #define FS_RENAME_WHITEOUT 4u
 
-/* allocate's flags (fallocate(2)'s mode 0 and FALLOC_FL_KEEP_SIZE):
- * KEEP_SIZE leaves the size as it is, even when the range passes it. */
+/* allocate's flags (fallocate(2)'s mode 0, FALLOC_FL_KEEP_SIZE and
+ * FALLOC_FL_ZERO_RANGE): KEEP_SIZE leaves the size as it is, even when the
+ * range passes it; ZERO_RANGE first makes the whole range read as zeros
+ * (its data punched), then allocates all of it. */
 #define FS_ALLOC_KEEP_SIZE 1u
+#define FS_ALLOC_ZERO_RANGE 2u
 
 /* File attributes (chattr(1); the hooks getflags and setflags): the
  * values of Linux's FS_*_FL (<linux/fs.h>), named apart so that both

@@ -39,13 +39,8 @@ static size_t vmsg(struct fk *k, enum fsck_severity sev, enum fsck_kind kind,
     struct fsck_report *r = k->rep;
     char buf[512];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (fk_grow((void **)&r->msgs, &r->cap, r->nmsgs + 1, sizeof *r->msgs))
-        return (size_t)-1;
-    char *text = malloc(strlen(buf) + 1);
-    if (!text)
-        return (size_t)-1;
-    strcpy(text, buf);
-    r->msgs[r->nmsgs] = (struct fsck_msg){kind, sev, 0, block, page, ino, text};
+    /* counted first: a message that cannot be kept is still an error (and
+     * fsck, out of memory, has not done its job: exit 8) */
     if (sev == FSCK_ERROR) {
         r->errors[kind]++;
         r->nerrors++;
@@ -53,6 +48,14 @@ static size_t vmsg(struct fk *k, enum fsck_severity sev, enum fsck_kind kind,
         r->warnings[kind]++;
         r->nwarnings++;
     }
+    char *text = NULL;
+    if (fk_grow((void **)&r->msgs, &r->cap, r->nmsgs + 1, sizeof *r->msgs) ||
+        !(text = malloc(strlen(buf) + 1))) {
+        k->oper = k->fatal = 1;
+        return (size_t)-1;
+    }
+    strcpy(text, buf);
+    r->msgs[r->nmsgs] = (struct fsck_msg){kind, sev, 0, block, page, ino, text};
     return r->nmsgs++;
 }
 

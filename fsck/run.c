@@ -77,18 +77,26 @@ void fk_free(struct fk *k)
     memset(k, 0, sizeof *k);
 }
 
-static struct fsck_msg *same_error(struct fsck_report *r, const struct fsck_msg *m)
+/* The first error of r with m's kind and text that no error of the
+ * second pass took yet (taken[]: one flag a message of r). */
+static struct fsck_msg *same_error(struct fsck_report *r, const struct fsck_msg *m,
+                                   uint8_t *taken)
 {
     for (size_t i = 0; i < r->nmsgs; i++)
-        if (r->msgs[i].severity == FSCK_ERROR && r->msgs[i].kind == m->kind &&
-            !strcmp(r->msgs[i].text, m->text))
+        if (!taken[i] && r->msgs[i].severity == FSCK_ERROR &&
+            r->msgs[i].kind == m->kind && !strcmp(r->msgs[i].text, m->text)) {
+            taken[i] = 1;
             return &r->msgs[i];
+        }
     return NULL;
 }
 
 /* After a repair commit: check again.  The planned fixes count as repaired
  * unless the same error is still there; errors only the second pass
- * sees are added ("after repair: ..."). */
+ * sees are added ("after repair: ...").  The text matching only says
+ * which lines were repaired: the verdict is the second pass's own, so
+ * that an error it sees is never left out (FSCK_FIXED only when it
+ * finished and found no error). */
 static int verify(struct fk *k, struct fsck_report *out)
 {
     struct fsck_report v;
@@ -97,21 +105,25 @@ static int verify(struct fk *k, struct fsck_report *out)
     memset(&k2, 0, sizeof k2);
     k2.dev = k->dev;
     k2.rep = &v;
-    fk_check(&k2);
+    int finished = fk_check(&k2) == 0;
+    uint8_t *taken = calloc(out->nmsgs + 1, 1);
+    if (!taken)
+        fk_oper(k, "out of memory", 0);
     for (size_t i = 0; i < k->nplanned; i++)
         if (out->msgs[k->planned[i]].severity == FSCK_ERROR)
             out->msgs[k->planned[i]].repaired = 1;
-    for (size_t i = 0; i < v.nmsgs; i++) {
+    for (size_t i = 0; taken && i < v.nmsgs; i++) {
         const struct fsck_msg *m = &v.msgs[i];
         if (m->severity != FSCK_ERROR)
             continue;
-        struct fsck_msg *o = same_error(out, m);
+        struct fsck_msg *o = same_error(out, m, taken);
         if (o)
             o->repaired = 0;
         else
             fk_msg(k, FSCK_ERROR, m->kind, m->block, m->page, m->ino,
                    "after repair: %s", m->text);
     }
+    free(taken);
     out->nrepaired = 0;
     for (size_t i = 0; i < out->nmsgs; i++)
         out->nrepaired += out->msgs[i].repaired;
@@ -122,8 +134,9 @@ static int verify(struct fk *k, struct fsck_report *out)
     out->symlinks = v.symlinks;
     out->objects = v.objects;
     out->live_bytes = v.live_bytes;
-    int st = k2.oper ? FSCK_OPERATIONAL
-           : out->nerrors > out->nrepaired ? FSCK_ERRORS : FSCK_FIXED;
+    int st = k2.oper || k->oper ? FSCK_OPERATIONAL
+           : !finished || v.nerrors || out->nerrors > out->nrepaired ? FSCK_ERRORS
+                                                                  : FSCK_FIXED;
     fk_free(&k2);
     fsck_report_free(&v);
     return st;

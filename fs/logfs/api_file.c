@@ -299,7 +299,7 @@ static int allocate_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len, uns
     int rc = fd_inode(fs, fd, FS_FD_WRITE, &in);
     if (rc || (rc = lfs_cannot_write(fs)))
         return rc;
-    if (flags & ~FS_ALLOC_KEEP_SIZE)
+    if (flags & ~(FS_ALLOC_KEEP_SIZE | FS_ALLOC_ZERO_RANGE))
         return -EINVAL;
     if (S_ISDIR(in->mode))
         return -EISDIR;
@@ -308,9 +308,16 @@ static int allocate_fd(struct logfs *fs, int fd, uint64_t off, uint64_t len, uns
     /* allocating adds no data: allowed on an append-only file, as Linux */
     if (in->flags & LFS_INODE_IMMUTABLE)
         return -EPERM;
+    int keep = flags & FS_ALLOC_KEEP_SIZE;
+    if (flags & FS_ALLOC_ZERO_RANGE) { /* it changes data: as a punch */
+        if ((rc = lfs_may_modify(in)) || (rc = lfs_file_zero_range(fs, in, off, len, keep)))
+            return rc;
+        in->mtime = in->ctime = lfs_now(fs);
+        lfs_inode_dirty(fs, in);
+        return 0;
+    }
     uint64_t size = in->size;
-    if (!(rc = lfs_file_allocate(fs, in, off, len, flags & FS_ALLOC_KEEP_SIZE)) &&
-        in->size != size)
+    if (!(rc = lfs_file_allocate(fs, in, off, len, keep)) && in->size != size)
         in->mtime = in->ctime = lfs_now(fs); /* as a truncate that grows it */
     return rc;
 }

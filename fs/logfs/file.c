@@ -165,19 +165,28 @@ static int count_blocks(struct logfs *fs, struct lfs_inode *in, uint64_t first, 
     }
 }
 
-int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
-                      int keep_size)
+/* What allocate refuses before looking at the tree. */
+static int allocate_args(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len)
 {
-    uint32_t bs = fs->g.block_size;
     if (!lfs_tree_can_prealloc(fs, in))
         return -EOPNOTSUPP;
     if (!len)
         return -EINVAL;
     if (off > fs->max_file_bytes || len > fs->max_file_bytes - off)
         return -EFBIG;
+    return 0;
+}
+
+int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
+                      int keep_size)
+{
+    uint32_t bs = fs->g.block_size;
+    int rc = allocate_args(fs, in, off, len);
+    if (rc)
+        return rc;
     uint64_t first = off / bs, end = (off + len + bs - 1) / bs, have;
     /* room for every hole first: ENOSPC changes nothing */
-    int rc = count_blocks(fs, in, first, end, &have);
+    rc = count_blocks(fs, in, first, end, &have);
     if (!rc)
         rc = lfs_space_check(fs, (end - first - have) * bs);
     for (uint64_t b = first; !rc && b < end; b++)
@@ -188,6 +197,87 @@ int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint
         in->size = off + len;
     lfs_inode_dirty(fs, in);
     return 0;
+}
+
+/* Nodes a run of punches newly dirties, counted from above: a change of
+ * key from one punched block to the next may be a node not yet dirty
+ * (the keys come in order, so this is at least the distinct ones). */
+struct dirtied {
+    uint64_t nodes;
+    uint64_t last[LFS_MAX_HEIGHT + 1]; /* [0]: segment-file block; [l]: level l */
+    uint8_t seen[LFS_MAX_HEIGHT + 1];
+};
+
+static void dirtied_add(struct dirtied *d, unsigned i, uint64_t key)
+{
+    if (!d->seen[i] || d->last[i] != key)
+        d->nodes++;
+    d->seen[i] = 1;
+    d->last[i] = key;
+}
+
+/* What lfs_file_zero(off, zend) then an allocation of blocks [first, end)
+ * cost, so that the room can be checked before the punch: *need the bytes
+ * of blocks that are not left alone (the holes after the punch, and the
+ * edge blocks it only zeroes, counted as new) and of the metadata the
+ * punch dirties (the segment-file blocks counting the freed objects, the
+ * indirect blocks above them); *freed the objects the punch lets go (a
+ * block still pending in the cache counts nothing).  Only the non-hole
+ * blocks are visited. */
+static int zero_range_cost(struct logfs *fs, struct lfs_inode *in, uint64_t off,
+                           uint64_t zend, uint64_t first, uint64_t end, uint64_t *need,
+                           uint64_t *freed)
+{
+    uint32_t bs = fs->g.block_size, ents = bs / LFS_SEGENT_BYTES;
+    uint64_t alone = 0; /* existing blocks past the punch: allocate skips them */
+    struct dirtied d = {0};
+    *freed = 0;
+    for (uint64_t b = first;; b++) {
+        lfs_ptr p;
+        int rc = lfs_tree_next(fs, in, b, &b);
+        if (rc)
+            return rc;
+        if (b >= end)
+            break;
+        if ((rc = lfs_tree_ptr(fs, in, 0, b, &p)))
+            return rc;
+        uint64_t from = b * bs > off ? b * bs : off;
+        uint64_t to = (b + 1) * bs < zend ? (b + 1) * bs : zend;
+        if (from >= zend) {
+            alone++;
+            continue;
+        }
+        if (from % bs || (to != (b + 1) * bs && to < in->size))
+            continue; /* lfs_file_zero zeroes it in place */
+        if (p != LFS_PTR_PENDING && !lfs_ptr_at_zero(p)) {
+            *freed += lfs_ptr_len(p);
+            dirtied_add(&d, 0, lfs_seg_of(fs, p) / ents);
+        } else if (lfs_ptr_at_zero(p)) {
+            *freed += lfs_ptr_len(p); /* a reservation, taken again */
+        }
+        uint64_t key = b >= LFS_NDIRECT ? b - LFS_NDIRECT : 0;
+        for (unsigned l = 1; b >= LFS_NDIRECT && l <= in->height && l <= LFS_MAX_HEIGHT; l++)
+            dirtied_add(&d, l, key /= fs->ptrs_per_block);
+    }
+    *need = (end - first - alone + d.nodes) * bs;
+    return 0;
+}
+
+int lfs_file_zero_range(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
+                        int keep_size)
+{
+    uint32_t bs = fs->g.block_size;
+    int rc = allocate_args(fs, in, off, len);
+    if (rc)
+        return rc;
+    uint64_t zend = off + len < in->size ? off + len : in->size, need, freed;
+    rc = zero_range_cost(fs, in, off, zend, off / bs, (off + len + bs - 1) / bs, &need,
+                         &freed);
+    if (!rc)
+        rc = lfs_space_check_freeing(fs, need, freed);
+    if (!rc && off < zend)
+        rc = lfs_file_zero(fs, in, off, zend);
+    return rc ? rc : lfs_file_allocate(fs, in, off, len, keep_size);
 }
 
 int lfs_file_prealloc_bytes(struct logfs *fs, struct lfs_inode *in, uint64_t off,

@@ -540,6 +540,11 @@ int lfs_wear_level(struct logfs *fs)
 
 int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
 {
+    return lfs_space_check_freeing(fs, new_bytes, 0);
+}
+
+int lfs_space_check_freeing(struct logfs *fs, uint64_t new_bytes, uint64_t freed_bytes)
+{
     if (fs->an.free_segments < fs->reserve) {
         int rc = lfs_gc(fs, fs->reserve + 2, UINT32_MAX);
         if (rc)
@@ -555,7 +560,7 @@ int lfs_space_check(struct logfs *fs, uint64_t new_bytes)
     if (fs->max_util_ppm)
         pend = fs->cache.dirty_growth + (new_bytes + fs->g.block_size - 1) /
                                             fs->g.block_size * (fs->g.block_size + LFS_OBJ_HDR);
-    if (fs->an.live_bytes + pend > lfs_capacity(fs))
+    if (fs->an.live_bytes + pend > lfs_capacity(fs) + freed_bytes)
         return -ENOSPC;
     return 0;
 }

@@ -188,7 +188,11 @@ int logfs_punch(logfs *fs, int fd, uint64_t off, uint64_t len);
  * holes do not fit, -EFBIG past the largest file, -EBADF on an fd not
  * open for writing, -EROFS read-only, -EOPNOTSUPP on a format-5 or older
  * image, -EISDIR / -ENODEV on a directory / another non-regular file.
- * flags: FS_ALLOC_* (fs/fstypes.h). */
+ * flags: FS_ALLOC_* (fs/fstypes.h).  FS_ALLOC_ZERO_RANGE (fallocate's
+ * ZERO_RANGE): the data of the range is punched first and then all of it
+ * is allocated; the room is checked before the punch (what it frees
+ * counts), so -ENOSPC leaves the file as it was; -EPERM on an append-only
+ * or immutable file. */
 int logfs_allocate(logfs *fs, int fd, uint64_t off, uint64_t len, unsigned flags);
 int logfs_fsync(logfs *fs, int fd);
 

@@ -143,6 +143,12 @@ int lfs_file_free_from(struct logfs *fs, struct lfs_inode *in, uint64_t bix);
  * -EOPNOTSUPP where lfs_tree_can_prealloc says no, -EINVAL for len 0. */
 int lfs_file_allocate(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
                       int keep_size);
+/* fallocate's ZERO_RANGE: the part of [off, off + len) inside the file
+ * zeroed (whole blocks punched), then lfs_file_allocate.  The room the
+ * allocation needs after the punch is checked first (-ENOSPC changes
+ * nothing); the same errors as lfs_file_allocate. */
+int lfs_file_zero_range(struct logfs *fs, struct lfs_inode *in, uint64_t off, uint64_t len,
+                        int keep_size);
 /* The bytes of [off, off + len) that lie in preallocated blocks, whose
  * room is already counted. */
 int lfs_file_prealloc_bytes(struct logfs *fs, struct lfs_inode *in, uint64_t off,
@@ -212,6 +218,9 @@ uint64_t lfs_capacity(const struct logfs *fs);
 /* 0 if new_bytes more may be written (cleaning first if needed), else
  * -ENOSPC. */
 int lfs_space_check(struct logfs *fs, uint64_t new_bytes);
+/* The same, once freed_bytes of live objects have been let go (a punch
+ * that is to come). */
+int lfs_space_check_freeing(struct logfs *fs, uint64_t new_bytes, uint64_t freed_bytes);
 
 /* check.c: after a sync, the number of segments whose live count differs
  * from what the trees hold (first one described), or a negative errno. */

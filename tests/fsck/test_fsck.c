@@ -829,6 +829,53 @@ TEST(wrong_nlink_repaired)
     nand_close(d);
 }
 
+/* A repair whose result does not check clean: the first page the repair
+ * commit programs has a bit of its first object's payload changed (ECC
+ * passes it, the payload CRC does not) at the next erase, before the
+ * repair writes its anchor record, as a broken repair would leave it.
+ * The device's operation callback does it; it never cuts. */
+struct spoil { int programmed, done; nand_block_t block; nand_page_t page; nand_dev *d; };
+
+static int spoil_first_program(void *ctx, const struct nand_op *op, double *frac)
+{
+    struct spoil *sp = ctx;
+    (void)frac;
+    if (op->kind == NAND_OP_PROGRAM && !sp->programmed) {
+        sp->programmed = 1;
+        sp->block = op->block;
+        sp->page = op->page;
+    } else if (op->kind == NAND_OP_ERASE && sp->programmed && !sp->done) {
+        struct nand_corrupt c = {.mode = NAND_CORRUPT_SILENT, .block = sp->block,
+                                 .page = sp->page, .bits = 1,
+                                 .offset = LFS_OBJ_HDR + 9, .length = 1, .seed = 7};
+        sp->done = nand_corrupt(sp->d, &c, NULL, 0) == 0;
+    }
+    return 0;
+}
+
+TEST(repair_that_does_not_check_clean_is_not_fixed)
+{
+    struct shape sh;
+    nand_dev *d = populated(4096, &sh);
+    REQUIRE(d);
+    uint64_t ino = ino_of(d, "/small");
+    REQUIRE(ino && reencode(d, ptr_of(d, 0, 0, ino), set_nlink5, NULL) == 0);
+    struct spoil sp = {.d = d};
+    nand_cut_callback(d, spoil_first_program, &sp);
+    struct fsck_report r;
+    CHECK_EQ_INT(fsck_expect(d, 1, FSCK_ERRORS, &r), FSCK_ERRORS);
+    nand_cut_disarm(d);
+    CHECK(sp.done && r.written);
+    CHECK(has_text(&r, "after repair: "));
+    CHECK(r.nrepaired < r.nerrors);
+    fsck_report_free(&r);
+    /* what the verification saw is what a later check sees */
+    CHECK_EQ_INT(fsck_expect(d, 0, FSCK_ERRORS, &r), FSCK_ERRORS);
+    CHECK(fsck_report_has(&r, FSCK_K_CRC));
+    fsck_report_free(&r);
+    nand_close(d);
+}
+
 struct rename_ent { const char *name; uint64_t ino; };
 
 /* Point the entry `name` of a bucket at another inode. */
@@ -1273,6 +1320,7 @@ int main(int argc, char **argv)
     RUN(torn_page_found);
     RUN(erased_anchor_ring_found);
     RUN(wrong_nlink_repaired);
+    RUN(repair_that_does_not_check_clean_is_not_fixed);
     RUN(dangling_entry_repaired);
     RUN(directory_size_and_entry_type_repaired);
     RUN(segment_live_count_repaired);

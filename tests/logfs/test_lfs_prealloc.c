@@ -220,6 +220,114 @@ TEST(prealloc_write_fits_when_full)
     nand_close(d);
 }
 
+/* fallocate's ZERO_RANGE through allocate (the mount's call). */
+static int zero_range(logfs *fs, int fd, uint64_t off, uint64_t len, unsigned flags)
+{
+    return logfs_allocate(fs, fd, off, len, flags | FS_ALLOC_ZERO_RANGE);
+}
+
+/* A file of n blocks of pattern bytes (each block its own byte). */
+static int pattern_file(logfs *fs, const char *path, unsigned n)
+{
+    int fd = logfs_open(fs, path, O_RDWR | O_CREAT, 0644);
+    uint8_t buf[BS];
+    for (unsigned b = 0; fd >= 0 && b < n; b++) {
+        memset(buf, 0x41 + (int)b, sizeof buf);
+        if (logfs_pwrite(fs, fd, buf, BS, (uint64_t)b * BS) != BS)
+            return -1;
+    }
+    return fd;
+}
+
+static int is_pattern(logfs *fs, int fd, unsigned n)
+{
+    uint8_t buf[BS];
+    for (unsigned b = 0; b < n; b++)
+        if (logfs_pread(fs, fd, buf, BS, (uint64_t)b * BS) != BS ||
+            !lfs_all_bytes(buf, BS, (uint8_t)(0x41 + b)))
+            return 0;
+    return 1;
+}
+
+/* ZERO_RANGE: the range reads as zeros and all of it is preallocated; the
+ * size grows past the end unless KEEP_SIZE. */
+TEST(prealloc_zero_range)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = pattern_file(fs, "/z", 8);
+    REQUIRE(fd >= 0);
+    /* blocks 2..5 whole, a part of 1 and of 6 */
+    CHECK_EQ_INT(zero_range(fs, fd, BS + 100, 5 * BS, FS_ALLOC_KEEP_SIZE), 0);
+    uint8_t buf[BS];
+    CHECK_EQ_INT(logfs_pread(fs, fd, buf, 100, BS), 100);
+    CHECK(lfs_all_bytes(buf, 100, 0x42));
+    check_zeros(fs, fd, BS + 100, 5 * BS);
+    CHECK_EQ_INT(logfs_pread(fs, fd, buf, BS - 100, 6 * BS + 100), BS - 100);
+    CHECK(lfs_all_bytes(buf, BS - 100, 0x47));
+    struct fs_stat st = fstat_of(fs, fd);
+    CHECK_EQ_INT(st.size, 8 * BS);
+    CHECK_EQ_INT(st.blocks, 8 * BS / 512);
+    /* past the end: the size follows; KEEP_SIZE: it does not */
+    CHECK_EQ_INT(zero_range(fs, fd, 7 * BS, 4 * BS, FS_ALLOC_KEEP_SIZE), 0);
+    CHECK_EQ_INT(fstat_of(fs, fd).size, 8 * BS);
+    CHECK_EQ_INT(fstat_of(fs, fd).blocks, 11 * BS / 512);
+    CHECK_EQ_INT(zero_range(fs, fd, 7 * BS, 5 * BS, 0), 0);
+    st = fstat_of(fs, fd);
+    CHECK_EQ_INT(st.size, 12 * BS);
+    CHECK_EQ_INT(st.blocks, 12 * BS / 512);
+    check_zeros(fs, fd, 7 * BS, 5 * BS);
+    logfs_close(fs, fd);
+    REQUIRE(logfs_unmount(fs) == 0);
+    lfs_fx_fsck_clean(d);
+    nand_close(d);
+}
+
+/* ZERO_RANGE on a full device: room is checked before the punch, so an
+ * ENOSPC leaves the file as it was; what the punch frees counts, so one
+ * that fits only with it fits. */
+TEST(prealloc_zero_range_enospc_changes_nothing)
+{
+    nand_dev *d = mkdev();
+    logfs *fs;
+    REQUIRE(d && logfs_mount(d, NULL, &fs) == 0);
+    int fd = pattern_file(fs, "/z", 8);
+    int g = logfs_open(fs, "/fill", O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0 && g >= 0);
+    static uint8_t buf[BS];
+    memset(buf, 0x33, sizeof buf);
+    uint64_t at = 0;
+    while (logfs_pwrite(fs, g, buf, BS, at) == BS)
+        at += BS;
+    CHECK(at > 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    struct fs_stat st0 = fstat_of(fs, fd);
+    /* blocks 1..7 punched would free 7, the range needs 64 */
+    CHECK_EQ_INT(zero_range(fs, fd, BS, 64 * BS, 0), -ENOSPC);
+    CHECK_EQ_INT(zero_range(fs, fd, BS, 64 * BS, FS_ALLOC_KEEP_SIZE), -ENOSPC);
+    struct fs_stat st = fstat_of(fs, fd);
+    CHECK_EQ_INT(st.size, st0.size);
+    CHECK_EQ_INT(st.blocks, st0.blocks);
+    CHECK(is_pattern(fs, fd, 8));
+    REQUIRE(logfs_sync(fs) == 0);
+    CHECK(is_pattern(fs, fd, 8));
+    /* two blocks' room back: less than 4 new blocks take, more than they
+     * take beyond the 4 the punch gives back */
+    CHECK_EQ_INT(logfs_ftruncate(fs, g, at - 2 * BS), 0);
+    REQUIRE(logfs_sync(fs) == 0);
+    CHECK_EQ_INT(zero_range(fs, fd, BS, 64 * BS, 0), -ENOSPC);
+    CHECK(is_pattern(fs, fd, 8));
+    CHECK_EQ_INT(zero_range(fs, fd, 2 * BS, 4 * BS, 0), 0);
+    check_zeros(fs, fd, 2 * BS, 4 * BS);
+    CHECK_EQ_INT(fstat_of(fs, fd).blocks, st0.blocks);
+    logfs_close(fs, fd);
+    logfs_close(fs, g);
+    REQUIRE(logfs_unmount(fs) == 0);
+    lfs_fx_fsck_clean(d);
+    nand_close(d);
+}
+
 /* Non-hole level-0 blocks, counted by a walk independent of the count. */
 static uint64_t walk_blocks(logfs *fs, const char *path)
 {
@@ -418,6 +526,8 @@ int main(int argc, char **argv)
     RUN(prealloc_keep_size_and_giving_back);
     RUN(prealloc_errors_change_nothing);
     RUN(prealloc_write_fits_when_full);
+    RUN(prealloc_zero_range);
+    RUN(prealloc_zero_range_enospc_changes_nothing);
     RUN(prealloc_model_random_ops);
     RUN(prealloc_fsck_flipped_blocks);
     RUN(prealloc_fsck_pointer_in_directory);
