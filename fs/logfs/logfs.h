@@ -47,7 +47,11 @@ struct logfs_options {
     uint32_t reserve_segments; /* kept back for the cleaner (8); mkfs only:
                                   mount uses what mkfs recorded */
     uint64_t cache_bytes;      /* node cache bound (4 MiB, or 1/256 of the device) */
-    uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB) */
+    uint64_t dirty_bytes;      /* commit when this much is dirty (1 MiB); the
+                                  mount clamps it to 1/16 of the cleaner's
+                                  segments (or the default when that fits in
+                                  half): its segments are kept free for the
+                                  commit (docs/validation.md) */
     int readonly;              /* mount without writing anything */
     /* Cleaning and wear leveling: chosen at each mount, nothing on flash. */
     const char *gc_policy;     /* victim selection by name, see

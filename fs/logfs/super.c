@@ -25,6 +25,9 @@ _Static_assert(LOGFS_FORMAT_VERSION == LFS_READ_VERSION &&
  * header's worth, plus the one running in and the one being added */
 #define PEND_MAX(g) ((1 + (g)->pair_span) * (g)->page_size / LFS_OBJ_HDR + 2)
 
+/* The dirty limit unless the mount sets one. */
+#define DIRTY_DEFAULT (1u << 20)
+
 static void options_default(const struct logfs_options *in, struct logfs_options *o)
 {
     static const struct logfs_options none;
@@ -32,7 +35,7 @@ static void options_default(const struct logfs_options *in, struct logfs_options
     if (!o->block_size) o->block_size = 4096;
     if (!o->anchor_blocks) o->anchor_blocks = 4;
     if (!o->reserve_segments) o->reserve_segments = 8;
-    if (!o->dirty_bytes) o->dirty_bytes = 1u << 20;
+    if (!o->dirty_bytes) o->dirty_bytes = DIRTY_DEFAULT;
     if (!o->gc_policy) o->gc_policy = "greedy";
     if (!o->gc_window) o->gc_window = 64;
     if (!o->gc_choices) o->gc_choices = 8;
@@ -93,11 +96,25 @@ static void fs_free(struct logfs *fs);
 
 /* Writers stop while the next commit could still need every area to open
  * a segment and the dirty data to fill more, beyond the cleaner's reserve
- * chosen at mkfs. */
+ * chosen at mkfs.  The dirty data's segments come out of those the
+ * cleaner would otherwise manage, so a limit the device cannot spare
+ * (dirty=1G on a few MiB left writers no room at all) is clamped: to a
+ * sixteenth of those segments, or the default limit when that is more
+ * and fits in half of them.  Commits then come as space requires. */
 static void set_reserve(struct logfs *fs, uint32_t reserve_segments)
 {
-    fs->reserve = reserve_segments + LFS_NAREAS + (fs->parallel - 1) +
-                  (uint32_t)(fs->dirty_limit / fs->g.seg_bytes) + 1;
+    uint64_t base = (uint64_t)reserve_segments + LFS_NAREAS + (fs->parallel - 1) + 1;
+    uint64_t room = fs->sb.segments > base + 2 ? fs->sb.segments - base - 2 : 0;
+    uint64_t most = room / 2 * fs->g.seg_bytes;
+    if (most > DIRTY_DEFAULT)
+        most = DIRTY_DEFAULT;
+    if (most < room / 16 * fs->g.seg_bytes)
+        most = room / 16 * fs->g.seg_bytes;
+    if (most < fs->g.block_size)
+        most = fs->g.block_size;
+    if (fs->dirty_limit > most)
+        fs->dirty_limit = most;
+    fs->reserve = (uint32_t)(base + fs->dirty_limit / fs->g.seg_bytes);
 }
 
 /* A fresh in-RAM fs over dev with geometry g (no flash access). */
