@@ -859,20 +859,27 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 
 /* ZERO_RANGE: allocate's FS_ALLOC_ZERO_RANGE (LogFS punches the part
  * inside the file and allocates the range in one call, the room checked
- * first, as ext4: it reads as zeros and its room is kept).  A kind without
- * allocate (or a LogFS image older than format 6) gets the hole and the
- * size only: a later write there can still fail with ENOSPC. */
+ * first, as ext4: it reads as zeros and its room is kept), recorded as the
+ * punch and the allocate it replays as.  A kind without allocate (or a
+ * LogFS image older than format 6) gets the hole and the size only: a
+ * later write there can still fail with ENOSPC. */
 static int zero_range(struct mnt *m, const char *path, int fd, uint64_t off, uint64_t len,
                       int keep_size)
 {
     int rc = fsapi_allocate(&m->fs, fd, off, len,
                             FS_ALLOC_ZERO_RANGE | (keep_size ? FS_ALLOC_KEEP_SIZE : 0));
+    if (!rc) {
+        trace_io(m, TRACE_PUNCH, path, off, len);
+        trace_io(m, keep_size ? TRACE_ALLOCATE_KEEP : TRACE_ALLOCATE, path, off, len);
+    }
     if (rc != -ENOTSUP)
         return rc;
     struct fs_stat st; /* no preallocation: the hole alone */
     rc = MNT_CALL(m, fstat, fd, &st);
     if (!rc && off < st.size)
         rc = MNT_CALL(m, punch, fd, off, (off + len < st.size ? off + len : st.size) - off);
+    if (!rc)
+        trace_io(m, TRACE_PUNCH, path, off, len);
     if (!rc && !keep_size && off + len > st.size) {
         rc = MNT_CALL(m, ftruncate, fd, off + len);
         if (!rc)
@@ -901,8 +908,9 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
                             keep ? FS_ALLOC_KEEP_SIZE : 0);
     if (!rc) {
         mnt_acl_modified(m, path, fd);
-        if (op)
-            trace_io(m, TRACE_PUNCH, path, (uint64_t)off, (uint64_t)len);
+        if (op != FALLOC_FL_ZERO_RANGE) /* zero_range records its punch and allocate */
+            trace_io(m, op ? TRACE_PUNCH : keep ? TRACE_ALLOCATE_KEEP : TRACE_ALLOCATE, path,
+                     (uint64_t)off, (uint64_t)len);
     }
     return ulk(m, rc);
 }

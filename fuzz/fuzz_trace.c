@@ -31,7 +31,7 @@
 
 static int tr_is_fsop_op(enum trace_op op)
 {
-    return op >= TRACE_MKDIR && op <= TRACE_FSYNC;
+    return op >= TRACE_MKDIR && op <= TRACE_OP_LAST;
 }
 
 static void tr_check_error(const struct trace_error *e)
@@ -46,7 +46,7 @@ static void tr_check_rec(const struct trace_reader *r, const struct trace_rec *r
                          const struct trace_opts *o)
 {
     enum trace_format f = trace_reader_format(r);
-    if (rec->op < TRACE_READ || rec->op > TRACE_FSYNC)
+    if (rec->op < TRACE_READ || rec->op > TRACE_OP_LAST)
         fuzz_fail(TR, "record with op %d", (int)rec->op);
     if (rec->length > UINT64_MAX - rec->offset)
         fuzz_fail(TR, "offset %" PRIu64 " + length %" PRIu64 " overflows", rec->offset,

@@ -338,6 +338,13 @@ int64_t wl_exec_apply(struct wl_exec *x, const struct trace_rec *op, uint64_t *h
     case TRACE_FSYNC:
         fd = fd_of(x, op->path);
         return fd < 0 ? fd : x->api->fsync(x->fs, fd);
+    case TRACE_ALLOCATE:
+    case TRACE_ALLOCATE_KEEP:
+        fd = fd_of(x, op->path);
+        return fd < 0 ? fd
+                      : fsapi_allocate(&(struct fsapi_fs){x->api, x->fs}, fd, op->offset,
+                                       op->length,
+                                       op->op == TRACE_ALLOCATE_KEEP ? FS_ALLOC_KEEP_SIZE : 0);
     case (int)WL_OP_STAT: {
         struct fs_stat st;
         return x->api->stat(x->fs, op->path, &st);

@@ -361,6 +361,12 @@ mnt "mount --trace" "$R" "$T/m2" --trace "$T/rec.fstrace"
     cp -r "$T/orig/fs" d/fs && dd if="$T/rand8" of=d/big bs=64k count=16 conv=fsync 2>/dev/null &&
     rm -rf d/fs) > "$T/trace-ops.out" 2>&1
 check "trace: the ops ran" '[ ! -s "$T/trace-ops.out" ]'
+if have fallocate; then
+    check "trace: fallocate mode 0 and --keep-size ran" 'fallocate -l 64K "$T/m2/d/fa" &&
+        fallocate --keep-size -o 64K -l 8K "$T/m2/d/fa"'
+else
+    skip 1 "fallocate is not installed"
+fi
 check "trace: records counted" '[ "$(stat_of "$T/m2" mount.trace_records)" -gt 50 ]'
 umnt "unmount --trace" "$R" "$T/m2"
 expect 0 "a relative symlink made through the mount, read by flashlab cat" "^more\$" -- $FL cat "$R:/d/rs"
@@ -370,6 +376,13 @@ for op in mkdir create write read rename link symlink truncate unlink rmdir fsyn
     grep -q "^[0-9]* $op " "$T/rec.fstrace" || missing="$missing $op"
 done
 check "trace: every kind of op recorded (missing:$missing)" '[ -z "$missing" ]'
+if have fallocate; then
+    check "trace: fallocate recorded as allocate and allocate-keep" \
+        'grep -qx "[0-9]* allocate /d/fa 0 65536" "$T/rec.fstrace" &&
+         grep -qx "[0-9]* allocate-keep /d/fa 65536 8192" "$T/rec.fstrace"'
+else
+    skip 1 "fallocate is not installed"
+fi
 cat > "$T/replay.yaml" <<EOF
 name: mount-replay
 device: $DEV

@@ -500,11 +500,13 @@ TEST(fsop_records)
                             "140 sync\n"
                             "150 open /x - 0\n"
                             "18446744073709551615 create /y%25z%e9 axs 7777\n"
-                            "160 exchange /p /q\n"),
+                            "160 exchange /p /q\n"
+                            "170 allocate /p 4096 8192\n"
+                            "180 allocate-keep /q 0 18446744073709551615\n"),
              TRACE_FSOP, &g);
     if (g.rc)
         trace_perror(stderr, &g.err);
-    REQUIRE(g.rc == 0 && g.n == 18);
+    REQUIRE(g.rc == 0 && g.n == 20);
     const struct trace_rec *r = g.rec;
     check_fs(&r[0], 0, TRACE_MKDIR, "/d", NULL);
     CHECK_EQ_INT(r[0].mode, 0755);
@@ -536,8 +538,13 @@ TEST(fsop_records)
     CHECK_EQ_INT(r[16].flags, TRACE_F_APPEND | TRACE_F_EXCL | TRACE_F_SYNC);
     CHECK_EQ_INT(r[16].mode, 07777);
     check_fs(&r[17], 160, TRACE_EXCHANGE, "/p", "/q");
+    check_fs(&r[18], 170, TRACE_ALLOCATE, "/p", NULL);
+    CHECK(r[18].offset == 4096 && r[18].length == 8192);
+    check_fs(&r[19], 180, TRACE_ALLOCATE_KEEP, "/q", NULL);
+    CHECK(r[19].offset == 0 && r[19].length == UINT64_MAX);
     for (int i = 0; i < g.n; i++) { /* fields an op does not have stay 0 */
-        if (r[i].op != TRACE_READ && r[i].op != TRACE_WRITE && r[i].op != TRACE_PUNCH)
+        if (r[i].op != TRACE_READ && r[i].op != TRACE_WRITE && r[i].op != TRACE_PUNCH &&
+            r[i].op != TRACE_ALLOCATE && r[i].op != TRACE_ALLOCATE_KEEP)
             CHECK(r[i].offset == 0 && r[i].length == 0);
         if (r[i].op != TRACE_TRUNCATE)
             CHECK_EQ_INT(r[i].size, 0);
@@ -556,6 +563,10 @@ TEST(fsop_errors)
     FS_BAD("10 write /a 1x 5\n", "field 4 (OFFSET): not a number: \"1x\"");
     FS_BAD("10 write /a 1\n", "field 5 (LENGTH): missing");
     FS_BAD("10 frob /a\n", "field 2 (OP): unknown op \"frob\"");
+    FS_BAD("10 allocate /a 4096\n", "field 5 (LENGTH): missing");
+    FS_BAD("10 allocate-keep /a -1 5\n", "field 4 (OFFSET): not a number: \"-1\"");
+    FS_BAD("10 allocate /a 1 2 3\n", "too many fields: 6 (expected 5 for allocate)");
+    FS_BAD("10 allocate /a 18446744073709551615 1\n", "overflows 64 bits");
     FS_BAD("10 write /a 18446744073709551615 1\n", "overflows 64 bits");
     FS_BAD("10 read /a 1 18446744073709551616\n", "field 5 (LENGTH): out of range");
     FS_BAD("18446744073709551616 sync\n", "field 1 (T_NS): out of range");
@@ -687,6 +698,7 @@ static const struct shape {
     {TRACE_UNLINK, 1, 0, 0, 0, 0, 0}, {TRACE_RENAME, 1, 1, 0, 0, 0, 0},
     {TRACE_LINK, 1, 1, 0, 0, 0, 0},   {TRACE_SYMLINK, 1, 1, 0, 0, 0, 0},
     {TRACE_FSYNC, 1, 0, 0, 0, 0, 0},  {TRACE_EXCHANGE, 1, 1, 0, 0, 0, 0},
+    {TRACE_ALLOCATE, 1, 0, 0, 0, 1, 0}, {TRACE_ALLOCATE_KEEP, 1, 0, 0, 0, 1, 0},
 };
 
 static uint64_t rnd(uint64_t i, uint64_t k)

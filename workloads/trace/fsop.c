@@ -27,6 +27,8 @@ const struct trace_fsop_desc trace_fsop_ops[] = {
     {"symlink", TRACE_SYMLINK, "PQ", {"TARGET", "PATH"}},
     {"fsync", TRACE_FSYNC, "P", {"PATH"}},
     {"exchange", TRACE_EXCHANGE, "PQ", {"PATH", "PATH2"}},
+    {"allocate", TRACE_ALLOCATE, "POL", {"PATH", "OFFSET", "LENGTH"}},
+    {"allocate-keep", TRACE_ALLOCATE_KEEP, "POL", {"PATH", "OFFSET", "LENGTH"}},
     {"sync", TRACE_SYNC, "", {NULL}},
 };
 const size_t trace_fsop_nops = sizeof trace_fsop_ops / sizeof trace_fsop_ops[0];

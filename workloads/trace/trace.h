@@ -48,7 +48,10 @@ enum trace_op {
     TRACE_SYMLINK,  /* target path, new name path2 */
     TRACE_FSYNC,    /* path */
     TRACE_EXCHANGE, /* path <-> path2: renameat2's RENAME_EXCHANGE */
+    TRACE_ALLOCATE, /* path, offset, length: fallocate mode 0 (size grows) */
+    TRACE_ALLOCATE_KEEP, /* path, offset, length: fallocate KEEP_SIZE */
     TRACE_PUNCH = TRACE_DISCARD,
+    TRACE_OP_LAST = TRACE_ALLOCATE_KEEP, /* the highest op */
 };
 
 /* flags of OPEN and CREATE (our own bits: O_* values differ by system). */
