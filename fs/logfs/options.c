@@ -35,7 +35,7 @@ static const struct opt table[] = {
      "erase blocks of the anchor ring, even: two mirrors (4; mkfs)"},
     {"reserve", U32, F(reserve_segments), 1, UINT32_MAX, "segments kept for the cleaner (8; mkfs)"},
     {"cache", BYTES, F(cache_bytes), 4096, UINT64_MAX, "node cache bound (4M, or 1/256 of the device if more)"},
-    {"dirty", BYTES, F(dirty_bytes), 4096, UINT64_MAX, "commit when this much is dirty (1M)"},
+    {"dirty", BYTES, F(dirty_bytes), 4096, UINT64_MAX, "commit when this much is dirty (1M; less if the device cannot spare it)"},
     {"readonly", BOOL, F(readonly), 0, 1, "mount without writing (0)"},
     {"gc_policy", POLICY, F(gc_policy), 0, 0, "victim selection (greedy)"},
     {"gc_window", U32, F(gc_window), 1, UINT32_MAX, "window: the W oldest segments (64)"},
