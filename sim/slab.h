@@ -23,7 +23,8 @@ struct flashlab_slab {
     struct flashlab_slab_chunk *chunks;
     void *free;                /* freed blocks, linked through their first bytes */
     uint8_t *carve, *carve_end; /* the newest chunk's blocks not yet used */
-    size_t next_bytes;
+    size_t next_bytes;         /* the next mapped chunk's size */
+    uint64_t carved;           /* bytes of all chunks so far */
     uint64_t held;             /* blocks in use */
 };
 
