@@ -1,7 +1,8 @@
-/* slab.h -- fixed-size blocks carved from large mappings, for what is
- * touched at random on every operation (the stored pages, a device's page
- * tables, LogFS's cached blocks): from malloc each sat on its own 4 KiB
- * pages and missed the TLB on every touch. */
+/* slab.h -- fixed-size blocks carved from chunks (huge-page mappings once
+ * past the first 2 MiB), for what is touched at random on every operation
+ * (the stored pages, a device's page tables, LogFS's cached blocks): from
+ * malloc each sat on its own 4 KiB pages and missed the TLB on every
+ * touch. */
 #ifndef FLASHLAB_SLAB_H
 #define FLASHLAB_SLAB_H
 #include <stddef.h>
